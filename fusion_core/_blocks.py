@@ -1,0 +1,99 @@
+"""The text of each kind of block (WIRE.md sections 1, 3, 4 and 10)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from ._text import encode_item, escape_attr, escape_text, neutralize_closing_tag
+from ._ui import UiBlock
+from ._view import ErrorEnvelope, Suggestion
+
+__all__ = [
+    "DIRECTIVES_TAG",
+    "RULES_TAG",
+    "SUGGESTIONS_TAG",
+    "UI_TAG",
+    "render_data",
+    "render_directives",
+    "render_error",
+    "render_rules",
+    "render_suggestions",
+    "render_ui",
+]
+
+UI_TAG: Final = "ui_passthrough"
+DIRECTIVES_TAG: Final = "llm_directives"
+RULES_TAG: Final = "domain_rules"
+SUGGESTIONS_TAG: Final = "action_suggestions"
+EMPTY_DATA_TEXT: Final = "OK"
+
+
+def render_data(data: object) -> str:
+    """The data block: a str verbatim (``""`` → ``OK``), anything else as JSON."""
+    if isinstance(data, str):
+        return data or EMPTY_DATA_TEXT
+    from ._json import to_json  # noqa: PLC0415 - avoids a cycle with _ui at import
+
+    return to_json(data)
+
+
+def render_ui(block: UiBlock) -> str:
+    """``<ui_passthrough type=".." ...>`` + content + closing tag."""
+    attributes = f'type="{escape_attr(block.type)}"'
+    if block.meta is not None:
+        attributes += block.meta.attributes()
+    content = neutralize_closing_tag(block.content)
+    return f"<{UI_TAG} {attributes}>\n{content}\n</{UI_TAG}>"
+
+
+def _bullets(tag: str, items: Iterable[str]) -> str:
+    body = "\n".join("- " + encode_item(item) for item in items)
+    return f"<{tag}>\n{body}\n</{tag}>"
+
+
+def render_directives(directives: Iterable[str]) -> str:
+    """``<llm_directives>`` with one ``- `` item per hint."""
+    return _bullets(DIRECTIVES_TAG, directives)
+
+
+def render_rules(rules: Iterable[str]) -> str:
+    """``<domain_rules>`` with one ``- `` item per rule."""
+    return _bullets(RULES_TAG, rules)
+
+
+def render_suggestions(suggestions: Iterable[Suggestion]) -> str:
+    """``<action_suggestions>`` with ``- tool: reason`` items."""
+    body = "\n".join(
+        f"- {encode_item(item.tool)}: {encode_item(item.reason)}" for item in suggestions
+    )
+    return f"<{SUGGESTIONS_TAG}>\n{body}\n</{SUGGESTIONS_TAG}>"
+
+
+def render_error(envelope: ErrorEnvelope) -> str:
+    """A ``<tool_error>`` envelope, one element per line, as the reference writes it."""
+    attributes = ""
+    if envelope.code is not None:
+        attributes += f' code="{escape_attr(envelope.code)}"'
+    if envelope.severity is not None:
+        attributes += f' severity="{escape_attr(envelope.severity)}"'
+    lines = [f"<tool_error{attributes}>", f"<message>{escape_text(envelope.message)}</message>"]
+    if envelope.recovery:
+        lines.append(f"<recovery>{escape_text(envelope.recovery)}</recovery>")
+    if envelope.available_actions:
+        lines.append("<available_actions>")
+        lines.extend(
+            f"  <action>{escape_text(action)}</action>" for action in envelope.available_actions
+        )
+        lines.append("</available_actions>")
+    if envelope.details:
+        lines.append("<details>")
+        lines.extend(
+            f'  <detail key="{escape_attr(key)}">{escape_text(value)}</detail>'
+            for key, value in envelope.details
+        )
+        lines.append("</details>")
+    if envelope.retry_after is not None:
+        lines.append(f"<retry_after>{escape_text(envelope.retry_after)} seconds</retry_after>")
+    lines.append("</tool_error>")
+    return "\n".join(lines)

@@ -1,0 +1,167 @@
+"""ResponseBuilder: collect blocks in any order, emit them in the canonical one.
+
+``build()`` always emits data, UI blocks, raw (embedded) blocks, directives,
+rules, suggestions — whatever order the methods were called in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, final
+
+from ._blocks import (
+    EMPTY_DATA_TEXT,
+    render_data,
+    render_directives,
+    render_rules,
+    render_suggestions,
+    render_ui,
+)
+from ._response import ToolResponse
+from ._ui import UiBlock, UiMeta
+from ._view import ResponseView, Suggestion
+
+__all__ = ["ResponseBuilder", "response"]
+
+SuggestionLike = Suggestion | Mapping[str, Any] | tuple[str, str]
+
+
+@final
+class ResponseBuilder:
+    """A response under construction. Methods return the builder, for chaining."""
+
+    __slots__ = ("_data", "_directives", "_raw", "_rules", "_suggestions", "_ui")
+
+    def __init__(self, data: Any) -> None:
+        self._data = data
+        self._ui: list[UiBlock] = []
+        self._raw: list[str] = []
+        self._directives: list[str] = []
+        self._rules: list[str] = []
+        self._suggestions: list[Suggestion] = []
+
+    @property
+    def data(self) -> Any:
+        """The payload this builder was created with."""
+        return self._data
+
+    def ui_block(
+        self,
+        block: UiBlock | str,
+        content: str | None = None,
+        meta: UiMeta | Mapping[str, Any] | None = None,
+    ) -> ResponseBuilder:
+        """Add a UI block: a ``UiBlock``, or a type and its content (and meta)."""
+        if isinstance(block, UiBlock):
+            if content is not None or meta is not None:
+                msg = "ui_block(UiBlock) takes no content or meta: the block has its own"
+                raise TypeError(msg)
+            self._ui.append(block)
+        else:
+            if content is None:
+                msg = "ui_block(type, content): content is missing"
+                raise TypeError(msg)
+            self._ui.append(UiBlock(block, content, UiMeta.of(meta)))
+        return self
+
+    def ui_blocks(self, blocks: Iterable[UiBlock]) -> ResponseBuilder:
+        """Add several UI blocks, in order."""
+        for block in blocks:
+            self.ui_block(block)
+        return self
+
+    def raw_block(self, text: str) -> ResponseBuilder:
+        """Add a block verbatim (child Presenter blocks), after the UI blocks."""
+        _require_str(text, "raw_block")
+        self._raw.append(text)
+        return self
+
+    def llm_hint(self, text: str) -> ResponseBuilder:
+        """Add one item to ``<llm_directives>``."""
+        _require_str(text, "llm_hint")
+        self._directives.append(text)
+        return self
+
+    def system_rules(self, rules: Iterable[str]) -> ResponseBuilder:
+        """Add items to ``<domain_rules>``."""
+        if isinstance(rules, str):
+            msg = "system_rules() takes a list of rules, not one str"
+            raise TypeError(msg)
+        for rule in rules:
+            _require_str(rule, "system_rules")
+            self._rules.append(rule)
+        return self
+
+    def system_hint(self, suggestions: Iterable[SuggestionLike]) -> ResponseBuilder:
+        """Add items to ``<action_suggestions>``."""
+        self._suggestions.extend(Suggestion.of(item) for item in suggestions)
+        return self
+
+    def view(self) -> ResponseView:
+        """The structured view ``build()`` will attach."""
+        data = self._data
+        if data == "" and isinstance(data, str):
+            data = EMPTY_DATA_TEXT
+        return ResponseView(
+            data=data,
+            ui_blocks=tuple(self._ui),
+            embeds=tuple(self._raw),
+            directives=tuple(self._directives),
+            rules=tuple(self._rules),
+            suggestions=tuple(self._suggestions),
+        )
+
+    def texts(self) -> list[str]:
+        """The text of every block, in the canonical order."""
+        texts = [render_data(self._data)]
+        texts.extend(render_ui(block) for block in self._ui)
+        texts.extend(self._raw)
+        if self._directives:
+            texts.append(render_directives(self._directives))
+        if self._rules:
+            texts.append(render_rules(self._rules))
+        if self._suggestions:
+            texts.append(render_suggestions(self._suggestions))
+        return texts
+
+    def build(self) -> ToolResponse:
+        """The finished response: blocks in canonical order, view attached."""
+        return ToolResponse(self.texts(), view=self.view())
+
+    def __repr__(self) -> str:
+        return (
+            f"ResponseBuilder(data={self._data!r:.60}, ui={len(self._ui)}, raw={len(self._raw)}, "
+            f"directives={len(self._directives)}, rules={len(self._rules)}, "
+            f"suggestions={len(self._suggestions)})"
+        )
+
+
+def _require_str(value: object, method: str) -> None:
+    if not isinstance(value, str):
+        msg = f"{method}() takes str, got {type(value).__qualname__}: {value!r:.80}"
+        raise TypeError(msg)
+
+
+@final
+class _ResponseFactory:
+    """``response(data)`` and its shortcuts ``response.ok`` / ``response.with_rules``."""
+
+    __slots__ = ()
+
+    def __call__(self, data: Any) -> ResponseBuilder:
+        """Start a response whose data block is ``data``."""
+        return ResponseBuilder(data)
+
+    def ok(self, data: Any) -> ToolResponse:
+        """A response with only a data block."""
+        return ResponseBuilder(data).build()
+
+    def with_rules(self, data: Any, rules: Iterable[str]) -> ToolResponse:
+        """A response with a data block and ``<domain_rules>``."""
+        return ResponseBuilder(data).system_rules(rules).build()
+
+    def __repr__(self) -> str:
+        return "fusion_core.response"
+
+
+response: _ResponseFactory = _ResponseFactory()

@@ -1,0 +1,71 @@
+"""The one exception tree of fusion_core.
+
+::
+
+    FusionError                      base of everything this library raises on purpose
+    ├── SerializationError(TypeError)  a value cannot become JSON; names its JSON path
+    │   └── CycleError                 a container contains itself
+    ├── NestingError(ValueError)       data nested deeper than MAX_DEPTH
+    ├── UIError(ValueError)            invalid UI meta (width, priority) or language tag
+    └── WireFormatError(ValueError)    text that is not a well-formed Fusion block
+
+Each error carries the offending object (``value``) and, where it applies, the
+JSON path of that object inside the data (``path``, e.g. ``$.rows[3].amount``),
+so the message says what to change and where.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "CycleError",
+    "FusionError",
+    "NestingError",
+    "SerializationError",
+    "UIError",
+    "WireFormatError",
+]
+
+
+class FusionError(Exception):
+    """Base class of every error fusion_core raises on purpose."""
+
+
+class SerializationError(FusionError, TypeError):
+    """A value has no JSON form; ``path`` says where it sits in the data."""
+
+    def __init__(self, message: str, *, path: str, value: Any) -> None:
+        super().__init__(f"{message} (at {path})")
+        self.path = path
+        self.value = value
+
+
+class CycleError(SerializationError):
+    """A list, dict or object contains itself, so its JSON would be infinite."""
+
+
+class NestingError(FusionError, ValueError):
+    """Data is nested deeper than the documented limit."""
+
+    def __init__(self, message: str, *, path: str, limit: int) -> None:
+        super().__init__(f"{message} (at {path})")
+        self.path = path
+        self.limit = limit
+
+
+class UIError(FusionError, ValueError):
+    """A UI block was given invalid meta or an invalid language tag."""
+
+    def __init__(self, message: str, *, value: Any) -> None:
+        super().__init__(message)
+        self.value = value
+
+
+class WireFormatError(FusionError, ValueError):
+    """Text that does not follow the Fusion wire format."""
+
+    def __init__(self, message: str, *, block: int | None = None) -> None:
+        where = f"block {block}: " if block is not None else ""
+        super().__init__(f"{where}{message}")
+        self.block = block

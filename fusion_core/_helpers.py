@@ -1,0 +1,146 @@
+"""One-call responses: success, structured success, TOON, and error envelopes."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+from ._blocks import render_data, render_error
+from ._json import to_json, to_plain
+from ._numbers import js_string_of_number
+from ._response import ToolResponse
+from ._toon import encode_toon
+from ._view import ErrorEnvelope, ResponseView
+
+__all__ = [
+    "error",
+    "required",
+    "success",
+    "success_structured",
+    "tool_error",
+    "toon_success",
+]
+
+
+def success(data: Any) -> ToolResponse:
+    """A plain successful result: a str verbatim (``""`` → ``OK``) or JSON."""
+    view_data = "OK" if isinstance(data, str) and data == "" else data
+    return ToolResponse([render_data(data)], view=ResponseView(data=view_data))
+
+
+def success_structured(data: Any) -> ToolResponse:
+    """JSON text for MCP 1.0 clients plus ``structuredContent`` with the same data.
+
+    Unlike :func:`success`, a str is JSON-encoded (``"hello"`` → ``"\\"hello\\""``),
+    because the text block must carry the same value as ``structuredContent``.
+    """
+    plain = to_plain(data)
+    return ToolResponse(
+        [to_json(data)],
+        view=ResponseView(data=data, structured_content=plain),
+        structured_content=plain,
+    )
+
+
+def toon_success(
+    data: Any,
+    *,
+    delimiter: str = "|",
+    indent: int = 2,
+    key_folding: Literal["off", "safe"] = "off",
+    flatten_depth: int | None = None,
+) -> ToolResponse:
+    """One block with the TOON encoding of ``data`` (pipe delimiter by default).
+
+    Every option of the reference encoder is passed through: ``delimiter``
+    (``,``, ``|`` or tab), ``indent``, ``key_folding`` and ``flatten_depth``.
+    """
+    text = encode_toon(
+        to_plain(data),
+        delimiter=delimiter,
+        indent=indent,
+        key_folding=key_folding,
+        flatten_depth=flatten_depth,
+    )
+    return ToolResponse([text], view=ResponseView(data=data))
+
+
+def _envelope_response(envelope: ErrorEnvelope) -> ToolResponse:
+    return ToolResponse(
+        [render_error(envelope)],
+        view=ResponseView(error=envelope),
+        is_error=envelope.is_error,
+    )
+
+
+def error(message: str, code: str | None = None) -> ToolResponse:
+    """``<tool_error>`` with a message (and a code attribute when given)."""
+    return _envelope_response(ErrorEnvelope(message=_text(message, "message"), code=code))
+
+
+def required(field: str) -> ToolResponse:
+    """The ``MISSING_REQUIRED_FIELD`` envelope for a missing parameter."""
+    return _envelope_response(
+        ErrorEnvelope(
+            code="MISSING_REQUIRED_FIELD",
+            message=f'Required field "{field}" is missing.',
+            recovery=f'Provide the "{field}" parameter and retry.',
+        )
+    )
+
+
+def _detail_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return js_string_of_number(value)
+    return to_json(value)
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        msg = f"the error {name} must be str, got {type(value).__qualname__}: {value!r:.80}"
+        raise TypeError(msg)
+    return value
+
+
+def tool_error(
+    code: str,
+    message: str,
+    *,
+    suggestion: str | None = None,
+    available_actions: Iterable[str] = (),
+    details: Mapping[str, Any] | None = None,
+    retry_after: float | None = None,
+    severity: str = "error",
+) -> ToolResponse:
+    """A structured, self-healing error envelope.
+
+    ``retry_after`` is written only when it is a positive finite number;
+    ``severity="warning"`` gives ``isError: false``.
+    """
+    retry_text = None
+    if (
+        retry_after is not None
+        and not isinstance(retry_after, bool)
+        and math.isfinite(retry_after)
+        and retry_after > 0
+    ):
+        retry_text = js_string_of_number(retry_after)
+    envelope = ErrorEnvelope(
+        code=_text(code, "code"),
+        message=_text(message, "message"),
+        severity=_text(severity, "severity"),
+        recovery=suggestion or None,
+        available_actions=tuple(_text(action, "action") for action in available_actions),
+        details=tuple(
+            (_text(key, "detail key"), _detail_text(value)) for key, value in (details or {}).items()
+        ),
+        retry_after=retry_text,
+    )
+    return _envelope_response(envelope)

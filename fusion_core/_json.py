@@ -1,0 +1,328 @@
+"""JSON exactly as the reference's ``JSON.stringify(value, null, 2)`` writes it.
+
+Two encoders give the same bytes:
+
+* the fast path hands the value to orjson (``OPT_INDENT_2``: the same indent,
+  separators and empty containers as JavaScript) and then rewrites the only
+  tokens where orjson and JavaScript disagree, floats such as ``1.0`` or
+  ``1e+16``. In indented JSON a number can only stand at the end of a line
+  (strings end in ``"``, literals in a letter), so those rewrites can never
+  touch the inside of a string;
+* the exact path is a small recursive encoder that is the definition of the
+  format. It runs when orjson refuses the value (ints beyond 64 bits, lone
+  surrogates, non-str keys, a cycle, very deep nesting, a type neither
+  knows), and it is the one that explains a failure with the JSON path of the
+  offending value.
+
+Python values map to JSON as documented in ``docs/wire-format.md``:
+pydantic models as their ``model_dump(mode="json")``, dataclasses as objects
+of their fields, ``datetime``/``date``/``time`` as ``isoformat()``,
+``Decimal`` as its string, ``UUID`` as its string, ``Enum`` as its value,
+tuples as arrays, sets and frozensets as sorted arrays, ``bytes`` as base64.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import datetime
+import enum
+import json
+import math
+import re
+import uuid
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any, Final
+
+import orjson
+
+from ._errors import CycleError, NestingError, SerializationError
+from ._numbers import js_number
+
+__all__ = ["MAX_DEPTH", "to_json", "to_plain"]
+
+MAX_DEPTH: Final = 512
+"""Deepest nesting of arrays and objects the encoders accept."""
+
+_ORJSON_OPTIONS: Final = (
+    orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+)
+_INTEGRAL_FLOAT: Final = re.compile(rb"\.0(?=,?\n|,?$)")
+_EXPONENT: Final = re.compile(rb"[-\d.]+e[-+]\d+(?=,?\n|,?$)")
+_NEG_ZERO: Final = re.compile(rb"(?<![\d.])-0(?=,?\n|,?$)")
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def _json_string(text: str) -> str:
+    """A JSON string literal as ``JSON.stringify`` writes it (non-ASCII raw)."""
+    encoded: str = _encode_string(text)
+    if _SURROGATE.search(encoded):
+        # Well-formed JSON.stringify (ES2019) escapes lone surrogates; a str
+        # in Python can only hold surrogates unpaired, so every one is lone.
+        encoded = _SURROGATE.sub(_escape_surrogate, encoded)
+    return encoded
+
+
+def _convert(value: Any) -> Any:
+    """One step from a Python value to JSON-able data, or ``NotImplemented``."""
+    model_dump = getattr(type(value), "model_dump", None)
+    if model_dump is not None and hasattr(type(value), "model_fields"):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, Decimal | uuid.UUID):
+        return str(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, set | frozenset):
+        return _sorted_members(value)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return NotImplemented
+
+
+def _sorted_members(members: set[Any] | frozenset[Any]) -> list[Any]:
+    """Set members in a stable order: natural order, else by their JSON text."""
+    try:
+        return sorted(members)
+    except TypeError:
+        return sorted(members, key=lambda member: to_json(member, _path="$[?]"))
+
+
+def _orjson_default(value: Any) -> Any:
+    converted = _convert(value)
+    if converted is NotImplemented:
+        raise TypeError
+    return converted
+
+
+def _rewrite_exponent(match: re.Match[bytes]) -> bytes:
+    return js_number(float(match.group())).encode()
+
+
+def _fast(value: Any) -> str | None:
+    """The orjson path; ``None`` when orjson refuses the value."""
+    try:
+        out = orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError, RecursionError):
+        return None
+    if b".0" in out:
+        out = _INTEGRAL_FLOAT.sub(b"", out)
+        if b"-0" in out:
+            out = _NEG_ZERO.sub(b"0", out)
+    if b"e+" in out or b"e-" in out:
+        out = _EXPONENT.sub(_rewrite_exponent, out)
+    return out.decode()
+
+
+class _Frame:
+    """One open array or object of the iterative encoders."""
+
+    __slots__ = ("first", "identity", "items", "path", "result")
+
+    def __init__(self, items: Any, identity: int, path: str, result: Any) -> None:
+        self.items = items
+        self.identity = identity
+        self.path = path
+        self.result = result
+        self.first = True
+
+
+def _unsupported(value: Any, path: str) -> SerializationError:
+    return SerializationError(
+        f"cannot serialize a {type(value).__qualname__} to JSON; convert it to "
+        "str, int, float, bool, None, a list or a dict first",
+        path=path,
+        value=value,
+    )
+
+
+def _convert_at(value: Any, path: str) -> Any:
+    """:func:`_convert`, with every failure reported at ``path``."""
+    try:
+        converted = _convert(value)
+    except Exception as exc:
+        raise SerializationError(
+            f"converting a {type(value).__qualname__} to JSON failed: {exc}",
+            path=path,
+            value=value,
+        ) from exc
+    if converted is NotImplemented:
+        raise _unsupported(value, path)
+    return converted
+
+
+def _open(value: Any, path: str, stack: list[_Frame], active: set[int]) -> int:
+    """Check depth and cycles before a container is entered; return its id."""
+    if len(stack) >= MAX_DEPTH:
+        raise NestingError(
+            f"data is nested more than {MAX_DEPTH} levels deep", path=path, limit=MAX_DEPTH
+        )
+    identity = id(value)
+    if identity in active:
+        raise CycleError("this container contains itself", path=path, value=value)
+    active.add(identity)
+    return identity
+
+
+def _children(value: Mapping[Any, Any] | list[Any] | tuple[Any, ...], path: str) -> Any:
+    """(child path, key or None, child) for every member of a container."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            name = _key_text(key, path)
+            yield _child_path(path, name), name, item
+    else:
+        for index, item in enumerate(value):
+            yield f"{path}[{index}]", None, item
+
+
+def _exact(value: Any, path: str) -> str:
+    """The reference encoder: iterative, with paths, cycles and a depth limit."""
+    parts: list[str] = []
+    stack: list[_Frame] = []
+    active: set[int] = set()
+    pending: tuple[Any, str] | None = (value, path)
+    while True:
+        if pending is not None:
+            item, item_path = pending
+            pending = None
+            while True:
+                if isinstance(item, str):
+                    parts.append(_json_string(item))
+                elif item is None:
+                    parts.append("null")
+                elif item is True:
+                    parts.append("true")
+                elif item is False:
+                    parts.append("false")
+                elif isinstance(item, int) and not isinstance(item, enum.Enum):
+                    parts.append(str(int(item)))
+                elif isinstance(item, float):
+                    parts.append(js_number(item) if math.isfinite(item) else "null")
+                elif isinstance(item, Mapping | list | tuple):
+                    if not item:
+                        parts.append("{}" if isinstance(item, Mapping) else "[]")
+                    else:
+                        identity = _open(item, item_path, stack, active)
+                        parts.append("{" if isinstance(item, Mapping) else "[")
+                        closer = "}" if isinstance(item, Mapping) else "]"
+                        stack.append(
+                            _Frame(_children(item, item_path), identity, item_path, closer)
+                        )
+                else:
+                    item = _convert_at(item, item_path)
+                    continue
+                break
+        if not stack:
+            return "".join(parts)
+        frame = stack[-1]
+        child = next(frame.items, None)
+        if child is None:
+            stack.pop()
+            active.discard(frame.identity)
+            parts.append("\n" + "  " * len(stack) + frame.result)
+            continue
+        child_path, name, child_value = child
+        parts.append(("\n" if frame.first else ",\n") + "  " * len(stack))
+        frame.first = False
+        if name is not None:
+            parts.append(_json_string(name))
+            parts.append(": ")
+        pending = (child_value, child_path)
+
+
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def _child_path(path: str, name: str) -> str:
+    if _IDENTIFIER.fullmatch(name):
+        return f"{path}.{name}"
+    return f"{path}[{json.dumps(name)}]"
+
+
+def _key_text(key: Any, path: str) -> str:
+    """Object keys: str as is, int in decimal, Enum by its str/int value."""
+    if isinstance(key, enum.Enum):
+        key = key.value
+    if isinstance(key, str):
+        return key
+    if isinstance(key, int) and not isinstance(key, bool):
+        return str(int(key))
+    raise SerializationError(
+        f"object key {key!r} is a {type(key).__qualname__}; JSON object keys must be str "
+        "(or int, written in decimal)",
+        path=path,
+        value=key,
+    )
+
+
+def to_json(value: Any, *, _path: str = "$") -> str:
+    """Serialize ``value`` exactly as ``JSON.stringify(value, null, 2)`` would.
+
+    Raises :class:`SerializationError` (a ``TypeError``) naming the JSON path of
+    a value that has no JSON form, :class:`CycleError` for a container that
+    contains itself and :class:`NestingError` beyond ``MAX_DEPTH`` levels.
+    """
+    fast = _fast(value)
+    if fast is not None:
+        return fast
+    return _exact(value, _path)
+
+
+def to_plain(value: Any) -> Any:
+    """The plain JSON data (dict, list, str, int, float, bool, None) of ``value``.
+
+    Used where JSON *data* rather than text is needed (``structuredContent``,
+    TOON). Floats keep their value; the same conversions and errors as
+    :func:`to_json` apply.
+    """
+    return _plain(value, "$")
+
+
+def _plain(value: Any, path: str) -> Any:
+    """Iterative conversion to plain JSON data, mirroring :func:`_exact`."""
+    stack: list[_Frame] = []
+    active: set[int] = set()
+    root: list[Any] = []
+    pending: tuple[Any, str, Any, Any] | None = (value, path, root, None)
+    while True:
+        if pending is not None:
+            item, item_path, target, slot = pending
+            pending = None
+            while True:
+                if item is None or isinstance(item, str | bool):
+                    result: Any = item
+                elif isinstance(item, int) and not isinstance(item, enum.Enum):
+                    result = int(item)
+                elif isinstance(item, float):
+                    result = item
+                elif isinstance(item, Mapping | list | tuple):
+                    identity = _open(item, item_path, stack, active)
+                    result = {} if isinstance(item, Mapping) else []
+                    stack.append(_Frame(_children(item, item_path), identity, item_path, result))
+                else:
+                    item = _convert_at(item, item_path)
+                    continue
+                break
+            if slot is None:
+                target.append(result)
+            else:
+                target[slot] = result
+        if not stack:
+            return root[0]
+        frame = stack[-1]
+        child = next(frame.items, None)
+        if child is None:
+            stack.pop()
+            active.discard(frame.identity)
+            continue
+        child_path, name, child_value = child
+        pending = (child_value, child_path, frame.result, name)

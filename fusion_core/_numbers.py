@@ -1,0 +1,68 @@
+"""Numbers as JavaScript prints them (``Number.prototype.toString``).
+
+The reference serializes with ``JSON.stringify``, whose numbers are the
+ECMAScript ``Number::toString`` of the double: the shortest digits that round
+trip (Python's ``repr`` finds the same digits), laid out in plain notation for
+decimal exponents from -6 to 20 and in ``1e+21`` / ``1e-7`` notation outside.
+Integers are Python ints and print exactly, even beyond 2**53 (JS would round
+them; we keep them exact and document it).
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["js_number", "js_string_of_number"]
+
+
+def _digits_and_point(text: str) -> tuple[str, int]:
+    """Split Python's shortest repr of a positive float into digits and point.
+
+    Returns ``(digits, n)`` with the value equal to ``0.digits * 10**n``:
+    the ``k`` and ``n`` of ECMAScript's Number::toString algorithm.
+    """
+    mantissa, _, exponent = text.partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    leading_zeros = len(whole + fraction) - len((whole + fraction).lstrip("0"))
+    n = len(whole) - leading_zeros + (int(exponent) if exponent else 0)
+    return digits.rstrip("0") or "0", n
+
+
+def js_number(value: float) -> str:
+    """Format a finite float exactly as JavaScript's ``String(number)`` does.
+
+    ``1.0`` → ``1``, ``-0.0`` → ``0``, ``1e21`` → ``1e+21``,
+    ``1.5e-6`` → ``0.0000015``, ``1e-7`` → ``1e-7``.
+    """
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    digits, n = _digits_and_point(repr(abs(value)))
+    k = len(digits)
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    exponent = n - 1
+    exp_text = f"e+{exponent}" if exponent >= 0 else f"e-{-exponent}"
+    if k == 1:
+        return sign + digits + exp_text
+    return sign + digits[0] + "." + digits[1:] + exp_text
+
+
+def js_string_of_number(value: int | float) -> str:
+    """``String(value)`` in JavaScript, with Python ints kept exact.
+
+    Non-finite floats give ``NaN``, ``Infinity`` and ``-Infinity`` as in JS;
+    JSON contexts map them to ``null`` before calling this.
+    """
+    if isinstance(value, int):
+        return str(int(value))
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return js_number(value)

@@ -1,0 +1,116 @@
+"""The response type: the MCP wire dict itself, with a hidden view.
+
+``ToolResponse`` *is* a ``dict`` holding exactly the MCP ``CallToolResult``
+wire form (``content``, then ``isError`` and ``structuredContent`` when set),
+so ``json.dumps``, pydantic and the ``mcp`` SDK see that and nothing else.
+The structured view lives in a slot, not a key: no serializer walks slots of
+a dict. :func:`view_of` reads it. ``to_mcp()`` gives the SDK's own
+``CallToolResult`` (``mcp`` is imported only then: it costs a second).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, final
+
+from pydantic_core import core_schema
+
+from ._view import ResponseView
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult
+    from pydantic import GetCoreSchemaHandler
+
+__all__ = ["ToolResponse", "view_of"]
+
+_MISSING: Any = object()
+
+
+@final
+class ToolResponse(dict[str, Any]):
+    """An MCP tool result in wire form, carrying its structured view privately.
+
+    Build one with :func:`fusion_core.response`, :func:`fusion_core.success`,
+    :func:`fusion_core.error` and the other helpers rather than by hand.
+    """
+
+    __slots__ = ("_view",)
+
+    def __init__(
+        self,
+        texts: Sequence[str],
+        *,
+        view: ResponseView,
+        is_error: bool | None = None,
+        structured_content: Any = _MISSING,
+    ) -> None:
+        wire: dict[str, Any] = {"content": [{"type": "text", "text": text} for text in texts]}
+        if is_error is not None:
+            wire["isError"] = is_error
+        if structured_content is not _MISSING:
+            wire["structuredContent"] = structured_content
+        super().__init__(wire)
+        self._view = view
+
+    @property
+    def texts(self) -> list[str]:
+        """The text of every content block, in order."""
+        return [block["text"] for block in self["content"]]
+
+    @property
+    def is_error(self) -> bool:
+        """``isError`` as MCP reads it (absent means ``False``)."""
+        return bool(self.get("isError", False))
+
+    def to_mcp(self) -> CallToolResult:
+        """The ``mcp`` SDK's ``CallToolResult`` with exactly these fields."""
+        from mcp.types import CallToolResult  # noqa: PLC0415 - mcp costs ~1 s to import
+
+        return CallToolResult.model_validate(dict(self))
+
+    def __repr__(self) -> str:
+        return f"ToolResponse({dict.__repr__(self)})"
+
+    def _readonly(self, *_args: object, **_kwargs: object) -> NoReturn:
+        msg = "a ToolResponse is immutable: build a new one with the response helpers"
+        raise TypeError(msg)
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _readonly
+    __ior__ = _readonly
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (dict(self), self._view))
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, _source: Any, _handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        """Pydantic accepts instances and serializes them as the plain wire dict."""
+        return core_schema.is_instance_schema(
+            cls,
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                dict, when_used="always"
+            ),
+        )
+
+
+def _restore(wire: dict[str, Any], view: ResponseView) -> ToolResponse:
+    response = ToolResponse.__new__(ToolResponse)
+    dict.update(response, wire)
+    response._view = view  # noqa: SLF001 - restoring our own private slot
+    return response
+
+
+def view_of(response: ToolResponse) -> ResponseView:
+    """The structured view a response was built with.
+
+    Raises ``TypeError`` for anything that is not a :class:`ToolResponse`
+    (parse the bytes of foreign responses instead).
+    """
+    if not isinstance(response, ToolResponse):
+        msg = (
+            f"view_of() needs a ToolResponse built by fusion_core, got "
+            f"{type(response).__qualname__}; parse its bytes to read a foreign response"
+        )
+        raise TypeError(msg)
+    return response._view  # noqa: SLF001 - the one reader of the private view

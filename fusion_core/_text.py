@@ -1,0 +1,107 @@
+"""Escaping and item encoding: how user text is put inside Fusion blocks.
+
+Every transformation here leaves plain text unchanged, so bytes match the
+reference wherever its output was already right, and every one has an exact
+inverse (used by the parser), so the wire stays lossless:
+
+* ``escape_text`` — element text: ``&`` → ``&amp;``, ``<`` → ``&lt;`` (as the
+  reference's own error envelopes do), and characters XML 1.0 cannot carry
+  (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF) as ``&#xHH;``.
+* ``escape_attr`` — attribute values: the five XML characters, plus the same
+  character references.
+* ``encode_item`` — one bullet item: escaped text whose every line break is
+  followed by a two-space continuation indent, so a newline can never start
+  a new ``- `` item.
+* ``neutralize_closing_tag`` — UI content: ``</ui_passthrough`` gains one
+  backslash (``<\\/ui_passthrough``), as does every already-backslashed form,
+  so content cannot close its own block and the change is reversible.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = [
+    "LINE_BREAK",
+    "decode_item",
+    "encode_item",
+    "escape_attr",
+    "escape_text",
+    "neutralize_closing_tag",
+    "restore_closing_tag",
+    "unescape",
+]
+
+_NOT_XML: Final = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
+_TEXT_SPECIAL: Final = re.compile("[&<]|" + _NOT_XML)
+_ATTR_SPECIAL: Final = re.compile("[&<>\"']|" + _NOT_XML)
+_NAMED: Final = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
+_ENTITY: Final = re.compile(r"&(amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);")
+_ENTITY_CHARS: Final = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+
+LINE_BREAK: Final = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+"""Everything ``str.splitlines`` (and so a reader) treats as a line break."""
+
+_CONTINUATION: Final = re.compile("(\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])  ")
+_CLOSING_TAG: Final = re.compile(r"<(\\*)/ui_passthrough")
+_ESCAPED_CLOSING_TAG: Final = re.compile(r"<\\(\\*)/ui_passthrough")
+
+
+def _reference(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    return named if named is not None else f"&#x{ord(char):X};"
+
+
+def escape_text(text: str) -> str:
+    """Escape element text: ``&``, ``<`` and characters XML cannot carry."""
+    return _TEXT_SPECIAL.sub(_reference, text)
+
+
+def escape_attr(text: str) -> str:
+    """Escape an attribute value: the five XML characters and the same refs."""
+    return _ATTR_SPECIAL.sub(_reference, text)
+
+
+def _unreference(match: re.Match[str]) -> str:
+    name = match.group(1)
+    named = _ENTITY_CHARS.get(name)
+    if named is not None:
+        return named
+    code = int(name[2:], 16) if name.startswith("#x") else int(name[1:])
+    return chr(code)
+
+
+def unescape(text: str) -> str:
+    """Invert :func:`escape_text` and :func:`escape_attr`."""
+    if "&" not in text:
+        return text
+    return _ENTITY.sub(_unreference, text)
+
+
+def encode_item(text: str) -> str:
+    """One bullet item's text: escaped, with continuation lines indented."""
+    escaped = escape_text(text)
+    if LINE_BREAK.search(escaped) is None:
+        return escaped
+    return LINE_BREAK.sub(lambda match: match.group() + "  ", escaped)
+
+
+def decode_item(encoded: str) -> str:
+    """Invert :func:`encode_item`."""
+    return unescape(_CONTINUATION.sub(r"\1", encoded))
+
+
+def neutralize_closing_tag(content: str) -> str:
+    """Make UI content unable to close its block; identity for most content."""
+    if "/ui_passthrough" not in content:
+        return content
+    return _CLOSING_TAG.sub(lambda match: "<\\" + match.group(1) + "/ui_passthrough", content)
+
+
+def restore_closing_tag(content: str) -> str:
+    """Invert :func:`neutralize_closing_tag`."""
+    if "/ui_passthrough" not in content:
+        return content
+    return _ESCAPED_CLOSING_TAG.sub(lambda match: "<" + match.group(1) + "/ui_passthrough", content)

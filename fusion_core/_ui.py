@@ -1,0 +1,263 @@
+"""UI blocks: the value type, its meta, the one fence, and the helpers.
+
+A UI block is ``type`` + ``content`` (+ optional meta). The helpers build the
+content the reference builds; :func:`fence` is the single place that wraps
+code in a Markdown fence, so if MCP ever standardizes UI blocks only it
+changes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, get_args
+
+from ._errors import UIError
+from ._json import to_json
+from ._numbers import js_string_of_number
+from ._text import LINE_BREAK, escape_attr
+
+__all__ = [
+    "UiBlock",
+    "UiMeta",
+    "Width",
+    "code_block",
+    "echarts",
+    "fence",
+    "json_block",
+    "list_block",
+    "markdown",
+    "mermaid",
+    "summary",
+    "table",
+]
+
+Width = Literal["full", "half", "third"]
+_WIDTHS: Final = frozenset(get_args(Width))
+_LANGUAGE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#.\-]*")
+_BACKTICK_RUN: Final = re.compile(r"`+")
+SUMMARY_PREFIX: Final = "📊 **Summary**: "
+
+
+@dataclass(frozen=True, slots=True)
+class UiMeta:
+    """Optional presentation hints of a UI block.
+
+    ``title`` and ``width`` given as ``""`` mean unset (as in the reference);
+    ``width`` must otherwise be ``full``, ``half`` or ``third``; ``priority``
+    must be a finite number (``0`` included). Blocks are never re-sorted.
+    """
+
+    title: str | None = None
+    width: Width | None = None
+    priority: int | float | None = None
+
+    def __post_init__(self) -> None:
+        if self.title is not None and not isinstance(self.title, str):
+            raise UIError(f"UI title must be a str, got {self.title!r}", value=self.title)
+        if self.width not in (None, "") and self.width not in _WIDTHS:
+            raise UIError(
+                f"UI width must be 'full', 'half' or 'third', got {self.width!r}",
+                value=self.width,
+            )
+        priority = self.priority
+        if priority is not None and (
+            isinstance(priority, bool)
+            or not isinstance(priority, int | float)
+            or not math.isfinite(priority)
+        ):
+            raise UIError(
+                f"UI priority must be a finite number, got {priority!r}", value=priority
+            )
+
+    @classmethod
+    def of(cls, meta: UiMeta | Mapping[str, Any] | None) -> UiMeta | None:
+        """Accept a ``UiMeta``, a mapping with the same keys, or ``None``."""
+        if meta is None or isinstance(meta, UiMeta):
+            return meta
+        unknown = set(meta) - {"title", "width", "priority"}
+        if unknown:
+            raise UIError(
+                f"unknown UI meta keys {sorted(unknown)}; use title, width, priority",
+                value=meta,
+            )
+        return cls(**meta)
+
+    def attributes(self) -> str:
+        """The ``title``/``width``/``priority`` attributes, escaped, in order."""
+        parts = []
+        if self.title:
+            parts.append(f' title="{escape_attr(self.title)}"')
+        if self.width:
+            parts.append(f' width="{self.width}"')
+        if self.priority is not None:
+            parts.append(f' priority="{js_string_of_number(self.priority)}"')
+        return "".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class UiBlock:
+    """One ``<ui_passthrough>`` block: its type, its content, optional meta."""
+
+    type: str
+    content: str
+    meta: UiMeta | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.type, str) or not isinstance(self.content, str):
+            raise UIError(
+                "a UI block's type and content must be str, got "
+                f"{type(self.type).__name__} and {type(self.content).__name__}",
+                value=self,
+            )
+
+
+def _meta(
+    title: str | None, width: Width | None, priority: int | float | None
+) -> UiMeta | None:
+    if title is None and width is None and priority is None:
+        return None
+    return UiMeta(title=title, width=width, priority=priority)
+
+
+def check_language(language: str) -> str:
+    """Return ``language`` if it is a valid fence info string, else raise."""
+    if language != "" and (not isinstance(language, str) or not _LANGUAGE.fullmatch(language)):
+        raise UIError(
+            f"invalid language tag {language!r}: use letters, digits and _ + # . - "
+            "(starting with a letter or digit), or '' for none",
+            value=language,
+        )
+    return language
+
+
+def fence(language: str, body: str) -> str:
+    """Wrap ``body`` in a CommonMark fence longer than any backtick run in it."""
+    check_language(language)
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(body)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{language}\n{body}\n{ticks}"
+
+
+def echarts(
+    config: Any,
+    *,
+    title: str | None = None,
+    width: Width | None = None,
+    priority: int | float | None = None,
+) -> UiBlock:
+    """An ECharts chart: the JSON of ``config`` in an ``echarts`` fence."""
+    return UiBlock("echarts", fence("echarts", to_json(config)), _meta(title, width, priority))
+
+
+def mermaid(
+    diagram: str,
+    *,
+    title: str | None = None,
+    width: Width | None = None,
+    priority: int | float | None = None,
+) -> UiBlock:
+    """A Mermaid diagram in a ``mermaid`` fence."""
+    return UiBlock("mermaid", fence("mermaid", diagram), _meta(title, width, priority))
+
+
+def markdown(
+    text: str,
+    *,
+    title: str | None = None,
+    width: Width | None = None,
+    priority: int | float | None = None,
+) -> UiBlock:
+    """Markdown, verbatim (not fenced)."""
+    return UiBlock("markdown", text, _meta(title, width, priority))
+
+
+def code_block(
+    language: str,
+    code: str,
+    *,
+    title: str | None = None,
+    width: Width | None = None,
+    priority: int | float | None = None,
+) -> UiBlock:
+    """Source code in a fence tagged ``language``; the block's type is the language."""
+    return UiBlock(language, fence(language, code), _meta(title, width, priority))
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, str):
+        text = value
+    elif value is None:
+        text = ""
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int | float):
+        text = js_string_of_number(value)
+    else:
+        text = str(value)
+    if "|" in text:
+        text = text.replace("|", "\\|")
+    if LINE_BREAK.search(text):
+        text = LINE_BREAK.sub("<br>", text)
+    return text
+
+
+def table(
+    headers: Sequence[Any],
+    rows: Iterable[Sequence[Any]],
+    *,
+    title: str | None = None,
+    width: Width | None = None,
+    priority: int | float | None = None,
+) -> UiBlock:
+    """A Markdown table; cells escape ``|`` and turn line breaks into ``<br>``."""
+    lines = [
+        "| " + " | ".join(_cell(header) for header in headers) + " |",
+        "| " + " | ".join("---" for _ in headers) + " |",
+    ]
+    lines.extend("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows)
+    return UiBlock("markdown", "\n".join(lines), _meta(title, width, priority))
+
+
+def _list_item(item: Any) -> str:
+    text = item if isinstance(item, str) else _cell(item)
+    if LINE_BREAK.search(text) is None:
+        return "- " + text
+    return "- " + LINE_BREAK.sub(lambda match: match.group() + "  ", text)
+
+
+def list_block(
+    items: Iterable[Any],
+    *,
+    title: str | None = None,
+    width: Width | None = None,
+    priority: int | float | None = None,
+) -> UiBlock:
+    """A Markdown bullet list; continuation lines of an item are indented."""
+    return UiBlock(
+        "markdown", "\n".join(_list_item(item) for item in items), _meta(title, width, priority)
+    )
+
+
+def json_block(
+    value: Any,
+    *,
+    title: str | None = None,
+    width: Width | None = None,
+    priority: int | float | None = None,
+) -> UiBlock:
+    """The JSON of ``value`` in a ``json`` fence."""
+    return UiBlock("json", fence("json", to_json(value)), _meta(title, width, priority))
+
+
+def summary(
+    text: str,
+    *,
+    title: str | None = None,
+    width: Width | None = None,
+    priority: int | float | None = None,
+) -> UiBlock:
+    """A one-line summary: ``📊 **Summary**: `` followed by ``text``."""
+    return UiBlock("summary", SUMMARY_PREFIX + text, _meta(title, width, priority))

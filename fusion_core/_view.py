@@ -1,0 +1,81 @@
+"""The structured view of a response: what the blocks say, as Python values.
+
+Every response this library builds carries one. It is what tests read
+(instead of parsing XML), and what parsing the response's bytes gives back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._ui import UiBlock
+
+__all__ = ["ErrorEnvelope", "ResponseView", "Suggestion"]
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """One action suggestion: ``- tool: reason``."""
+
+    tool: str
+    reason: str
+
+    @classmethod
+    def of(cls, value: Suggestion | Mapping[str, Any] | tuple[str, str]) -> Suggestion:
+        """Accept a ``Suggestion``, a ``{"tool", "reason"}`` mapping or a pair."""
+        if isinstance(value, Suggestion):
+            return value
+        if isinstance(value, Mapping):
+            tool, reason = value.get("tool"), value.get("reason")
+        elif isinstance(value, tuple) and len(value) == 2:
+            tool, reason = value
+        else:
+            msg = f"a suggestion is a Suggestion, a (tool, reason) pair or a mapping; got {value!r}"
+            raise TypeError(msg)
+        if not isinstance(tool, str) or not isinstance(reason, str):
+            msg = f"a suggestion's tool and reason must be str; got {value!r}"
+            raise TypeError(msg)
+        return cls(tool, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEnvelope:
+    """A ``<tool_error>`` envelope as data.
+
+    ``severity`` is ``None`` for the short ``error(message, code)`` form,
+    which writes no severity attribute; ``details`` keeps its order.
+    """
+
+    message: str
+    code: str | None = None
+    severity: str | None = None
+    recovery: str | None = None
+    available_actions: tuple[str, ...] = ()
+    details: tuple[tuple[str, str], ...] = ()
+    retry_after: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the envelope makes the response an error (``warning`` does not)."""
+        return self.severity != "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseView:
+    """What a response says, block by block, without its bytes.
+
+    ``data`` is the Python object that was given (``"OK"`` for an empty
+    string); ``embeds`` are the raw child blocks, verbatim; ``error`` is the
+    envelope of an error response.
+    """
+
+    data: Any = None
+    ui_blocks: tuple[UiBlock, ...] = ()
+    embeds: tuple[str, ...] = ()
+    directives: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    suggestions: tuple[Suggestion, ...] = ()
+    error: ErrorEnvelope | None = None
+    structured_content: Any = field(default=None)
