@@ -51,10 +51,16 @@ class UiMeta:
     """
 
     title: str | None = None
-    width: Width | None = None
+    width: Width | Literal[""] | None = None
     priority: int | float | None = None
 
     def __post_init__(self) -> None:
+        # "" means unset, as in the reference; normalizing keeps views equal to
+        # what parsing the bytes gives back.
+        if self.title == "":
+            object.__setattr__(self, "title", None)
+        if self.width == "":
+            object.__setattr__(self, "width", None)
         if self.title is not None and not isinstance(self.title, str):
             raise UIError(f"UI title must be a str, got {self.title!r}", value=self.title)
         if self.width not in (None, "") and self.width not in _WIDTHS:
@@ -85,6 +91,11 @@ class UiMeta:
             )
         return cls(**meta)
 
+    @property
+    def is_empty(self) -> bool:
+        """Whether no attribute is set (such meta is dropped from blocks)."""
+        return self.title is None and self.width is None and self.priority is None
+
     def attributes(self) -> str:
         """The ``title``/``width``/``priority`` attributes, escaped, in order."""
         parts = []
@@ -106,6 +117,8 @@ class UiBlock:
     meta: UiMeta | None = None
 
     def __post_init__(self) -> None:
+        if self.meta is not None and self.meta.is_empty:
+            object.__setattr__(self, "meta", None)
         if not isinstance(self.type, str) or not isinstance(self.content, str):
             raise UIError(
                 "a UI block's type and content must be str, got "

@@ -62,13 +62,14 @@ class ErrorEnvelope:
         return self.severity != "warning"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class ResponseView:
     """What a response says, block by block, without its bytes.
 
     ``data`` is the Python object that was given (``"OK"`` for an empty
     string); ``embeds`` are the raw child blocks, verbatim; ``error`` is the
-    envelope of an error response.
+    envelope of an error response. Equality compares wire meaning (see
+    ``__eq__``).
     """
 
     data: Any = None
@@ -79,3 +80,31 @@ class ResponseView:
     suggestions: tuple[Suggestion, ...] = ()
     error: ErrorEnvelope | None = None
     structured_content: Any = field(default=None)
+
+    def _key(self) -> tuple[Any, ...]:
+        from ._blocks import render_data  # noqa: PLC0415 - _blocks imports this module
+        from ._json import to_json  # noqa: PLC0415 - same reason
+
+        return (
+            render_data(self.data),
+            self.ui_blocks,
+            self.embeds,
+            self.directives,
+            self.rules,
+            self.suggestions,
+            self.error,
+            to_json(self.structured_content),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        """Views are equal when they say the same thing on the wire.
+
+        ``data`` (and ``structured_content``) compare by their wire text, so a
+        ``datetime`` equals its ISO string and ``1.0`` equals ``1``: bytes cannot
+        tell those apart, and the parser gives back what the bytes say.
+        """
+        if not isinstance(other, ResponseView):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]

@@ -1,0 +1,130 @@
+"""Loading the conformance corpus and decoding its value tags.
+
+The corpus path comes from ``FUSION_CONFORMANCE_CORPUS`` (default: the shared
+``visible.jsonl`` next to the repository).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_CORPUS = REPO.parent / "shared" / "conformance" / "visible.jsonl"
+SAFE_INT = 2**53
+_INT_LITERAL = re.compile(r"-?\d+")
+
+
+def corpus_path() -> Path:
+    """Where the corpus is: the env override or the shared default."""
+    return Path(os.environ.get("FUSION_CONFORMANCE_CORPUS", DEFAULT_CORPUS))
+
+
+def load_cases(*kinds: str) -> list[dict[str, Any]]:
+    """Every golden line of the given kinds, in file order."""
+    cases = []
+    with corpus_path().open(encoding="utf-8") as lines:
+        for line in lines:
+            if not line.strip():
+                continue
+            case = json.loads(line)
+            if "kind" in case and case["kind"] in kinds:
+                cases.append(case)
+    return cases
+
+
+def decode(value: Any) -> Any:
+    """Python value of a tagged corpus value.
+
+    ``{"$num": L}``: an integer literal becomes an exact ``int`` (Python keeps
+    integers exact, see the js-numbers divergence), anything else a float
+    (``-0``, ``1.0``, ``1e21``, ``NaN``, ``Infinity``). ``{"$undefined": true}``:
+    a missing key in objects, ``None`` in arrays (the js-undefined divergence).
+    """
+    if isinstance(value, dict):
+        if set(value) == {"$num"}:
+            literal = value["$num"]
+            if _INT_LITERAL.fullmatch(literal) and literal not in {"-0"}:
+                return int(literal)
+            return float(literal)
+        if set(value) == {"$undefined"}:
+            return None
+        return {key: decode(item) for key, item in value.items() if not _is_undefined(item)}
+    if isinstance(value, list):
+        return [decode(item) for item in value]
+    return value
+
+
+def _is_undefined(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"$undefined"}
+
+
+def walk(value: Any) -> Iterator[Any]:
+    """Every node of a tagged value, depth first (tags included as nodes)."""
+    yield value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from walk(item)
+
+
+def has_unsafe_int(value: Any) -> bool:
+    """An integer literal beyond 2**53, which JS would round (js-numbers)."""
+    for node in walk(value):
+        if isinstance(node, dict) and set(node) == {"$num"}:
+            literal = node["$num"]
+            if _INT_LITERAL.fullmatch(literal) and abs(int(literal)) > SAFE_INT:
+                return True
+        if isinstance(node, int) and not isinstance(node, bool) and abs(node) > SAFE_INT:
+            return True
+    return False
+
+
+_ARRAY_INDEX = re.compile(r"0|[1-9]\d*")
+
+
+def is_array_index(key: str) -> bool:
+    """Keys JavaScript enumerates first, in ascending order (js-key-order)."""
+    return bool(_ARRAY_INDEX.fullmatch(key)) and int(key) < 2**32 - 1
+
+
+def has_intlike_key(value: Any) -> bool:
+    """Whether any object has an array-index-like key after a non-index key."""
+    for node in walk(value):
+        if isinstance(node, dict) and set(node) not in ({"$num"}, {"$undefined"}):
+            keys = list(node)
+            flags = [is_array_index(key) for key in keys]
+            hoisted = sorted((k for k in keys if is_array_index(k)), key=int)
+            if any(flags) and [k for k in keys if is_array_index(k)] + [
+                k for k in keys if not is_array_index(k)
+            ] != keys:
+                return True
+            if hoisted != [k for k in keys if is_array_index(k)]:
+                return True
+    return False
+
+
+def has_undefined(value: Any) -> bool:
+    """Whether a ``$undefined`` tag appears anywhere."""
+    return any(isinstance(node, dict) and set(node) == {"$undefined"} for node in walk(value))
+
+
+def js_like(value: Any) -> Any:
+    """A decoded value as JS holds it: unsafe ints rounded to doubles."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return value if abs(value) <= SAFE_INT else float(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: js_like(item) for key, item in value.items()}
+    return [js_like(item) for item in value]
