@@ -48,9 +48,15 @@ MAX_DEPTH: Final = 512
 _ORJSON_OPTIONS: Final = (
     orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 )
+# orjson and JavaScript print a float differently in exactly three ways:
+# integral values (orjson "4500.0", JS "4500"; "-0.0" vs "0"), values of at
+# least 1e16 ("1e+16" vs "10000000000000000") and values in [1e-6, 1e-5)
+# ("1.5e-6" vs "0.0000015"). Each search below has a literal prefix, so the
+# regex engine scans for it at memchr speed; the rewrite runs only on a hit.
 _INTEGRAL_FLOAT: Final = re.compile(rb"\.0(?=,?\n|,?$)")
-_EXPONENT: Final = re.compile(rb"[-\d.]+e[-+]\d+(?=,?\n|,?$)")
 _NEG_ZERO: Final = re.compile(rb"(?<![\d.])-0(?=,?\n|,?$)")
+_MICRO: Final = re.compile(rb"e-6(?=,?\n|,?$)")
+_EXPONENT: Final = re.compile(rb"[-\d.]+e[-+]\d+(?=,?\n|,?$)")
 _encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
@@ -114,11 +120,11 @@ def _fast(value: Any) -> str | None:
         out = orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS)
     except (orjson.JSONEncodeError, TypeError, RecursionError):
         return None
-    if b".0" in out:
+    if _INTEGRAL_FLOAT.search(out) is not None:
         out = _INTEGRAL_FLOAT.sub(b"", out)
         if b"-0" in out:
             out = _NEG_ZERO.sub(b"0", out)
-    if b"e+" in out or b"e-" in out:
+    if b"+" in out or _MICRO.search(out) is not None:
         out = _EXPONENT.sub(_rewrite_exponent, out)
     return out.decode()
 

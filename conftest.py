@@ -1,0 +1,17 @@
+"""Repository-wide test configuration: hypothesis profiles.
+
+``CI=true`` selects a derandomized profile, so a CI run is reproducible; locally
+hypothesis explores freshly each run.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
