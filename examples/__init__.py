@@ -1,0 +1,1 @@
+"""Runnable examples of fusion_core (``python -m examples.billing``)."""

@@ -1,0 +1,1 @@
+"""A small billing domain answered in the Fusion wire format."""
