@@ -32,8 +32,8 @@ def success(data: Any) -> ToolResponse:
 def success_structured(data: Any) -> ToolResponse:
     """JSON text for MCP 1.0 clients plus ``structuredContent`` with the same data.
 
-    Unlike :func:`success`, a str is JSON-encoded (``"hello"`` → ``"\\"hello\\""``),
-    because the text block must carry the same value as ``structuredContent``.
+    Unlike :func:`success`, a str is JSON-encoded (``hello`` becomes a quoted JSON
+    string), because the text block must carry the same value as ``structuredContent``.
     """
     plain = to_plain(data)
     return ToolResponse(
@@ -139,7 +139,8 @@ def tool_error(
         recovery=suggestion or None,
         available_actions=tuple(_text(action, "action") for action in available_actions),
         details=tuple(
-            (_text(key, "detail key"), _detail_text(value)) for key, value in (details or {}).items()
+            (_text(key, "detail key"), _detail_text(value))
+            for key, value in (details or {}).items()
         ),
         retry_after=retry_text,
     )

@@ -57,7 +57,7 @@ _INTEGRAL_FLOAT: Final = re.compile(rb"\.0(?=,?\n|,?$)")
 _NEG_ZERO: Final = re.compile(rb"(?<![\d.])-0(?=,?\n|,?$)")
 _MICRO: Final = re.compile(rb"e-6(?=,?\n|,?$)")
 _EXPONENT: Final = re.compile(rb"[-\d.]+e[-+]\d+(?=,?\n|,?$)")
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 

@@ -97,11 +97,11 @@ class ToolResponse(dict[str, Any]):
 def _restore(wire: dict[str, Any], view: ResponseView) -> ToolResponse:
     response = ToolResponse.__new__(ToolResponse)
     dict.update(response, wire)
-    response._view = view  # noqa: SLF001 - restoring our own private slot
+    response._view = view
     return response
 
 
-def view_of(response: ToolResponse) -> ResponseView:
+def view_of(response: object) -> ResponseView:
     """The structured view a response was built with.
 
     Raises ``TypeError`` for anything that is not a :class:`ToolResponse`
@@ -113,4 +113,4 @@ def view_of(response: ToolResponse) -> ResponseView:
             f"{type(response).__qualname__}; parse its bytes to read a foreign response"
         )
         raise TypeError(msg)
-    return response._view  # noqa: SLF001 - the one reader of the private view
+    return response._view

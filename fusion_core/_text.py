@@ -1,4 +1,4 @@
-"""Escaping and item encoding: how user text is put inside Fusion blocks.
+r"""Escaping and item encoding: how user text is put inside Fusion blocks.
 
 Every transformation here leaves plain text unchanged, so bytes match the
 reference wherever its output was already right, and every one has an exact

@@ -23,14 +23,14 @@ class Suggestion:
     reason: str
 
     @classmethod
-    def of(cls, value: Suggestion | Mapping[str, Any] | tuple[str, str]) -> Suggestion:
+    def of(cls, value: object) -> Suggestion:
         """Accept a ``Suggestion``, a ``{"tool", "reason"}`` mapping or a pair."""
         if isinstance(value, Suggestion):
             return value
         if isinstance(value, Mapping):
             tool, reason = value.get("tool"), value.get("reason")
         elif isinstance(value, tuple) and len(value) == 2:
-            tool, reason = value
+            tool, reason = value[0], value[1]
         else:
             msg = f"a suggestion is a Suggestion, a (tool, reason) pair or a mapping; got {value!r}"
             raise TypeError(msg)

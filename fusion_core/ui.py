@@ -1,5 +1,7 @@
-"""UI helpers: ``ui.echarts``, ``ui.mermaid``, ``ui.markdown``, ``ui.code_block``,
-``ui.table``, ``ui.list``, ``ui.json``, ``ui.summary`` and the one ``ui.fence``.
+"""UI helpers, used as ``ui.summary(...)``, ``ui.table(...)`` and so on.
+
+``ui.echarts``, ``ui.mermaid``, ``ui.markdown``, ``ui.code_block``, ``ui.table``,
+``ui.list``, ``ui.json``, ``ui.summary`` and the one ``ui.fence``.
 
 Each returns a :class:`~fusion_core.UiBlock` and takes optional keyword meta:
 ``title``, ``width`` (``"full"``, ``"half"`` or ``"third"``) and ``priority``.

@@ -21,8 +21,8 @@ import pytest
 from fusion_core import (
     ResponseBuilder,
     ToolResponse,
-    UIError,
     UiBlock,
+    UIError,
     UiMeta,
     error,
     required,
@@ -101,7 +101,7 @@ def assert_json_divergence(ours: str, golden: str, source: Any) -> None:
 
 def _key_orders(value: Any) -> Any:
     if isinstance(value, dict):
-        return [key for key in value]
+        return list(value)
     if isinstance(value, list):
         return [_key_orders(item) for item in value]
     return value
@@ -510,7 +510,9 @@ def _assert_view(ours: ToolResponse, meta: dict[str, Any], *, same_content: bool
     for block, golden in zip(view.ui_blocks, meta["uiBlocks"], strict=True):
         if same_content:
             assert block.content == golden["content"]
-        golden_meta = {k: decode(v) for k, v in (golden.get("meta") or {}).items() if v not in ("", None)}
+        golden_meta = {
+            k: decode(v) for k, v in (golden.get("meta") or {}).items() if v not in ("", None)
+        }
         ours_meta = {}
         if block.meta is not None:
             ours_meta = {
