@@ -49,10 +49,11 @@ _ORJSON_OPTIONS: Final = (
     orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 )
 # orjson and JavaScript print a float differently in exactly three ways:
-# integral values (orjson "4500.0", JS "4500"; "-0.0" vs "0"), values of at
-# least 1e16 ("1e+16" vs "10000000000000000") and values in [1e-6, 1e-5)
-# ("1.5e-6" vs "0.0000015"). Each search below has a literal prefix, so the
-# regex engine scans for it at memchr speed; the rewrite runs only on a hit.
+# integral values (orjson "4500.0", JS "4500"; "-0.0" vs "0"), values from
+# 1e16 to below 1e21 ("1e+16" vs "10000000000000000") and values in
+# [1e-6, 1e-5) ("1.5e-6" vs "0.0000015"). The optional C scanner
+# (_speedups.c) finds those tokens in one pass; without it, these regexes
+# (each with a literal prefix) find them, more slowly.
 _INTEGRAL_FLOAT: Final = re.compile(rb"\.0(?=,?\n|,?$)")
 _NEG_ZERO: Final = re.compile(rb"(?<![\d.])-0(?=,?\n|,?$)")
 _MICRO: Final = re.compile(rb"e-6(?=,?\n|,?$)")
@@ -114,19 +115,47 @@ def _rewrite_exponent(match: re.Match[bytes]) -> bytes:
     return js_number(float(match.group())).encode()
 
 
-def _fast(value: Any) -> str | None:
-    """The orjson path; ``None`` when orjson refuses the value."""
-    try:
-        out = orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS)
-    except (orjson.JSONEncodeError, TypeError, RecursionError):
-        return None
+def _js_floats_regex(out: bytes) -> bytes:
+    """Pure-Python rewrite of orjson floats to JavaScript's form."""
     if _INTEGRAL_FLOAT.search(out) is not None:
         out = _INTEGRAL_FLOAT.sub(b"", out)
         if b"-0" in out:
             out = _NEG_ZERO.sub(b"0", out)
     if b"+" in out or _MICRO.search(out) is not None:
         out = _EXPONENT.sub(_rewrite_exponent, out)
-    return out.decode()
+    return out
+
+
+def _js_floats_c(out: bytes) -> bytes:
+    """The same rewrite, with the one-pass C scanner finding the tokens."""
+    spans = _float_fixups(out)
+    if not spans:
+        return out
+    parts = []
+    last = 0
+    for start, end in spans:
+        parts.append(out[last:start])
+        parts.append(js_number(float(out[start:end])).encode())
+        last = end
+    parts.append(out[last:])
+    return b"".join(parts)
+
+
+try:
+    from ._speedups import float_fixups as _float_fixups
+except ImportError:  # pragma: no cover - the C accelerator is optional
+    _js_floats = _js_floats_regex
+else:
+    _js_floats = _js_floats_c
+
+
+def _fast(value: Any) -> str | None:
+    """The orjson path; ``None`` when orjson refuses the value."""
+    try:
+        out = orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError, RecursionError):
+        return None
+    return _js_floats(out).decode()
 
 
 class _Frame:
