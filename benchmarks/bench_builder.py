@@ -25,10 +25,10 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _rows import invoice_rows  # noqa: E402
+from _rows import invoice_rows
 
-from fusion_core import response, to_json, toon_success, ui  # noqa: E402
-from fusion_core import _json as json_module  # noqa: E402
+from fusion_core import _json as json_module
+from fusion_core import response, to_json, toon_success, ui
 
 
 def best_of(fn: Callable[[], Any], repeat: int = 21) -> float:
@@ -80,7 +80,7 @@ def measure(rows: list[dict[str, Any]], label: str) -> float:
 
 def main() -> None:
     """Print each measurement and its ratio to orjson, for both row sets."""
-    accelerated = json_module._js_floats is json_module._js_floats_c  # noqa: SLF001
+    accelerated = json_module._js_floats is json_module._js_floats_c
     print(f"C float scanner: {'yes' if accelerated else 'no (pure-Python fallback)'}")
     ascii_ratio = measure(invoice_rows(10_000, ascii_only=True), "ASCII text")
     mixed_ratio = measure(invoice_rows(10_000), "non-ASCII notes")
