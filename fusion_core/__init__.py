@@ -11,38 +11,82 @@
 from __future__ import annotations
 
 from . import ui
+from ._app import FusionApp
 from ._builder import ResponseBuilder, response
+from ._check import ContractError, Violation, check, check_strict
 from ._errors import (
     CycleError,
     FusionError,
     NestingError,
+    OutputSchemaError,
     SerializationError,
     UIError,
     WireFormatError,
 )
 from ._helpers import error, required, success, success_structured, tool_error, toon_success
 from ._json import MAX_DEPTH, to_json, to_plain
+from ._parse import (
+    Block,
+    DataBlock,
+    DirectivesBlock,
+    EmbedBlock,
+    ParsedResponse,
+    RulesBlock,
+    SuggestionsBlock,
+    ToolErrorBlock,
+    UiBlockText,
+    ValidationErrorBlock,
+    ValidationField,
+    parse,
+)
+from ._presenter import FieldError, Presenter, PresenterValidationError
 from ._response import ToolResponse, view_of
+from ._tool import Action, Group, Tool
 from ._ui import UiBlock, UiMeta, fence
-from ._view import ErrorEnvelope, ResponseView, Suggestion
+from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
 __all__ = [
     "MAX_DEPTH",
+    "Action",
+    "Block",
+    "ContractError",
     "CycleError",
+    "DataBlock",
+    "DirectivesBlock",
+    "EmbedBlock",
     "ErrorEnvelope",
+    "FieldError",
+    "FusionApp",
     "FusionError",
+    "Group",
     "NestingError",
+    "OutputSchemaError",
+    "ParsedResponse",
+    "Presenter",
+    "PresenterValidationError",
     "ResponseBuilder",
     "ResponseView",
+    "RulesBlock",
     "SerializationError",
     "Suggestion",
+    "SuggestionsBlock",
+    "Tool",
+    "ToolErrorBlock",
     "ToolResponse",
     "UIError",
     "UiBlock",
+    "UiBlockText",
     "UiMeta",
+    "ValidationErrorBlock",
+    "ValidationFailure",
+    "ValidationField",
+    "Violation",
     "WireFormatError",
+    "check",
+    "check_strict",
     "error",
     "fence",
+    "parse",
     "required",
     "response",
     "success",

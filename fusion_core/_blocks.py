@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from ._text import encode_item, escape_attr, escape_text, neutralize_closing_tag
+from ._text import encode_item, encode_tool, escape_attr, escape_text, neutralize_closing_tag
 from ._ui import UiBlock
 from ._view import ErrorEnvelope, Suggestion
 
@@ -65,7 +65,7 @@ def render_rules(rules: Iterable[str]) -> str:
 def render_suggestions(suggestions: Iterable[Suggestion]) -> str:
     """``<action_suggestions>`` with ``- tool: reason`` items."""
     body = "\n".join(
-        f"- {encode_item(item.tool)}: {encode_item(item.reason)}" for item in suggestions
+        f"- {encode_tool(item.tool)}: {encode_item(item.reason)}" for item in suggestions
     )
     return f"<{SUGGESTIONS_TAG}>\n{body}\n</{SUGGESTIONS_TAG}>"
 

@@ -7,6 +7,9 @@
     │   └── CycleError                 a container contains itself
     ├── NestingError(ValueError)       data nested deeper than MAX_DEPTH
     ├── UIError(ValueError)            invalid UI meta (width, priority) or language tag
+    ├── PresenterValidationError(ValueError)  data a Presenter's schema rejects (_presenter)
+    ├── OutputSchemaError(ValueError)  structured content outside a tool's output schema
+    ├── ContractError(ValueError)      a response breaks the wire contract (_check)
     └── WireFormatError(ValueError)    text that is not a well-formed Fusion block
 
 Each error carries the offending object (``value``) and, where it applies, the
@@ -22,6 +25,7 @@ __all__ = [
     "CycleError",
     "FusionError",
     "NestingError",
+    "OutputSchemaError",
     "SerializationError",
     "UIError",
     "WireFormatError",
@@ -60,6 +64,10 @@ class UIError(FusionError, ValueError):
     def __init__(self, message: str, *, value: Any) -> None:
         super().__init__(message)
         self.value = value
+
+
+class OutputSchemaError(FusionError, ValueError):
+    """A structured result does not match the tool's declared output schema."""
 
 
 class WireFormatError(FusionError, ValueError):

@@ -53,6 +53,8 @@ def toon_success(
 ) -> ToolResponse:
     """One block with the TOON encoding of ``data`` (pipe delimiter by default).
 
+    The response's view holds that TOON text as its ``data``.
+
     Every option of the reference encoder is passed through: ``delimiter``
     (``,``, ``|`` or tab), ``indent``, ``key_folding`` and ``flatten_depth``.
     """
@@ -63,7 +65,9 @@ def toon_success(
         key_folding=key_folding,
         flatten_depth=flatten_depth,
     )
-    return ToolResponse([text], view=ResponseView(data=data))
+    # The view holds the text: TOON is what the agent reads, and bytes cannot
+    # be read back into the data (TOON text is also plain text).
+    return ToolResponse([text], view=ResponseView(data=text))
 
 
 def _envelope_response(envelope: ErrorEnvelope) -> ToolResponse:

@@ -55,7 +55,7 @@ _ORJSON_OPTIONS: Final = (
 # (_speedups.c) finds those tokens in one pass; without it, these regexes
 # (each with a literal prefix) find them, more slowly.
 _INTEGRAL_FLOAT: Final = re.compile(rb"\.0(?=,?\n|,?$)")
-_NEG_ZERO: Final = re.compile(rb"(?<![\d.])-0(?=,?\n|,?$)")
+_NEG_ZERO: Final = re.compile(rb"-0\.0(?=,?\n|,?$)")
 _MICRO: Final = re.compile(rb"e-6(?=,?\n|,?$)")
 _EXPONENT: Final = re.compile(rb"[-\d.]+e[-+]\d+(?=,?\n|,?$)")
 _encode_string: Callable[[str], str] = json.encoder.encode_basestring
@@ -118,9 +118,8 @@ def _rewrite_exponent(match: re.Match[bytes]) -> bytes:
 def _js_floats_regex(out: bytes) -> bytes:
     """Pure-Python rewrite of orjson floats to JavaScript's form."""
     if _INTEGRAL_FLOAT.search(out) is not None:
+        out = _NEG_ZERO.sub(b"0.0", out)
         out = _INTEGRAL_FLOAT.sub(b"", out)
-        if b"-0" in out:
-            out = _NEG_ZERO.sub(b"0", out)
     if b"+" in out or _MICRO.search(out) is not None:
         out = _EXPONENT.sub(_rewrite_exponent, out)
     return out

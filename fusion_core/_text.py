@@ -8,7 +8,8 @@ inverse (used by the parser), so the wire stays lossless:
   reference's own error envelopes do), and characters XML 1.0 cannot carry
   (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF) as ``&#xHH;``.
 * ``escape_attr`` — attribute values: the five XML characters, plus the same
-  character references.
+  character references, and tab, LF and CR as references too (XML readers
+  turn raw ones into spaces).
 * ``encode_item`` — one bullet item: escaped text whose every line break is
   followed by a two-space continuation indent, so a newline can never start
   a new ``- `` item.
@@ -26,6 +27,7 @@ __all__ = [
     "LINE_BREAK",
     "decode_item",
     "encode_item",
+    "encode_tool",
     "escape_attr",
     "escape_text",
     "neutralize_closing_tag",
@@ -35,7 +37,7 @@ __all__ = [
 
 _NOT_XML: Final = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
 _TEXT_SPECIAL: Final = re.compile("[&<]|" + _NOT_XML)
-_ATTR_SPECIAL: Final = re.compile("[&<>\"']|" + _NOT_XML)
+_ATTR_SPECIAL: Final = re.compile("[&<>\"'\t\n\r]|" + _NOT_XML)
 _NAMED: Final = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
 _ENTITY: Final = re.compile(r"&(amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);")
 _ENTITY_CHARS: Final = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
@@ -86,6 +88,16 @@ def encode_item(text: str) -> str:
     if LINE_BREAK.search(escaped) is None:
         return escaped
     return LINE_BREAK.sub(lambda match: match.group() + "  ", escaped)
+
+
+def encode_tool(text: str) -> str:
+    """A suggestion's tool: an item whose ``": "`` is written ``:&#x20;``.
+
+    ``- tool: reason`` splits at the first ``": "``, so a tool name holding one
+    would otherwise be read back wrong; :func:`decode_item` inverts this too.
+    """
+    encoded = encode_item(text)
+    return encoded.replace(": ", ":&#x20;") if ": " in encoded else encoded
 
 
 def decode_item(encoded: str) -> str:

@@ -41,7 +41,7 @@ _BACKTICK_RUN: Final = re.compile(r"`+")
 SUMMARY_PREFIX: Final = "📊 **Summary**: "
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class UiMeta:
     """Optional presentation hints of a UI block.
 
@@ -95,6 +95,15 @@ class UiMeta:
     def is_empty(self) -> bool:
         """Whether no attribute is set (such meta is dropped from blocks)."""
         return self.title is None and self.width is None and self.priority is None
+
+    def __eq__(self, other: object) -> bool:
+        """Meta compares as it is written: priority ``2`` equals ``2.0``."""
+        if not isinstance(other, UiMeta):
+            return NotImplemented
+        return self.attributes() == other.attributes()
+
+    def __hash__(self) -> int:
+        return hash(self.attributes())
 
     def attributes(self) -> str:
         """The ``title``/``width``/``priority`` attributes, escaped, in order."""

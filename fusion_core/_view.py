@@ -12,7 +12,7 @@ from typing import Any
 
 from ._ui import UiBlock
 
-__all__ = ["ErrorEnvelope", "ResponseView", "Suggestion"]
+__all__ = ["ErrorEnvelope", "ResponseView", "Suggestion", "ValidationFailure"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +62,18 @@ class ErrorEnvelope:
         return self.severity != "warning"
 
 
+@dataclass(frozen=True, slots=True)
+class ValidationFailure:
+    """A ``<validation_error>`` envelope as data: which action, which fields, what to do.
+
+    ``fields`` holds ``(field name, message)`` pairs in the envelope's order.
+    """
+
+    action: str | None
+    fields: tuple[tuple[str, str], ...]
+    recovery: str | None = None
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class ResponseView:
     """What a response says, block by block, without its bytes.
@@ -80,28 +92,44 @@ class ResponseView:
     suggestions: tuple[Suggestion, ...] = ()
     error: ErrorEnvelope | None = None
     structured_content: Any = field(default=None)
+    validation: ValidationFailure | None = None
 
     def _key(self) -> tuple[Any, ...]:
-        from ._blocks import render_data  # noqa: PLC0415 - _blocks imports this module
+        from ._blocks import (  # noqa: PLC0415 - _blocks imports this module
+            render_data,
+            render_directives,
+            render_rules,
+            render_suggestions,
+            render_ui,
+        )
         from ._json import to_json  # noqa: PLC0415 - same reason
 
+        blocks = [render_ui(block) for block in self.ui_blocks]
+        blocks.extend(self.embeds)
+        if self.directives:
+            blocks.append(render_directives(self.directives))
+        if self.rules:
+            blocks.append(render_rules(self.rules))
+        if self.suggestions:
+            blocks.append(render_suggestions(self.suggestions))
+        enveloped = self.error is not None or self.validation is not None
         return (
-            render_data(self.data),
-            self.ui_blocks,
-            self.embeds,
-            self.directives,
-            self.rules,
-            self.suggestions,
+            None if enveloped and self.data is None else render_data(self.data),
+            blocks,
             self.error,
+            self.validation,
             to_json(self.structured_content),
         )
 
     def __eq__(self, other: object) -> bool:
         """Views are equal when they say the same thing on the wire.
 
-        ``data`` (and ``structured_content``) compare by their wire text, so a
-        ``datetime`` equals its ISO string and ``1.0`` equals ``1``: bytes cannot
-        tell those apart, and the parser gives back what the bytes say.
+        ``data`` and ``structured_content`` compare by their wire text, so a
+        ``datetime`` equals its ISO string and ``1.0`` equals ``1``; UI blocks,
+        embeds, directives, rules and suggestions compare as the sequence of
+        blocks they write, so a child Presenter's block that reads the same as
+        the parent's own is the same block. Bytes cannot tell those apart, and
+        the parser gives back what the bytes say.
         """
         if not isinstance(other, ResponseView):
             return NotImplemented

@@ -34,6 +34,9 @@ def attr(value: str) -> str:
         (">", "&gt;"),
         ('"', "&quot;"),
         ("'", "&apos;"),
+        ("\t", "&#x9;"),
+        ("\n", "&#xA;"),
+        ("\r", "&#xD;"),
     ):
         value = value.replace(char, entity)
     return _char_refs(value)
@@ -56,7 +59,9 @@ def bullets(tag: str, items: list[str]) -> str:
 
 def suggestions(pairs: list[tuple[str, str]]) -> str:
     """An action suggestions block."""
-    body = "\n".join(f"- {item(tool)}: {item(reason)}" for tool, reason in pairs)
+    body = "\n".join(
+        f"- {item(tool).replace(': ', ':&#x20;')}: {item(reason)}" for tool, reason in pairs
+    )
     return f"<action_suggestions>\n{body}\n</action_suggestions>"
 
 

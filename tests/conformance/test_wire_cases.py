@@ -50,7 +50,7 @@ from ._corpus import (
 CASES = load_cases("response", "helper")
 _LANGUAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#.\-]*")
 _XML_SPECIAL = re.compile("[<&]|[\x00-\x08\x0b\x0c\x0e-\x1f]")
-_ATTR_SPECIAL = re.compile("[<>&\"']|[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_ATTR_SPECIAL = re.compile("[<>&\"'\t\n\r]|[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _BREAK = re.compile("[\n\r\x85\u2028\u2029]")
 
 HELPERS: dict[str, Callable[..., UiBlock]] = {
@@ -371,7 +371,7 @@ def expect_response(case: dict[str, Any]) -> Expect:
         if items:
             expect.add(spec.bullets(tag, items), divergent=any(map(_item_diverges, items)))
     if pairs:
-        divergent = any(_item_diverges(t) or _item_diverges(r) for t, r in pairs)
+        divergent = any(_item_diverges(t) or ": " in t or _item_diverges(r) for t, r in pairs)
         expect.add(spec.suggestions(pairs), divergent=divergent)
     return expect
 

@@ -1,0 +1,476 @@
+"""The contract validator: every way a response breaks the Fusion wire format.
+
+:func:`check` reads a response with :func:`~fusion_core._parse.parse` (same
+inputs) and returns one :class:`Violation` per problem — block index, rule id,
+and a message saying what is wrong and what to change. :func:`check_strict`
+raises one :class:`ContractError` carrying them all.
+
+Rule ids:
+
+=====================  ======================================================
+``wire-format``        the input is not a response of text blocks at all
+``data-not-json``      a data block that starts like JSON (``{``, ``[`` + a JSON
+                       value; not a TOON header) but is not JSON
+``envelope-malformed`` a ``<tool_error>``/``<validation_error>`` that does not
+                       follow the envelope layout (or is not well-formed XML)
+``envelope-position``  an envelope anywhere but block 0
+``envelope-attribute`` an attribute the envelope does not define
+``is-error``           ``isError`` disagrees with the envelope (``severity``)
+``block-order``        a block after ``<llm_directives>`` out of the order
+                       directives, rules, suggestions, or a UI/raw block there
+``duplicate-block``    a second top-level directives/rules/suggestions block
+``unknown-block``      an element block of an unknown kind in the tail
+``malformed-block``    a block that opens a Fusion element but cannot be read
+``unescaped-text``     ``<`` or a bare ``&`` in item or envelope text
+``unescaped-attribute`` ``"``, ``<`` or a bare ``&`` in an attribute value
+``multi-line-item``    an item line break without the two-space continuation
+``suggestion-format``  a suggestion item without ``tool: reason``
+``ui-width``           a width other than ``full``, ``half``, ``third``
+``ui-priority``        a priority that is not a finite number
+``ui-attribute``       an unknown or repeated UI attribute
+``ui-closing-tag``     UI content containing its own closing tag
+``fence-broken``       a fence whose body holds a backtick run as long as it
+``xml-dtd``            a DTD or entity declaration outside UI content
+=====================  ======================================================
+
+Child Presenter blocks are legitimate repeats (WIRE.md section 5): between
+the UI blocks and the tail anything may appear, and since a child's blocks
+read exactly like the parent's there, the validator accepts every sequence a
+parent with embedded children could produce. A top-level ``<llm_directives>``
+(children never emit one) anchors the tail, after which order is strict.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final, final
+
+from ._errors import FusionError, WireFormatError
+from ._parse import (
+    DataBlock,
+    DirectivesBlock,
+    EmbedBlock,
+    ParsedResponse,
+    RulesBlock,
+    SuggestionsBlock,
+    ToolErrorBlock,
+    UiBlockText,
+    ValidationErrorBlock,
+    parse,
+    read_items,
+    read_priority,
+    read_ui,
+    split_items,
+)
+from ._safexml import parse_xml
+
+__all__ = ["ContractError", "Violation", "check", "check_strict"]
+
+_NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_BARE_AMP: Final = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);)")
+_UI_HEADER: Final = re.compile(r'<ui_passthrough((?:[ \t\n]+[A-Za-z_][\w.:-]*="[^"<]*")*)[ \t]*>\n')
+_RAW_ATTR: Final = re.compile(r'([A-Za-z_][\w.:-]*)="([^"<]*)"')
+_BREAK_NOT_CONTINUED: Final = re.compile(
+    "(?:\r\n|\r(?!\n)|[\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])(?!  )"
+)
+_FENCE_OPEN: Final = re.compile(r"(`{3,})[^`\n]*\n")
+_BACKTICKS: Final = re.compile(r"`+")
+_ELEMENT_BLOCK: Final = re.compile(r"<([A-Za-z_][\w.-]*)[^>]*>[\s\S]*</\1>\Z")
+_DTD: Final = re.compile(r"<!(?:DOCTYPE|ENTITY)", re.IGNORECASE)
+# Text that claims to be JSON: an object, or an array that is not a TOON
+# header ("[2|]{id|name}:") or a bracketed word ("[INFO] ...").
+_JSON_LIKE: Final = re.compile(r"\{|\[(?:[\s{\[\"\]tfn-]|[0-9](?![0-9]*[|,\t]?\]))")
+_FUSION_TAGS: Final = (
+    "ui_passthrough",
+    "llm_directives",
+    "domain_rules",
+    "action_suggestions",
+    "tool_error",
+    "validation_error",
+)
+_UI_ATTRIBUTES: Final = ("type", "title", "width", "priority")
+_TAIL_ORDER: Final = {DirectivesBlock: 0, RulesBlock: 1, SuggestionsBlock: 2}
+_TAIL_TAG: Final = {
+    DirectivesBlock: "<llm_directives>",
+    RulesBlock: "<domain_rules>",
+    SuggestionsBlock: "<action_suggestions>",
+}
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One contract violation: where (block index), which rule, what to change."""
+
+    block: int | None
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"block {self.block}" if self.block is not None else "response"
+        return f"{where}: [{self.rule}] {self.message}"
+
+
+class ContractError(FusionError, ValueError):
+    """A response breaks the Fusion contract; ``violations`` lists every problem."""
+
+    def __init__(self, violations: list[Violation], *, value: object = None) -> None:
+        lines = "\n".join(f"  - {violation}" for violation in violations)
+        super().__init__(f"{len(violations)} Fusion contract violation(s):\n{lines}")
+        self.violations = violations
+        self.value = value
+
+
+def check(source: object) -> list[Violation]:
+    """Every contract violation of a response (empty when it is well-formed).
+
+    Accepts what :func:`~fusion_core._parse.parse` accepts.
+    """
+    try:
+        parsed = parse(source)
+    except WireFormatError as exc:
+        return [Violation(exc.block, "wire-format", str(exc))]
+    return _Checker(parsed).run()
+
+
+def check_strict(source: object) -> ParsedResponse:
+    """Parse ``source``; raise one :class:`ContractError` if it breaks the contract."""
+    violations = check(source)
+    if violations:
+        raise ContractError(violations, value=source)
+    return parse(source)
+
+
+class _Checker:
+    """Collects the violations of one parsed response."""
+
+    __slots__ = ("found", "parsed")
+
+    def __init__(self, parsed: ParsedResponse) -> None:
+        self.parsed = parsed
+        self.found: list[Violation] = []
+
+    def add(self, block: int | None, rule: str, message: str) -> None:
+        self.found.append(Violation(block, rule, message))
+
+    def run(self) -> list[Violation]:
+        parsed = self.parsed
+        for index, block in enumerate(parsed.blocks):
+            if index == 0:
+                self.first(block)
+            elif isinstance(block, ToolErrorBlock | ValidationErrorBlock):  # pragma: no cover
+                self.add(index, "envelope-position", "an error envelope must be block 0")
+            elif isinstance(block, UiBlockText):
+                self.ui(index, block)
+            elif isinstance(block, DirectivesBlock | RulesBlock | SuggestionsBlock):
+                self.items(index, block)
+            elif isinstance(block, EmbedBlock):
+                self.embed(index, block, in_tail=index >= parsed.tail_start)
+        self.tail_order()
+        self.is_error()
+        return self.found
+
+    # ----------------------------------------------------------- block 0
+
+    def first(self, block: object) -> None:
+        if isinstance(block, ToolErrorBlock):
+            self.envelope_text(0, block.text)
+            self.attributes(0, block.attributes, ("code", "severity"), "<tool_error>")
+        elif isinstance(block, ValidationErrorBlock):
+            self.envelope_text(0, block.text)
+            self.attributes(0, block.attributes, ("action",), "<validation_error>")
+        elif isinstance(block, DataBlock):
+            text = block.text
+            if text.startswith(("<tool_error", "<validation_error")):
+                self.malformed_envelope(0, text)
+            elif not block.is_json and _JSON_LIKE.match(text) and not _is_json(text):
+                self.add(
+                    0,
+                    "data-not-json",
+                    "the data block starts like JSON but is not valid JSON; send "
+                    "JSON.stringify(value, null, 2) of the data, or text that does "
+                    "not start with '{' or '['",
+                )
+            self.dtd(0, text)
+
+    def malformed_envelope(self, index: int, text: str) -> None:
+        detail = ""
+        try:
+            parse_xml(text, block=index)
+        except WireFormatError as exc:
+            detail = f" ({exc})"
+        tag = "tool_error" if text.startswith("<tool_error") else "validation_error"
+        self.add(
+            index,
+            "envelope-malformed",
+            f"the <{tag}> envelope does not follow the layout{detail}: write the opening tag, "
+            "then one element per line (escaped text: &amp; and &lt;; message required), "
+            f"then </{tag}>",
+        )
+
+    def envelope_text(self, index: int, text: str) -> None:
+        if _BARE_AMP.search(text):
+            self.add(
+                index,
+                "unescaped-text",
+                "the envelope has a bare '&'; escape it as &amp; in text and attributes",
+            )
+        self.control(index, text)
+
+    def control(self, index: int, text: str) -> None:
+        found = _NOT_XML.search(text)
+        if found is not None:
+            self.add(
+                index,
+                "unescaped-text",
+                f"the block holds the raw character U+{ord(found.group()):04X}, which XML "
+                f"cannot carry; write it as the reference &#x{ord(found.group()):X};",
+            )
+        self.dtd(index, text)
+
+    def attributes(
+        self,
+        index: int,
+        attributes: tuple[tuple[str, str], ...],
+        known: tuple[str, ...],
+        tag: str,
+    ) -> None:
+        names = [name for name, _ in attributes]
+        for name in names:
+            if name not in known:
+                self.add(
+                    index,
+                    "envelope-attribute",
+                    f"{tag} has an unknown attribute {name!r}; it defines only "
+                    + ", ".join(known),
+                )
+        if len(set(names)) != len(names):
+            self.add(index, "envelope-attribute", f"{tag} repeats an attribute; write each once")
+
+    def is_error(self) -> None:
+        first = self.parsed.blocks[0]
+        flag = self.parsed.is_error
+        if isinstance(first, ToolErrorBlock):
+            warning = first.envelope.severity == "warning"
+            if warning and flag:
+                self.add(
+                    0,
+                    "is-error",
+                    "a severity=\"warning\" envelope is not an error: set isError to false",
+                )
+            elif not warning and flag is not True:
+                self.add(
+                    0,
+                    "is-error",
+                    f"a <tool_error> with severity {first.envelope.severity!r} is an error: "
+                    "set isError to true (or severity=\"warning\")",
+                )
+        elif isinstance(first, ValidationErrorBlock) and flag is not True:
+            self.add(0, "is-error", "a <validation_error> is an error: set isError to true")
+
+    # --------------------------------------------------------------- UI
+
+    def ui(self, index: int, block: UiBlockText) -> None:
+        header = _UI_HEADER.match(block.text)
+        if header is None:
+            self.add(
+                index,
+                "unescaped-attribute",
+                "a UI attribute value contains an unescaped '\"' or '<'; escape attribute "
+                "values (&quot; &lt; &amp; &gt; &apos;)",
+            )
+        else:
+            for name, raw in _RAW_ATTR.findall(header.group(1)):
+                if _BARE_AMP.search(raw):
+                    self.add(
+                        index,
+                        "unescaped-attribute",
+                        f"the {name} attribute has a bare '&'; escape it as &amp;",
+                    )
+            self.control(index, header.group())
+        names = [name for name, _ in block.attributes]
+        for name in names:
+            if name not in _UI_ATTRIBUTES:
+                self.add(
+                    index,
+                    "ui-attribute",
+                    f"unknown UI attribute {name!r}; use type, title, width, priority",
+                )
+        if len(set(names)) != len(names):
+            self.add(index, "ui-attribute", "a UI attribute is repeated; write each once")
+        width = block.attribute("width")
+        if width is not None and width not in ("full", "half", "third"):
+            self.add(
+                index,
+                "ui-width",
+                f"unknown UI width {width!r}; use full, half or third, or omit it",
+            )
+        priority = block.attribute("priority")
+        if priority is not None and read_priority(priority) is None:
+            self.add(
+                index,
+                "ui-priority",
+                f"UI priority {priority!r} is not a finite number; write a number, or omit "
+                "the attribute when there is none",
+            )
+        raw_content = block.text[len(header.group()) if header else 0 :]
+        raw_content = raw_content[: -len("\n</ui_passthrough>")]
+        if "</ui_passthrough" in raw_content:
+            self.add(
+                index,
+                "ui-closing-tag",
+                "the UI content contains </ui_passthrough, which ends the block early; "
+                "neutralize it as <\\/ui_passthrough",
+            )
+        self.fence(index, block.content)
+        if "<!ENTITY" in raw_content.upper():
+            self.dtd(index, raw_content)
+
+    def fence(self, index: int, content: str) -> None:
+        opening = _FENCE_OPEN.match(content)
+        if opening is None:
+            return
+        ticks = opening.group(1)
+        closing = "\n" + ticks
+        if not content.endswith(closing):
+            return
+        body = content[opening.end() : len(content) - len(closing)]
+        longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
+        if longest >= len(ticks):
+            self.add(
+                index,
+                "fence-broken",
+                f"the fence of {len(ticks)} backticks encloses a run of {longest}, which "
+                f"ends it early; use a fence of {longest + 1} backticks",
+            )
+
+    # ------------------------------------------------------- item blocks
+
+    def items(self, index: int, block: DirectivesBlock | RulesBlock | SuggestionsBlock) -> None:
+        tag = _TAIL_TAG[type(block)]
+        body = block.text[len(tag) + 1 : -len(tag) - 2]
+        if "<" in body or _BARE_AMP.search(body):
+            self.add(
+                index,
+                "unescaped-text",
+                f"{tag} item text contains '<' or a bare '&'; escape them as &lt; and &amp;",
+            )
+        self.control(index, body)
+        for item in split_items(body[2:]):
+            if _BREAK_NOT_CONTINUED.search(item):
+                self.add(
+                    index,
+                    "multi-line-item",
+                    f"a {tag} item continues on a line without the two-space indent, which "
+                    "reads as a broken item; indent every continuation line by two spaces",
+                )
+                break
+        if isinstance(block, SuggestionsBlock):
+            for item in split_items(body[2:]):
+                if ": " not in item:
+                    self.add(
+                        index,
+                        "suggestion-format",
+                        f"suggestion {item[:40]!r} is not 'tool: reason'; write the tool "
+                        "name, ': ', then the reason",
+                    )
+        self.dtd(index, block.text)
+
+    def embed(self, index: int, block: EmbedBlock, *, in_tail: bool) -> None:
+        text = block.text
+        tag = next((name for name in _FUSION_TAGS if text.startswith("<" + name)), None)
+        if tag in ("tool_error", "validation_error"):
+            self.add(index, "envelope-position", f"a <{tag}> envelope must be block 0")
+        elif tag == "ui_passthrough" and in_tail:
+            self.add(
+                index,
+                "block-order",
+                "a UI block after <llm_directives>; UI blocks go right after the data",
+            )
+        elif tag == "ui_passthrough":
+            ui = read_ui(text)
+            if ui is None:
+                self.add(
+                    index,
+                    "malformed-block",
+                    "a <ui_passthrough> block must be '<ui_passthrough type=\"..\" ...>', a "
+                    "line break, the content, a line break and '</ui_passthrough>'",
+                )
+            else:  # a child's UI block among the embeds: same rules
+                self.ui(index, ui)
+            return
+        elif tag is not None:
+            child = read_items(text)
+            if child is None:
+                self.add(
+                    index,
+                    "malformed-block",
+                    f"a <{tag}> block must be '<{tag}>', one '- item' line per item, and "
+                    f"'</{tag}>'",
+                )
+            else:  # a child's rules or suggestions: same rules
+                self.items(index, child)
+            return
+        elif in_tail:
+            element = _ELEMENT_BLOCK.match(text)
+            if element is not None:
+                self.add(
+                    index,
+                    "unknown-block",
+                    f"<{element.group(1)}> is not a Fusion block kind; after <llm_directives> "
+                    "only <domain_rules> and <action_suggestions> may follow",
+                )
+            else:
+                self.add(
+                    index,
+                    "block-order",
+                    "a raw block after <llm_directives>; raw and UI blocks go before the "
+                    "directives",
+                )
+            return
+        self.dtd(index, text)
+
+    def dtd(self, index: int, text: str) -> None:
+        if _DTD.search(text):
+            self.add(
+                index,
+                "xml-dtd",
+                "the block declares a DTD or entities (<!DOCTYPE/<!ENTITY), which readers "
+                "refuse (XXE, entity bombs); remove the declaration",
+            )
+
+    # ---------------------------------------------------------- the tail
+
+    def tail_order(self) -> None:
+        parsed = self.parsed
+        last = -1
+        for index in range(parsed.tail_start, len(parsed.blocks)):
+            kind = type(parsed.blocks[index])
+            rank = _TAIL_ORDER.get(kind)
+            if rank is None:
+                continue  # raw blocks were reported by embed()
+            if rank == last:
+                self.add(
+                    index,
+                    "duplicate-block",
+                    f"a second top-level {_TAIL_TAG[kind]} block; merge its items into the first",
+                )
+            elif rank < last:
+                self.add(
+                    index,
+                    "block-order",
+                    f"{_TAIL_TAG[kind]} comes after a later kind; the order is "
+                    "<llm_directives>, <domain_rules>, <action_suggestions>",
+                )
+            last = max(last, rank)
+
+
+def _is_json(text: str) -> bool:
+    import json  # noqa: PLC0415 - only for the rare non-canonical data block
+
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True

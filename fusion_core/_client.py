@@ -1,0 +1,404 @@
+"""A black-box MCP client: any server's tool definitions and results, in wire form.
+
+The server may be a command line (stdio), a URL (streamable HTTP) or, in
+tests, an app or SDK ``Server`` in this process. Whatever language the server
+is written in, :meth:`FusionClient.call` returns the tool result as the MCP
+wire dict it arrived as (``content``, and ``isError`` / ``structuredContent``
+when the server sent them) — the same shape as a :class:`~fusion_core.ToolResponse`,
+so ``parse()`` and ``check()`` read both.
+
+The result is taken from the JSON-RPC message before the SDK models it: the
+``CallToolResult`` model defaults ``isError`` to ``False`` (so a dump could
+not tell "absent" from "false"), and the SDK's own client would raise when
+structured content does not match the tool's ``outputSchema`` — a test client
+must report what the server sent instead. Only what the protocol layer adds
+(``resultType``, cache hints, the ``serverInfo`` stamp in ``_meta``) is
+removed; see :func:`tool_result_wire`.
+
+:class:`BlockingFusionClient` wraps the async client for plain code and
+pytest: it runs the event loop in a thread (an anyio blocking portal) and
+keeps one connection open across calls.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, final
+
+from ._errors import FusionError
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+    from types import TracebackType
+
+    from anyio.from_thread import BlockingPortal
+    from mcp import Client
+    from mcp.client import Transport
+    from mcp.client.stdio import StdioServerParameters
+    from mcp.server.lowlevel import Server
+    from mcp_types import CallToolResult
+
+    from ._server import ToolApp
+
+    Target = str | StdioServerParameters | Server[Any] | Transport
+
+__all__ = [
+    "BlockingFusionClient",
+    "FusionClient",
+    "ServerResultError",
+    "tool_result_wire",
+]
+
+DEFAULT_TIMEOUT: Final = 30.0
+"""Seconds to wait for any one answer from the server."""
+
+_PROTOCOL_KEYS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
+_SERVER_INFO_META: Final = "io.modelcontextprotocol/serverInfo"
+_MAX_PAGES: Final = 1000  # a server whose tools/list cursor never ends cannot hang us
+
+
+class ServerResultError(FusionError, RuntimeError):
+    """The server answered ``tools/call`` with something other than a tool result.
+
+    For example an ``input_required`` result, which a test client cannot
+    satisfy. ``result`` holds the result dict as received.
+    """
+
+    def __init__(self, message: str, *, result: Mapping[str, Any]) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+def tool_result_wire(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool's own result from a ``tools/call`` result dict.
+
+    Drops what the protocol layer adds — ``resultType``, ``ttlMs``,
+    ``cacheScope`` and the ``serverInfo`` entry of ``_meta`` (``_meta`` goes
+    when nothing else is left in it) — and keeps everything else as sent.
+    """
+    wire = {key: value for key, value in result.items() if key not in _PROTOCOL_KEYS}
+    meta = wire.get("_meta")
+    if isinstance(meta, Mapping) and _SERVER_INFO_META in meta:
+        rest = {key: value for key, value in meta.items() if key != _SERVER_INFO_META}
+        if rest:
+            wire["_meta"] = rest
+        else:
+            del wire["_meta"]
+    return wire
+
+
+@final
+class FusionClient:
+    """An async MCP client returning tool definitions and results as wire dicts.
+
+    Build one with :meth:`stdio`, :meth:`http` or :meth:`in_memory`, then::
+
+        async with FusionClient.stdio("python -m billing.server") as client:
+            tools = await client.list_tools()
+            result = await client.call("invoices", {"action": "list"})
+
+    ``mode`` is the SDK's protocol negotiation: ``"auto"`` (the newest version
+    both sides speak), ``"legacy"`` (the initialize handshake) or a version.
+    Protocol failures (unknown method, timeouts, a dead server) raise the
+    SDK's ``MCPError``.
+    """
+
+    __slots__ = ("_client", "_label", "_mode", "_target", "_timeout")
+
+    def __init__(
+        self, target: Target, *, mode: str = "auto", timeout: float | None = DEFAULT_TIMEOUT
+    ) -> None:
+        self._target = target
+        self._label = target if isinstance(target, str) else type(target).__qualname__
+        self._mode = mode
+        self._timeout = timeout
+        self._client: Client | None = None
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str | Sequence[str],
+        *,
+        cwd: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        errlog: TextIO | None = None,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> FusionClient:
+        """A client for a server launched as a subprocess speaking MCP on stdio.
+
+        ``command`` is a list of arguments, or one string split like a POSIX
+        shell would (``shlex``); no shell runs. ``env`` is added to the SDK's
+        minimal default environment (``PATH``, ``HOME``...), not to this
+        process's environment. The server's stderr goes to ``errlog`` (a file
+        with a descriptor), by default this process's stderr.
+        """
+        from mcp.client.stdio import (  # noqa: PLC0415 - mcp is slow to import
+            StdioServerParameters,
+            stdio_client,
+        )
+
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not argv or not all(isinstance(arg, str) for arg in argv):
+            msg = f"a stdio server command needs a program and str arguments, got {command!r}"
+            raise ValueError(msg)
+        parameters = StdioServerParameters(
+            command=argv[0], args=argv[1:], cwd=cwd, env=dict(env) if env is not None else None
+        )
+        transport = stdio_client(parameters, errlog=sys.stderr if errlog is None else errlog)
+        client = cls(transport, mode=mode, timeout=timeout)
+        client._label = shlex.join(argv)  # noqa: SLF001 - our own instance
+        return client
+
+    @classmethod
+    def http(
+        cls, url: str, *, mode: str = "auto", timeout: float | None = DEFAULT_TIMEOUT
+    ) -> FusionClient:
+        """A client for a streamable HTTP server, e.g. ``http://127.0.0.1:8000/mcp``."""
+        if not url.startswith(("http://", "https://")):
+            msg = f"a streamable HTTP server needs an http:// or https:// URL, got {url!r}"
+            raise ValueError(msg)
+        return cls(url, mode=mode, timeout=timeout)
+
+    @classmethod
+    def in_memory(
+        cls,
+        server: ToolApp | Server[Any],
+        *,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> FusionClient:
+        """A client for an app (served with ``build_server``) or SDK server in this process.
+
+        ``mode="auto"`` calls the server directly (2026-07-28, no JSON);
+        ``mode="legacy"`` goes through JSON-RPC messages in memory.
+        """
+        from mcp.server.lowlevel import Server  # noqa: PLC0415 - mcp is slow to import
+
+        from ._server import build_server  # noqa: PLC0415 - imports mcp
+
+        return cls(
+            server if isinstance(server, Server) else build_server(server),
+            mode=mode,
+            timeout=timeout,
+        )
+
+    async def __aenter__(self) -> Self:
+        from mcp import Client  # noqa: PLC0415 - mcp is slow to import
+
+        if self._client is not None:
+            msg = "this FusionClient is already connected; make a new one for a second connection"
+            raise RuntimeError(msg)
+        client = Client(self._target, mode=self._mode, read_timeout_seconds=self._timeout)
+        await client.__aenter__()
+        self._client = client
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.__aexit__(exc_type, exc, traceback)
+
+    @property
+    def sdk_client(self) -> Client:
+        """The connected ``mcp.Client``, for anything this class does not cover."""
+        if self._client is None:
+            msg = "the FusionClient is not connected: use it in 'async with'"
+            raise RuntimeError(msg)
+        return self._client
+
+    @property
+    def protocol_version(self) -> str:
+        """The MCP protocol version negotiated with the server."""
+        return self.sdk_client.protocol_version
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool definition the server lists, as sent (all pages)."""
+        from mcp_types import ListToolsRequest, PaginatedRequestParams  # noqa: PLC0415
+
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(_MAX_PAGES):
+            params = PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            page = await self._request(ListToolsRequest(params=params))
+            tools.extend(page.get("tools", []))
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                return tools
+        msg = f"tools/list still had a next page after {_MAX_PAGES} pages"
+        raise ServerResultError(msg, result=page)
+
+    async def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Call tool ``name`` and return its result as the MCP wire dict.
+
+        ``content`` and ``isError`` / ``structuredContent`` are exactly as the
+        server sent them (see :func:`tool_result_wire`). An ``isError`` result
+        is returned, not raised.
+        """
+        from mcp_types import CallToolRequest, CallToolRequestParams  # noqa: PLC0415
+
+        request = CallToolRequest(
+            params=CallToolRequestParams(
+                name=name, arguments=dict(arguments) if arguments is not None else None
+            )
+        )
+        result = await self._request(request)
+        if result.get("resultType", "complete") != "complete" or not isinstance(
+            result.get("content"), list
+        ):
+            msg = (
+                f"tools/call {name!r} answered with a {result.get('resultType')!r} result, "
+                "not a tool result with content"
+            )
+            raise ServerResultError(msg, result=result)
+        return tool_result_wire(result)
+
+    async def call_result(
+        self, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> CallToolResult:
+        """Call tool ``name`` and return the SDK's ``CallToolResult`` model of its result."""
+        from mcp_types import CallToolResult  # noqa: PLC0415 - mcp is slow to import
+
+        return CallToolResult.model_validate(await self.call(name, arguments), by_name=False)
+
+    async def _request(self, request: Any) -> dict[str, Any]:
+        """Send one request; return its result dict as received (after protocol checks)."""
+        from pydantic import TypeAdapter  # noqa: PLC0415 - only the connected path needs it
+
+        result: dict[str, Any] = await self.sdk_client.session.send_request(
+            request, TypeAdapter(dict[str, Any])
+        )
+        return result
+
+    def __repr__(self) -> str:
+        state = "connected" if self._client is not None else "not connected"
+        return f"FusionClient({self._label!r}, mode={self._mode!r}, {state})"
+
+
+@final
+class BlockingFusionClient:
+    """:class:`FusionClient` for synchronous code: one connection, many calls.
+
+    ::
+
+        with BlockingFusionClient.stdio("python -m billing.server") as client:
+            result = client.call("invoices", {"action": "list"})
+
+    The event loop runs in a helper thread (an anyio blocking portal) for as
+    long as the ``with`` block; closing it closes the connection and stops
+    the server process it started.
+    """
+
+    __slots__ = ("_client", "_client_cm", "_portal", "_portal_cm")
+
+    def __init__(self, client: FusionClient) -> None:
+        self._client = client
+        self._portal_cm: AbstractContextManager[BlockingPortal] | None = None
+        self._portal: BlockingPortal | None = None
+        self._client_cm: AbstractContextManager[FusionClient] | None = None
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str | Sequence[str],
+        *,
+        cwd: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        errlog: TextIO | None = None,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> BlockingFusionClient:
+        """See :meth:`FusionClient.stdio`."""
+        return cls(
+            FusionClient.stdio(
+                command, cwd=cwd, env=env, errlog=errlog, mode=mode, timeout=timeout
+            )
+        )
+
+    @classmethod
+    def http(
+        cls, url: str, *, mode: str = "auto", timeout: float | None = DEFAULT_TIMEOUT
+    ) -> BlockingFusionClient:
+        """See :meth:`FusionClient.http`."""
+        return cls(FusionClient.http(url, mode=mode, timeout=timeout))
+
+    @classmethod
+    def in_memory(
+        cls,
+        server: ToolApp | Server[Any],
+        *,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> BlockingFusionClient:
+        """See :meth:`FusionClient.in_memory`."""
+        return cls(FusionClient.in_memory(server, mode=mode, timeout=timeout))
+
+    def __enter__(self) -> Self:
+        from anyio.from_thread import start_blocking_portal  # noqa: PLC0415
+
+        if self._portal_cm is not None:
+            msg = "this BlockingFusionClient is already open"
+            raise RuntimeError(msg)
+        portal_cm = start_blocking_portal()
+        portal = portal_cm.__enter__()
+        try:
+            client_cm = portal.wrap_async_context_manager(self._client)
+            client_cm.__enter__()
+        except BaseException:
+            portal_cm.__exit__(*sys.exc_info())
+            raise
+        self._portal_cm, self._portal, self._client_cm = portal_cm, portal, client_cm
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> Literal[False]:
+        portal_cm, client_cm = self._portal_cm, self._client_cm
+        self._portal_cm = self._portal = self._client_cm = None
+        if portal_cm is None or client_cm is None:
+            return False
+        try:
+            client_cm.__exit__(exc_type, exc, traceback)
+        finally:
+            portal_cm.__exit__(None, None, None)
+        return False
+
+    @property
+    def _open_portal(self) -> BlockingPortal:
+        if self._portal is None:
+            msg = "the BlockingFusionClient is not open: use it in 'with'"
+            raise RuntimeError(msg)
+        return self._portal
+
+    @property
+    def protocol_version(self) -> str:
+        """The MCP protocol version negotiated with the server."""
+        self._open_portal  # noqa: B018 - raises the clear error when closed
+        return self._client.protocol_version
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """See :meth:`FusionClient.list_tools`."""
+        return self._open_portal.call(self._client.list_tools)
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """See :meth:`FusionClient.call`."""
+        return self._open_portal.call(self._client.call, name, arguments)
+
+    def call_result(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallToolResult:
+        """See :meth:`FusionClient.call_result`."""
+        return self._open_portal.call(self._client.call_result, name, arguments)
+
+    def __repr__(self) -> str:
+        return f"Blocking{self._client!r}"
+

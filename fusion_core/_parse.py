@@ -1,0 +1,738 @@
+"""Reading the wire back: typed blocks and the view, from any Fusion response.
+
+:func:`parse` accepts a :class:`~fusion_core.ToolResponse`, an ``mcp``
+``CallToolResult``, the MCP wire dict, or its JSON text (``str`` or
+``bytes``), and returns a :class:`ParsedResponse`: one typed block per
+content block, in order, and the :class:`~fusion_core.ResponseView` the bytes
+say. Every decoding step is the exact inverse of an encoding step in
+``_text``/``_blocks``, so ``parse(r).view == view_of(r)`` for responses this
+library builds (``ResponseView`` equality compares wire meaning).
+
+How the blocks are read (the layout rule, shared with :func:`check`):
+
+1. Block 0 is the data block, unless it is a well-formed ``<tool_error>`` or
+   ``<validation_error>`` envelope (then the view's ``data`` is ``None``). A
+   block that starts like an envelope but is malformed is read as data, and
+   ``check()`` reports it.
+2. Then a run of ``<ui_passthrough ...>`` blocks: the UI blocks.
+3. The tail: if a top-level ``<llm_directives>`` block exists (child
+   Presenters never emit one), the tail starts at the first such block;
+   otherwise it is the longest suffix that reads as ``<domain_rules>?
+   <action_suggestions>?`` in that order.
+4. Everything between the UI run and the tail is an embed, verbatim — child
+   Presenter blocks are legitimate repeats of UI, rules and suggestions.
+
+What bytes cannot say, and the parser's answer:
+
+* **str or JSON.** The data text ``42`` is ``success(42)`` or ``success("42")``.
+  The parser returns the JSON value when the text is JSON whose canonical
+  encoding (``to_json``) is the text itself, and the text otherwise; a JSON
+  *string* literal stays text (``success('"a"')`` writes ``"a"``), unless the
+  response has ``structuredContent`` (then the block is always JSON). Views
+  compare data by wire text, so both readings give equal views.
+* **Parent or child.** A child Presenter's UI block directly after the
+  parent's UI run, or a child's rules/suggestions block at the very end, read
+  as the parent's own: the bytes are identical. Such views say the same
+  thing on the wire but put those blocks in different fields.
+* **TOON.** ``toon_success`` text is read as a str (TOON is not
+  self-describing; ``a: 1`` is also plain text).
+* **Suggestions.** ``- tool: reason`` splits at the first ``": "``: a tool
+  name containing ``": "`` cannot be told apart.
+* **Envelope or text.** A str data block that is itself a well-formed
+  ``<tool_error>`` envelope reads as an envelope.
+
+Input is bounded: :data:`MAX_INPUT_SIZE` characters (or bytes) of JSON text
+and :data:`MAX_BLOCK_SIZE` characters per block; beyond that, and for
+anything that is not a Fusion response at all, :class:`WireFormatError`. No
+other exception escapes :func:`parse`, on any input.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias, final
+
+import orjson
+
+from ._errors import FusionError, WireFormatError
+from ._json import _INTEGRAL_FLOAT, to_json
+from ._text import decode_item, restore_closing_tag, unescape
+from ._ui import UiBlock, UiMeta
+from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
+
+__all__ = [
+    "MAX_BLOCK_SIZE",
+    "MAX_INPUT_SIZE",
+    "Block",
+    "DataBlock",
+    "DirectivesBlock",
+    "EmbedBlock",
+    "ParsedResponse",
+    "RulesBlock",
+    "SuggestionsBlock",
+    "ToolErrorBlock",
+    "UiBlockText",
+    "ValidationErrorBlock",
+    "ValidationField",
+    "parse",
+]
+
+MAX_INPUT_SIZE: Final = 64 * 1024 * 1024
+"""Largest JSON text (characters or bytes) :func:`parse` reads: 64 MiB."""
+
+MAX_BLOCK_SIZE: Final = 16 * 1024 * 1024
+"""Largest content block (characters) :func:`parse` reads: 16 MiB."""
+
+_WIDTHS: Final = frozenset({"full", "half", "third"})
+_ATTRS: Final = r'((?:[ \t\n]+[A-Za-z_][\w.:-]*="[^"<]*")*)'
+_ATTR: Final = re.compile(r'([A-Za-z_][\w.:-]*)="([^"<]*)"')
+_UI_OPEN: Final = re.compile(r"<ui_passthrough" + _ATTRS + r"[ \t]*>\n")
+_UI_CLOSE: Final = "\n</ui_passthrough>"
+# The reference writes attribute values unescaped; this reads its known
+# attribute order with quotes inside values. Only tried on short headers,
+# because lazy groups over quotes are quadratic.
+_UI_OPEN_LENIENT: Final = re.compile(
+    r'<ui_passthrough type="(.*?)"(?: title="(.*?)")?(?: width="([^"\n]*)")?'
+    r'(?: priority="([^"\n]*)")?>\n',
+    re.DOTALL,
+)
+_LENIENT_HEADER_MAX: Final = 4096
+_ERROR_OPEN: Final = re.compile(r"<tool_error" + _ATTRS + r"[ \t]*>\n")
+_ERROR_ELEMENT: Final = re.compile(
+    r"<(message|recovery|retry_after)>([^<]*)</\1>\n"
+    r"|<available_actions>([^<]*)</available_actions>\n"
+    r"|<available_actions>\n((?:  <action>[^<]*</action>\n)*)</available_actions>\n"
+    r'|<details>\n((?:  <detail key="[^"<]*">[^<]*</detail>\n)*)</details>\n'
+)
+_ACTION: Final = re.compile(r"  <action>([^<]*)</action>\n")
+_DETAIL: Final = re.compile(r'  <detail key="([^"<]*)">([^<]*)</detail>\n')
+_VALIDATION_OPEN: Final = re.compile(r"<validation_error" + _ATTRS + r"[ \t]*>\n")
+_VALIDATION_ELEMENT: Final = re.compile(
+    r'<field name="([^"<]*)">([^<]*)</field>\n|<recovery>([^<]*)</recovery>\n'
+)
+_JS_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_JSON_START: Final = frozenset('{["-0123456789tfn')
+_RETRY_SUFFIX: Final = " seconds"
+_ITEM_TAGS: Final = ("llm_directives", "domain_rules", "action_suggestions")
+
+
+# --------------------------------------------------------------------- blocks
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class DataBlock:
+    """The data block: its text, and the value it is read as.
+
+    ``value`` is the JSON value when ``is_json`` (see the module docstring for
+    the rule), else the text itself.
+    """
+
+    text: str
+    value: Any
+    is_json: bool
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class UiBlockText:
+    """A ``<ui_passthrough>`` block: attributes (unescaped, in order) and content.
+
+    ``content`` has its neutralized closing tags restored. :attr:`ui_block`
+    is the :class:`UiBlock` the view holds; attribute values the view types
+    cannot hold (an unknown width, a priority that is not a finite number,
+    unknown attributes) stay here only, and ``check()`` reports them.
+    """
+
+    text: str
+    attributes: tuple[tuple[str, str], ...]
+    content: str
+
+    def attribute(self, name: str) -> str | None:
+        """The first value of attribute ``name``, or ``None``."""
+        for key, value in self.attributes:
+            if key == name:
+                return value
+        return None
+
+    @property
+    def type(self) -> str:
+        """The block's ``type`` attribute."""
+        return self.attribute("type") or ""
+
+    @property
+    def ui_block(self) -> UiBlock:
+        """The view's :class:`UiBlock` for this block."""
+        width = self.attribute("width")
+        meta = UiMeta(
+            title=self.attribute("title") or None,
+            width=width if width in _WIDTHS else None,  # type: ignore[arg-type]
+            priority=read_priority(self.attribute("priority")),
+        )
+        return UiBlock(self.type, self.content, meta)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class EmbedBlock:
+    """A raw block between the UI blocks and the tail, kept verbatim."""
+
+    text: str
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class DirectivesBlock:
+    """``<llm_directives>``: its decoded items."""
+
+    text: str
+    items: tuple[str, ...]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class RulesBlock:
+    """``<domain_rules>``: its decoded items."""
+
+    text: str
+    items: tuple[str, ...]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class SuggestionsBlock:
+    """``<action_suggestions>``: its decoded ``tool: reason`` items."""
+
+    text: str
+    items: tuple[Suggestion, ...]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolErrorBlock:
+    """A ``<tool_error>`` envelope, as the view's :class:`ErrorEnvelope`.
+
+    ``attributes`` keeps every attribute (``check()`` reports unknown ones).
+    """
+
+    text: str
+    envelope: ErrorEnvelope
+    attributes: tuple[tuple[str, str], ...] = ()
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ValidationField:
+    """One ``<field name="..">message</field>`` of a validation error."""
+
+    name: str
+    message: str
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ValidationErrorBlock:
+    """The ``<validation_error action="..">`` envelope of argument validation."""
+
+    text: str
+    action: str | None
+    fields: tuple[ValidationField, ...]
+    recovery: str | None
+    attributes: tuple[tuple[str, str], ...] = ()
+
+
+Block: TypeAlias = (
+    DataBlock
+    | UiBlockText
+    | EmbedBlock
+    | DirectivesBlock
+    | RulesBlock
+    | SuggestionsBlock
+    | ToolErrorBlock
+    | ValidationErrorBlock
+)
+"""Any block :func:`parse` returns."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ParsedResponse:
+    """A response read back from its wire form.
+
+    ``blocks`` holds one typed block per content block, in order;
+    ``ui_end``/``tail_start`` are the block indices where the UI run ends and
+    the tail begins (the layout rule); ``view`` is what the bytes say.
+    """
+
+    blocks: tuple[Block, ...]
+    view: ResponseView
+    is_error: bool | None
+    structured_content: Any
+    has_structured_content: bool
+    ui_end: int
+    tail_start: int
+
+    @property
+    def texts(self) -> list[str]:
+        """The text of every block, in order."""
+        return [block.text for block in self.blocks]
+
+
+# ---------------------------------------------------------------- the input
+
+
+def _wire_of(source: object) -> Mapping[str, Any]:
+    """The MCP wire dict of any accepted input."""
+    if isinstance(source, Mapping):
+        return source
+    if isinstance(source, str | bytes | bytearray | memoryview):
+        return _load_wire(source)
+    mcp_types = sys.modules.get("mcp.types")
+    # A CallToolResult can only exist once mcp.types is imported, so looking
+    # it up there keeps the ~1 s import of mcp off this path.
+    if mcp_types is not None and isinstance(source, mcp_types.CallToolResult):
+        dumped: dict[str, Any] = source.model_dump(by_alias=True, exclude_unset=True)
+        return dumped
+    msg = (
+        "parse() takes a ToolResponse, an mcp CallToolResult, the MCP wire dict or its "
+        f"JSON text, got {type(source).__qualname__}"
+    )
+    raise WireFormatError(msg)
+
+
+def _load_wire(source: str | bytes | bytearray | memoryview) -> Mapping[str, Any]:
+    if len(source) > MAX_INPUT_SIZE:
+        msg = f"the JSON text is {len(source)} long; parse() reads at most {MAX_INPUT_SIZE}"
+        raise WireFormatError(msg)
+    if isinstance(source, memoryview):
+        source = bytes(source)
+    wire = _read_fast(source)
+    if wire is _UNREAD:
+        # The stdlib reads what orjson refuses or rounds: ints beyond 64 bits,
+        # NaN, lone surrogates.
+        try:
+            wire = json.loads(source)
+        except (ValueError, RecursionError, UnicodeError) as exc:
+            msg = f"the text is not JSON: {exc}"
+            raise WireFormatError(msg) from None
+    if not isinstance(wire, dict):
+        msg = f"the JSON text is a {type(wire).__name__}, not a CallToolResult object"
+        raise WireFormatError(msg)
+    return wire
+
+
+_UNREAD: Final[Any] = object()
+
+
+def _read_fast(source: str | bytes | bytearray) -> Any:
+    """The orjson reading of ``source``, or ``_UNREAD`` when it may be inexact."""
+    try:
+        raw = source.encode() if isinstance(source, str) else source
+    except UnicodeEncodeError:
+        return _UNREAD
+    try:
+        wire = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _UNREAD
+    if isinstance(wire, dict) and _has_rounded_int(wire.get("structuredContent")):
+        return _UNREAD
+    return wire
+
+
+def _has_rounded_int(value: Any) -> bool:
+    """Whether ``value`` holds a float orjson may have rounded from a huge int.
+
+    orjson reads integers beyond 64 bits as floats; the stdlib reads them
+    exactly. Only such integral floats of 2**63 or more are suspects.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if abs(item) >= 2**63 and item.is_integer():
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _texts(wire: Mapping[str, Any]) -> list[str]:
+    content = wire.get("content")
+    if not isinstance(content, list | tuple) or not content:
+        msg = "a Fusion response has a non-empty 'content' list of text blocks"
+        raise WireFormatError(msg)
+    texts: list[str] = []
+    for index, item in enumerate(content):
+        if isinstance(item, Mapping):
+            kind, text = item.get("type"), item.get("text")
+        else:
+            kind, text = getattr(item, "type", None), getattr(item, "text", None)
+        if kind != "text" or not isinstance(text, str):
+            msg = f"every Fusion content block is {{'type': 'text', 'text': str}}, got {item!r:.80}"
+            raise WireFormatError(msg, block=index)
+        if len(text) > MAX_BLOCK_SIZE:
+            msg = f"the block is {len(text)} characters; parse() reads at most {MAX_BLOCK_SIZE}"
+            raise WireFormatError(msg, block=index)
+        texts.append(text)
+    return texts
+
+
+# ------------------------------------------------------------ block readers
+
+
+def read_priority(text: str | None) -> int | float | None:
+    """A ``priority`` attribute as a number; ``None`` if unset or not a finite number."""
+    if text is None or not _JS_NUMBER.fullmatch(text):
+        return None
+    if not text.lstrip("-").isdigit():
+        number = float(text)
+        return number if math.isfinite(number) else None
+    if len(text) > 4000:  # int() refuses longer digit strings
+        return None
+    return int(text)
+
+
+def _is_json_canonical(text: str, value: Any, raw: bytes) -> bool:
+    """Whether ``to_json(value) == text``, cheaply when possible.
+
+    ``to_json`` is orjson's indented output, rewritten only where it contains
+    ``.0``, ``e+`` or ``e-`` (JS number forms). When orjson's output equals
+    the text and the text has none of those, ``to_json`` equals it too.
+    """
+    if b"e+" not in raw and b"e-" not in raw:
+        try:
+            same = orjson.dumps(value, option=orjson.OPT_INDENT_2) == raw
+        except (orjson.JSONEncodeError, TypeError):
+            same = False
+        # to_json rewrites orjson's "1.0" to "1" (and then "-0.0" to "0"):
+        # with no such token in the text, its output is orjson's.
+        if same and (b".0" not in raw or _INTEGRAL_FLOAT.search(raw) is None):
+            return True
+    try:
+        return to_json(value) == text
+    except (FusionError, RecursionError):
+        return False
+
+
+def read_data(text: str, *, structured: bool = False) -> DataBlock:
+    """Read a data block by the str-or-JSON rule (module docstring)."""
+    if text[:1] in _JSON_START:
+        try:
+            raw = text.encode()
+        except UnicodeEncodeError:  # a lone surrogate: to_json never writes one raw
+            raw = b""
+        if raw:
+            value, ok = _load_json(raw, text)
+            if ok and (structured or not isinstance(value, str)):
+                if _is_json_canonical(text, value, raw):
+                    return DataBlock(text, value, is_json=True)
+                # Only when the text is not canonical can orjson's rounding
+                # of a huge int be why: then read it exactly and try again.
+                if _has_rounded_int(value):
+                    value, ok = _load_exact(text)
+                    if ok and _is_json_canonical(text, value, raw):
+                        return DataBlock(text, value, is_json=True)
+    return DataBlock(text, text, is_json=False)
+
+
+def _load_json(raw: bytes, text: str) -> tuple[Any, bool]:
+    try:
+        return orjson.loads(raw), True
+    except orjson.JSONDecodeError:
+        pass
+    return _load_exact(text)
+
+
+def _load_exact(text: str) -> tuple[Any, bool]:
+    try:
+        return json.loads(text), True
+    except (ValueError, RecursionError):
+        return None, False
+
+
+def _attributes(group: str) -> tuple[tuple[str, str], ...]:
+    return tuple((name, unescape(value)) for name, value in _ATTR.findall(group))
+
+
+def read_ui(text: str) -> UiBlockText | None:
+    """A ``<ui_passthrough>`` block, or ``None`` if the text is not one."""
+    if not text.startswith("<ui_passthrough") or not text.endswith(_UI_CLOSE):
+        return None
+    end = len(text) - len(_UI_CLOSE)
+    match = _UI_OPEN.match(text)
+    if match is not None:
+        attributes = _attributes(match.group(1))
+    else:
+        header_end = text.find(">\n")
+        if header_end < 0 or header_end > _LENIENT_HEADER_MAX:
+            return None
+        match = _UI_OPEN_LENIENT.fullmatch(text, 0, header_end + 2)
+        if match is None:
+            return None
+        names = ("type", "title", "width", "priority")
+        attributes = tuple(
+            (name, value)
+            for name, value in zip(names, match.groups(), strict=True)
+            if value is not None
+        )
+    # The header's line break must not be the closing tag's: a UI block
+    # always has a content line, even an empty one.
+    if match.end() > end or not any(name == "type" for name, _ in attributes):
+        return None
+    content = text[match.end() : end]
+    return UiBlockText(text, attributes, restore_closing_tag(content))
+
+
+def _item_body(text: str, tag: str) -> str | None:
+    opening, closing = f"<{tag}>\n", f"\n</{tag}>"
+    if (
+        text.startswith(opening)
+        and text.endswith(closing)
+        and len(text) >= len(opening) + len(closing) + 2
+        and text.startswith("- ", len(opening))
+    ):
+        return text[len(opening) + 2 : len(text) - len(closing)]
+    return None
+
+
+def split_items(body: str) -> list[str]:
+    """The encoded items of a bullet body (without the first ``- ``)."""
+    return body.split("\n- ")
+
+
+def read_items(
+    text: str,
+) -> DirectivesBlock | RulesBlock | SuggestionsBlock | None:
+    """A directives, rules or suggestions block, or ``None``."""
+    if text.startswith("<llm_directives>"):
+        body = _item_body(text, "llm_directives")
+        if body is not None:
+            return DirectivesBlock(text, tuple(decode_item(item) for item in split_items(body)))
+    elif text.startswith("<domain_rules>"):
+        body = _item_body(text, "domain_rules")
+        if body is not None:
+            return RulesBlock(text, tuple(decode_item(item) for item in split_items(body)))
+    elif text.startswith("<action_suggestions>"):
+        body = _item_body(text, "action_suggestions")
+        if body is not None:
+            return SuggestionsBlock(text, tuple(_suggestion(item) for item in split_items(body)))
+    return None
+
+
+def _suggestion(item: str) -> Suggestion:
+    tool, separator, reason = item.partition(": ")
+    if not separator:
+        return Suggestion(decode_item(item), "")
+    return Suggestion(decode_item(tool), decode_item(reason))
+
+
+def read_tool_error(text: str) -> ToolErrorBlock | None:
+    """A ``<tool_error>`` envelope, or ``None`` if the text is not a well-formed one."""
+    match = _ERROR_OPEN.match(text)
+    if match is None:
+        return None
+    attributes = _attributes(match.group(1))
+    found: dict[str, Any] = {}
+    position = match.end()
+    while not text.startswith("</tool_error>", position):
+        element = _ERROR_ELEMENT.match(text, position)
+        if element is None:
+            return None
+        name, value, actions_text, actions, details = element.groups()
+        if name is None:
+            name = "details" if details is not None else "available_actions"
+        if name in found:
+            return None
+        if name == "available_actions":
+            if actions is not None:
+                found[name] = tuple(unescape(a) for a in _ACTION.findall(actions))
+            else:
+                # The reference pipeline writes the list as text: "a, b".
+                found[name] = tuple(unescape(actions_text).split(", ")) if actions_text else ()
+        elif name == "details":
+            found[name] = tuple(
+                (unescape(key), unescape(value)) for key, value in _DETAIL.findall(details)
+            )
+        else:
+            found[name] = unescape(value)
+        position = element.end()
+    if position + len("</tool_error>") != len(text) or "message" not in found:
+        return None
+    retry = found.get("retry_after")
+    if retry is not None and retry.endswith(_RETRY_SUFFIX):
+        retry = retry[: -len(_RETRY_SUFFIX)]
+    named = dict(attributes)
+    envelope = ErrorEnvelope(
+        message=found["message"],
+        code=named.get("code"),
+        severity=named.get("severity"),
+        recovery=found.get("recovery"),
+        available_actions=found.get("available_actions", ()),
+        details=found.get("details", ()),
+        retry_after=retry,
+    )
+    return ToolErrorBlock(text, envelope, attributes)
+
+
+def read_validation_error(text: str) -> ValidationErrorBlock | None:
+    """A ``<validation_error>`` envelope, or ``None`` if the text is not a well-formed one."""
+    match = _VALIDATION_OPEN.match(text)
+    if match is None:
+        return None
+    attributes = _attributes(match.group(1))
+    fields: list[ValidationField] = []
+    recovery: str | None = None
+    position = match.end()
+    while not text.startswith("</validation_error>", position):
+        element = _VALIDATION_ELEMENT.match(text, position)
+        if element is None:
+            return None
+        name, message, recovery_text = element.groups()
+        if name is not None:
+            fields.append(ValidationField(unescape(name), unescape(message)))
+        elif recovery is None:
+            recovery = unescape(recovery_text)
+        else:
+            return None
+        position = element.end()
+    if position + len("</validation_error>") != len(text):
+        return None
+    return ValidationErrorBlock(
+        text, dict(attributes).get("action"), tuple(fields), recovery, attributes
+    )
+
+
+def read_envelope(text: str) -> ToolErrorBlock | ValidationErrorBlock | None:
+    """The envelope in block 0, or ``None`` when the block is data."""
+    if text.startswith("<tool_error"):
+        return read_tool_error(text)
+    if text.startswith("<validation_error"):
+        return read_validation_error(text)
+    return None
+
+
+# ------------------------------------------------------------------- layout
+
+
+def _layout(texts: Sequence[str], *, structured: bool) -> tuple[list[Block], int, int]:
+    """Type every block by the layout rule; return blocks, UI end, tail start."""
+    envelope = read_envelope(texts[0])
+    first: Block = envelope or read_data(texts[0], structured=structured)
+    blocks: list[Block] = [first]
+    count = len(texts)
+    index = 1
+    while index < count:
+        ui = read_ui(texts[index])
+        if ui is None:
+            break
+        blocks.append(ui)
+        index += 1
+    ui_end = index
+    items: dict[int, DirectivesBlock | RulesBlock | SuggestionsBlock | None] = {}
+    tail_start = count
+    for position in range(ui_end, count):
+        if texts[position].startswith("<llm_directives>"):
+            items[position] = read_items(texts[position])
+            if isinstance(items[position], DirectivesBlock):
+                tail_start = position
+                break
+    else:
+        for kind in (SuggestionsBlock, RulesBlock):
+            if tail_start > ui_end:
+                candidate = read_items(texts[tail_start - 1])
+                if isinstance(candidate, kind):
+                    tail_start -= 1
+                    items[tail_start] = candidate
+    for position in range(ui_end, count):
+        block: Block | None = None
+        if position >= tail_start:
+            block = items[position] if position in items else read_items(texts[position])
+        blocks.append(block if block is not None else EmbedBlock(texts[position]))
+    return blocks, ui_end, tail_start
+
+
+def _view(blocks: Sequence[Block], structured_content: Any) -> ResponseView:
+    data: Any = None
+    error: ErrorEnvelope | None = None
+    validation: ValidationFailure | None = None
+    ui: list[UiBlock] = []
+    embeds: list[str] = []
+    directives: list[str] = []
+    rules: list[str] = []
+    suggestions: list[Suggestion] = []
+    for block in blocks:
+        if isinstance(block, DataBlock):
+            data = block.value
+        elif isinstance(block, ToolErrorBlock):
+            error = block.envelope
+        elif isinstance(block, ValidationErrorBlock):
+            validation = ValidationFailure(
+                block.action,
+                tuple((field.name, field.message) for field in block.fields),
+                block.recovery,
+            )
+        elif isinstance(block, UiBlockText):
+            ui.append(block.ui_block)
+        elif isinstance(block, EmbedBlock):
+            embeds.append(block.text)
+        elif isinstance(block, DirectivesBlock):
+            directives.extend(block.items)
+        elif isinstance(block, RulesBlock):
+            rules.extend(block.items)
+        elif isinstance(block, SuggestionsBlock):
+            suggestions.extend(block.items)
+    return ResponseView(
+        data=data,
+        ui_blocks=tuple(ui),
+        embeds=tuple(embeds),
+        directives=tuple(directives),
+        rules=tuple(rules),
+        suggestions=tuple(suggestions),
+        error=error,
+        structured_content=structured_content,
+        validation=validation,
+    )
+
+
+def parse(source: object) -> ParsedResponse:
+    """Read a Fusion response back into typed blocks and its view.
+
+    ``source`` is a :class:`~fusion_core.ToolResponse`, an ``mcp``
+    ``CallToolResult``, the MCP wire dict, or its JSON text (``str`` or
+    ``bytes``). Raises :class:`WireFormatError` — and nothing else, on any
+    input — when ``source`` is not a response of text blocks or exceeds the
+    size bounds. Content that breaks the contract is read as well as it can
+    be; :func:`fusion_core.check` reports it.
+    """
+    try:
+        wire = _wire_of(source)
+        texts = _texts(wire)
+        is_error = wire.get("isError")
+        if is_error is not None and not isinstance(is_error, bool):
+            msg = f"isError must be true, false or absent, got {is_error!r:.40}"
+            raise WireFormatError(msg)
+        structured = "structuredContent" in wire
+        structured_content = wire.get("structuredContent")
+        blocks, ui_end, tail_start = _layout(texts, structured=structured)
+        view = _view(blocks, structured_content)
+    except WireFormatError:
+        raise
+    except (RecursionError, MemoryError):  # pragma: no cover - defensive
+        msg = "the response is too deeply nested or too large to read"
+        raise WireFormatError(msg) from None
+    return ParsedResponse(
+        blocks=tuple(blocks),
+        view=view,
+        is_error=is_error,
+        structured_content=structured_content,
+        has_structured_content=structured,
+        ui_end=ui_end,
+        tail_start=tail_start,
+    )

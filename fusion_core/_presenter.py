@@ -1,0 +1,334 @@
+"""Presenter: one per entity — its schema, rules, UI, limits, suggestions, embeds.
+
+``Presenter.make(data, ctx, select)`` follows WIRE.md section 5:
+
+1. truncate a list longer than the agent limit (the truncation block goes first);
+2. validate and mask every item with the schema (a :class:`~fusion_core._schema.Mask`);
+3. narrow the data block to ``select`` (shallow; UI, rules and suggestions still
+   see the whole validated item);
+4. UI: item UI for one object, collection UI for a list;
+5. rules: auto rules (field descriptions), static or item rules (for a list, the
+   first item), collection rules;
+6. suggestions: item suggestions for one object, collection suggestions for a
+   non-empty list; ``None`` entries dropped;
+7. embeds: each child runs on the validated value under its key and adds its
+   non-data blocks as raw blocks. For a list, the child runs on the first
+   item's value, as item rules do (the reference's behaviour); a missing or
+   ``None`` value gives only the child's static rules.
+
+Every Presenter also records what it produced during a pipeline call, so the
+app can tell its own (already masked) output from data that still has to go
+through the schema (:func:`recording`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeAlias, TypeVar, final
+
+from pydantic import BaseModel, ValidationError
+
+from ._builder import ResponseBuilder, SuggestionLike
+from ._errors import FusionError
+from ._schema import Mask
+from ._ui import UiBlock, summary
+from ._view import Suggestion
+
+__all__ = ["FieldError", "Presenter", "PresenterValidationError"]
+
+M = TypeVar("M", bound=BaseModel)
+
+RulesFn: TypeAlias = Callable[[Any, Any], Iterable[str | None]]
+UiFn: TypeAlias = Callable[[Any, Any], Iterable[UiBlock | None]]
+SuggestFn: TypeAlias = Callable[[Any, Any], Iterable[SuggestionLike | None]]
+TruncateFn: TypeAlias = Callable[[int], UiBlock]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One problem found by validation: the dotted field path and what is wrong."""
+
+    path: str
+    message: str
+
+
+class PresenterValidationError(FusionError, ValueError):
+    """Data given to a Presenter does not fit its schema.
+
+    ``presenter`` is the Presenter's name, ``errors`` the problems in schema
+    order, ``index`` the position of the offending item when the data was a
+    list (only the first offending item is reported). Field values are never
+    quoted, so the message cannot leak the data it rejects.
+    """
+
+    def __init__(self, presenter: str, errors: Sequence[FieldError], index: int | None) -> None:
+        self.presenter = presenter
+        self.errors = tuple(errors)
+        self.index = index
+        bullets = "\n".join(f"  • '{error.path}': {error.message}" for error in self.errors)
+        super().__init__(f"[{presenter} Presenter] Validation failed:\n{bullets}")
+
+
+def _field_errors(
+    error: ValidationError, *, skip_index: bool
+) -> tuple[int | None, list[FieldError]]:
+    """Errors of the first offending item, paths joined with dots."""
+    found: list[FieldError] = []
+    first_index: int | None = None
+    for detail in error.errors(include_url=False, include_input=False):
+        loc = detail["loc"]
+        if skip_index and loc and isinstance(loc[0], int):
+            if first_index is None:
+                first_index = loc[0]
+            if loc[0] != first_index:
+                continue
+            loc = loc[1:]
+        found.append(FieldError(".".join(str(part) for part in loc) or "(root)", detail["msg"]))
+    return first_index, found
+
+
+def default_truncation(omitted: int, shown: int) -> UiBlock:
+    """The reference's truncation summary."""
+    return summary(
+        f"⚠️ Dataset truncated. {shown} shown, {omitted} hidden. Use filters to narrow results."
+    )
+
+
+# Objects (by id) that Presenters produced during the current pipeline call.
+_RECORD: ContextVar[dict[int, tuple[Presenter[Any], Any]] | None] = ContextVar(
+    "fusion_presenter_record", default=None
+)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[dict[int, tuple[Presenter[Any], Any]]]:
+    """Record, for the duration of a call, the masked data every Presenter makes.
+
+    Maps ``id(data)`` to ``(presenter, data)``; holding the object keeps its id
+    unique until the record is dropped.
+    """
+    record: dict[int, tuple[Presenter[Any], Any]] = {}
+    token = _RECORD.set(record)
+    try:
+        yield record
+    finally:
+        _RECORD.reset(token)
+
+
+def select_keys(data: Any, keys: Sequence[str]) -> Any:
+    """Keep only ``keys`` (in that order) of an object or of each list item."""
+    if not keys:
+        return data
+    if isinstance(data, list):
+        return [select_keys(item, keys) for item in data]
+    if isinstance(data, Mapping):
+        return {key: data[key] for key in keys if key in data}
+    return data
+
+
+@final
+class Presenter(Generic[M]):
+    """How one entity is shown to an agent, defined once, used by every tool.
+
+    ``schema`` is a pydantic model: undeclared fields never reach the wire,
+    keys follow the schema's order, ``Field(exclude=True)`` fields stay hidden,
+    nested models mask recursively (see ``fusion_core._schema``). Without a
+    schema, data passes unchanged.
+
+    ``rules`` is a list of str or a function ``(item, ctx) -> rules``;
+    ``collection_rules`` likewise ``(items, ctx)``. ``ui``/``collection_ui``
+    return UI blocks, ``suggest``/``collection_suggest`` return suggestions
+    (``Suggestion``, ``(tool, reason)`` or a mapping); ``None`` entries are
+    dropped everywhere. ``agent_limit`` truncates lists; ``on_truncate(omitted)``
+    makes the block that says so. ``auto_rules`` turns the descriptions of the
+    schema's fields into rules (``"name: description"``), before the others.
+    """
+
+    __slots__ = (
+        "_auto_rules",
+        "_collection_rules",
+        "_collection_suggest",
+        "_collection_ui",
+        "_embeds",
+        "_mask",
+        "_on_truncate",
+        "_rules",
+        "_suggest",
+        "_ui",
+        "agent_limit",
+        "name",
+        "schema",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        schema: type[M] | None = None,
+        *,
+        rules: Sequence[str] | RulesFn = (),
+        collection_rules: Sequence[str] | RulesFn = (),
+        ui: UiFn | None = None,
+        collection_ui: UiFn | None = None,
+        suggest: SuggestFn | None = None,
+        collection_suggest: SuggestFn | None = None,
+        agent_limit: int | None = None,
+        on_truncate: TruncateFn | None = None,
+        embeds: Mapping[str, Presenter[Any]] | None = None,
+        auto_rules: bool = False,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            msg = f"a Presenter needs a non-empty str name, got {name!r}"
+            raise TypeError(msg)
+        if agent_limit is not None and (
+            isinstance(agent_limit, bool) or not isinstance(agent_limit, int) or agent_limit < 0
+        ):
+            msg = f"agent_limit must be a non-negative int, got {agent_limit!r}"
+            raise ValueError(msg)
+        self.name = name
+        self.schema = schema
+        self._mask = Mask(schema) if schema is not None else None
+        self._rules = rules if callable(rules) else _static(rules, "rules")
+        self._collection_rules = (
+            collection_rules if callable(collection_rules) else _static(collection_rules, "rules")
+        )
+        self._ui, self._collection_ui = ui, collection_ui
+        self._suggest, self._collection_suggest = suggest, collection_suggest
+        self.agent_limit = agent_limit
+        self._on_truncate = on_truncate
+        self._embeds: dict[str, Presenter[Any]] = dict(embeds or {})
+        self._auto_rules: tuple[str, ...] = _auto_rules(schema) if auto_rules else ()
+
+    @property
+    def root_keys(self) -> tuple[str, ...]:
+        """The keys an item of the data block can have (``()`` without a schema)."""
+        return self._mask.root_keys if self._mask is not None else ()
+
+    def embed(self, key: str, child: Presenter[Any]) -> Presenter[M]:
+        """Run ``child`` on the value under ``key`` and add its non-data blocks."""
+        candidate: object = child
+        if not isinstance(candidate, Presenter):
+            msg = f"embed() takes a Presenter, got {type(child).__qualname__}"
+            raise TypeError(msg)
+        self._embeds[key] = child
+        return self
+
+    def mask(self, data: Any) -> Any:
+        """Validate and mask ``data`` (one object or a list); raise on bad data."""
+        if self._mask is None:
+            return data
+        many = isinstance(data, list | tuple)
+        try:
+            return self._mask.many(data) if many else self._mask.one(data)
+        except ValidationError as exc:
+            index, errors = _field_errors(exc, skip_index=many)
+            raise PresenterValidationError(self.name, errors, index) from None
+
+    def make(
+        self, data: Any, ctx: Any = None, select: Sequence[str] | None = None
+    ) -> ResponseBuilder:
+        """The response for ``data``, as a builder a handler can add to."""
+        truncation: UiBlock | None = None
+        if isinstance(data, tuple):
+            data = list(data)
+        is_list = isinstance(data, list)
+        if is_list and self.agent_limit is not None and len(data) > self.agent_limit:
+            shown, omitted = self.agent_limit, len(data) - self.agent_limit
+            data = data[:shown]
+            truncation = (
+                self._on_truncate(omitted)
+                if self._on_truncate is not None
+                else default_truncation(omitted, shown)
+            )
+        validated = self.mask(data)
+        wire = select_keys(validated, select) if select else validated
+        record = _RECORD.get()
+        if record is not None:
+            record[id(wire)] = (self, wire)
+        builder = ResponseBuilder(wire)
+        if truncation is not None:
+            builder.ui_block(truncation)
+        self._add_ui(builder, validated, ctx, is_list=is_list)
+        self._add_embeds(builder, validated, ctx, is_list=is_list)
+        rules = self._rule_list(validated, ctx, is_list=is_list)
+        if rules:
+            builder.system_rules(rules)
+        suggestions = self._suggestions(validated, ctx, is_list=is_list)
+        if suggestions:
+            builder.system_hint(suggestions)
+        return builder
+
+    def static_blocks(self) -> list[str]:
+        """The child blocks an embed adds when its value is missing: static rules."""
+        static = [*self._auto_rules]
+        if not callable(self._rules):
+            static.extend(self._rules)
+        return ResponseBuilder("").system_rules(static).texts()[1:] if static else []
+
+    def _add_ui(self, builder: ResponseBuilder, data: Any, ctx: Any, *, is_list: bool) -> None:
+        function = self._collection_ui if is_list else self._ui
+        if function is not None:
+            builder.ui_blocks(block for block in function(data, ctx) if block is not None)
+
+    def _add_embeds(self, builder: ResponseBuilder, data: Any, ctx: Any, *, is_list: bool) -> None:
+        if not self._embeds:
+            return
+        item = (data[0] if data else None) if is_list else data
+        for key, child in self._embeds.items():
+            value = item.get(key) if isinstance(item, Mapping) else None
+            texts = child.static_blocks() if value is None else child.make(value, ctx).texts()[1:]
+            for text in texts:
+                builder.raw_block(text)
+
+    def _rule_list(self, data: Any, ctx: Any, *, is_list: bool) -> list[str]:
+        rules = [*self._auto_rules]
+        if callable(self._rules):
+            item = (data[0] if data else None) if is_list else data
+            if item is not None:
+                rules.extend(_present(self._rules(item, ctx)))
+        else:
+            rules.extend(self._rules)
+        if is_list:
+            if callable(self._collection_rules):
+                rules.extend(_present(self._collection_rules(data, ctx)))
+            else:
+                rules.extend(self._collection_rules)
+        return rules
+
+    def _suggestions(self, data: Any, ctx: Any, *, is_list: bool) -> list[Suggestion]:
+        function = self._collection_suggest if is_list else self._suggest
+        if function is None or (is_list and not data):
+            return []
+        return [Suggestion.of(item) for item in function(data, ctx) if item is not None]
+
+    def __repr__(self) -> str:
+        schema = self.schema.__qualname__ if self.schema is not None else None
+        return f"Presenter({self.name!r}, schema={schema})"
+
+
+def _present(items: Iterable[str | None]) -> list[str]:
+    return [item for item in items if item is not None]
+
+
+def _static(rules: Sequence[str], what: str) -> tuple[str, ...]:
+    if isinstance(rules, str):
+        msg = f"{what} takes a list of str (or a function), not one str"
+        raise TypeError(msg)
+    for rule in rules:
+        item: object = rule
+        if not isinstance(item, str):
+            msg = f"{what} must be str, got {type(rule).__qualname__}: {rule!r:.80}"
+            raise TypeError(msg)
+    return tuple(rules)
+
+
+def _auto_rules(schema: type[BaseModel] | None) -> tuple[str, ...]:
+    if schema is None:
+        return ()
+    return tuple(
+        f"{name}: {info.description}"
+        for name, info in schema.model_fields.items()
+        if info.description and not info.exclude
+    )

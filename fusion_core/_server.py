@@ -1,0 +1,254 @@
+"""Serving an app over MCP with the official ``mcp`` SDK, byte for byte.
+
+The SDK's low-level ``Server`` is used rather than ``MCPServer``: it hands
+``tools/list`` and ``tools/call`` to us untouched, so the wire carries exactly
+what the app built. ``MCPServer`` would validate arguments against its own
+model of the function signature (the app validates, with Fusion envelopes)
+and re-wrap return values.
+
+Two details keep the bytes exact:
+
+- ``tools/call`` answers with the response's wire *dict*, not
+  ``CallToolResult``: the model's ``is_error`` defaults to ``False``, so dumping
+  it would add ``"isError": false`` to every success. The dict is validated and
+  sieved by the SDK against the negotiated protocol version as usual;
+  ``resultType`` (required on 2026-07-28 sessions) is the only key added, and
+  older versions drop it.
+- Before 2026-07-28, MCP restricts ``structuredContent`` to a JSON object; the
+  SDK answers a response carrying any other value on such a session with a
+  JSON-RPC ``INTERNAL_ERROR`` ("Handler returned an invalid result").
+
+``mcp`` is imported inside the functions only: it takes about a second to
+import, and ``import fusion_core`` must stay fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+
+from ._errors import FusionError
+from ._helpers import tool_error
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+    from mcp_types import CallToolRequestParams, ListToolsResult, PaginatedRequestParams
+
+    from ._response import ToolResponse
+
+__all__ = [
+    "DEFAULT_SERVER_NAME",
+    "AppLoadError",
+    "ContextFactory",
+    "ToolApp",
+    "build_server",
+    "load_app",
+    "serve_http",
+    "serve_stdio",
+]
+
+logger = logging.getLogger("fusion_core.server")
+
+DEFAULT_SERVER_NAME: Final = "fusion"
+"""The ``serverInfo.name`` a server reports when none is given."""
+
+_INTERNAL_RECOVERY: Final = (
+    "This may be a transient error. Retry the same call with identical parameters."
+)
+
+
+@runtime_checkable
+class ToolApp(Protocol):
+    """What the server needs from an app: its tool definitions and a call pipeline.
+
+    ``definitions()`` returns the MCP tool definitions in wire form (``name``,
+    ``description``, ``inputSchema``, ``annotations``, optional
+    ``outputSchema``); ``call()`` runs one tool and returns its response. The
+    app validates arguments and turns every failure into an error envelope.
+    """
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """The MCP tool definitions, in wire form."""
+        ...
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
+    ) -> ToolResponse:
+        """Run tool ``name`` with ``arguments`` and return its response."""
+        ...
+
+
+ContextFactory = Callable[["ServerRequestContext[Any, Any]"], Any]
+"""Builds the ``ctx`` handed to ``app.call`` from the SDK's request context.
+
+It may return the context or an awaitable of it. Without a factory the app
+gets ``ctx=None``, exactly as an in-process ``await app.call(name, args)``.
+"""
+
+
+class AppLoadError(FusionError, ImportError):
+    """An ``"pkg.module:attr"`` app spec that does not lead to an app.
+
+    ``spec`` is the string as given; the message says which part is wrong.
+    """
+
+    def __init__(self, message: str, *, spec: str) -> None:
+        super().__init__(message)
+        self.spec = spec
+
+
+def build_server(
+    app: ToolApp,
+    *,
+    name: str = DEFAULT_SERVER_NAME,
+    version: str = "",
+    instructions: str | None = None,
+    context_factory: ContextFactory | None = None,
+) -> Server[Any]:
+    """An ``mcp`` low-level ``Server`` exposing ``app``'s tools unchanged.
+
+    ``tools/list`` returns ``app.definitions()``; ``tools/call`` returns the
+    wire dict of ``await app.call(name, arguments, ctx)``. Arguments reach the
+    app unvalidated (the app's validation envelopes reach the client). If the
+    app itself raises, the exception is logged and the client gets an
+    ``INTERNAL_ERROR`` envelope without its text, and the server keeps serving.
+    """
+    from mcp.server.lowlevel import Server  # noqa: PLC0415 - mcp costs ~1 s to import
+    from mcp_types import (  # noqa: PLC0415
+        CallToolRequestParams,
+        ListToolsResult,
+        PaginatedRequestParams,
+    )
+
+    async def list_tools(
+        _ctx: ServerRequestContext[Any, Any], _params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        return ListToolsResult.model_validate({"tools": app.definitions()})
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams
+    ) -> dict[str, Any]:
+        try:
+            app_ctx = None
+            if context_factory is not None:
+                app_ctx = context_factory(ctx)
+                if inspect.isawaitable(app_ctx):
+                    app_ctx = await app_ctx
+            result: Mapping[str, Any] = await app.call(params.name, params.arguments, app_ctx)
+        except Exception:
+            # A pipeline bug, not a handler failure (the app envelopes those):
+            # keep its text off the wire, keep serving.
+            logger.exception("app.call(%r) raised", params.name)
+            result = tool_error(
+                "INTERNAL_ERROR",
+                f"[{params.name}] the server failed to run this tool",
+                suggestion=_INTERNAL_RECOVERY,
+            )
+        return {**result, "resultType": "complete"}
+
+    server: Server[Any] = Server(name, version=version, instructions=instructions)
+    server.add_request_handler("tools/list", PaginatedRequestParams, list_tools)
+    # Registered directly rather than as on_call_tool: that signature demands a
+    # CallToolResult, and only a dict keeps an absent isError absent.
+    server.add_request_handler("tools/call", CallToolRequestParams, call_tool)
+    server.get_tool_input_schema = _schema_lookup(app)
+    return server
+
+
+def _schema_lookup(app: ToolApp) -> Callable[[str], Mapping[str, Any] | None]:
+    """The input schema of one tool, for the SDK's ``Mcp-Param-*`` header check.
+
+    Without it, the SDK would run the whole ``tools/list`` handler on every
+    2026-07-28 HTTP call just to find one schema.
+    """
+
+    def lookup(name: str) -> Mapping[str, Any] | None:
+        for definition in app.definitions():
+            if definition.get("name") == name:
+                schema: Mapping[str, Any] | None = definition.get("inputSchema")
+                return schema
+        return None
+
+    return lookup
+
+
+async def serve_stdio(
+    app: ToolApp,
+    *,
+    name: str = DEFAULT_SERVER_NAME,
+    context_factory: ContextFactory | None = None,
+) -> None:
+    """Serve ``app`` over this process's stdin and stdout until stdin closes.
+
+    Run it with ``anyio.run(serve_stdio, app)``, or from the command line:
+    ``python -m fusion_core serve pkg.module:app``.
+    """
+    from mcp.server.stdio import stdio_server  # noqa: PLC0415 - mcp costs ~1 s to import
+
+    server = build_server(app, name=name, context_factory=context_factory)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_http(
+    app: ToolApp,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    name: str = DEFAULT_SERVER_NAME,
+    context_factory: ContextFactory | None = None,
+    log_level: str = "warning",
+) -> None:
+    """Serve ``app`` over streamable HTTP at ``http://host:port/path`` until stopped.
+
+    Loopback hosts get the SDK's DNS-rebinding protection. Binding any other
+    interface exposes the tools to that network: that is the caller's choice.
+    """
+    import uvicorn  # noqa: PLC0415 - comes with mcp; as slow to import
+
+    server = build_server(app, name=name, context_factory=context_factory)
+    asgi_app = server.streamable_http_app(streamable_http_path=path, host=host)
+    config = uvicorn.Config(asgi_app, host=host, port=port, log_level=log_level)
+    await uvicorn.Server(config).serve()
+
+
+def load_app(spec: str) -> ToolApp:
+    """Import ``"pkg.module:attr"`` and return the app it names.
+
+    ``attr`` may be dotted (``module:holder.app``). Raises :class:`AppLoadError`
+    saying what is missing: the colon, the module, the attribute, or the
+    app's ``definitions()`` and ``call()``.
+    """
+    module_name, colon, attr_path = spec.partition(":")
+    if not colon or not module_name or not attr_path:
+        msg = f"app spec {spec!r} must look like 'package.module:app' (module, colon, attribute)"
+        raise AppLoadError(msg, spec=spec)
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module_name.startswith(exc.name):
+            raise  # a module the app's own code imports is missing: not a spec error
+        msg = (
+            f"app spec {spec!r}: no module named {exc.name!r} "
+            "(is the current directory or PYTHONPATH set so it can be imported?)"
+        )
+        raise AppLoadError(msg, spec=spec) from exc
+    for part in attr_path.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            msg = f"app spec {spec!r}: {module_name!r} has no attribute {attr_path!r}"
+            raise AppLoadError(msg, spec=spec) from None
+    if not isinstance(target, ToolApp):
+        missing = [method for method in ("definitions", "call") if not hasattr(target, method)]
+        msg = (
+            f"app spec {spec!r} names a {type(target).__qualname__}, not an app: "
+            f"it has no {' or '.join(f'{method}()' for method in missing)}"
+        )
+        raise AppLoadError(msg, spec=spec)
+    return target

@@ -1,0 +1,174 @@
+"""Wire snapshots: a byte-exact, lossless file format that reads well in review.
+
+A snapshot holds one response: its ``isError`` and ``structuredContent`` when
+present, then every content block, each under a header naming its index and
+kind and giving its length, so any content — CRs, lines that look like
+headers, a missing final newline — round-trips exactly::
+
+    fusion-wire-snapshot 1
+    isError: true
+    ── block 0 · tool_error · 84 chars
+    <tool_error code="NOT_FOUND" severity="error">
+    ...
+    </tool_error>
+
+Lengths count characters (code points), so a file mangled by newline
+conversion is detected, not silently misread. The file is UTF-8, written as
+bytes (lone surrogates with ``surrogatepass``). :func:`diff_snapshots`
+explains a mismatch block by block, naming each block's kind and showing
+CR characters visibly.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ._errors import WireFormatError
+from ._parse import (
+    DataBlock,
+    DirectivesBlock,
+    EmbedBlock,
+    RulesBlock,
+    SuggestionsBlock,
+    ToolErrorBlock,
+    UiBlockText,
+    ValidationErrorBlock,
+    parse,
+)
+
+__all__ = ["block_kinds", "diff_snapshots", "dump_snapshot", "load_snapshot"]
+
+MAGIC: Final = "fusion-wire-snapshot 1"
+_HEADER: Final = re.compile(r"── block (\d+) · ([^·\n]+) · (\d+) chars\n")
+_STRUCTURED: Final = re.compile(r"structuredContent · (\d+) chars\n")
+_KINDS: Final[dict[type, str]] = {
+    DataBlock: "data",
+    UiBlockText: "ui_passthrough",
+    EmbedBlock: "embed",
+    DirectivesBlock: "llm_directives",
+    RulesBlock: "domain_rules",
+    SuggestionsBlock: "action_suggestions",
+    ToolErrorBlock: "tool_error",
+    ValidationErrorBlock: "validation_error",
+}
+
+
+def block_kinds(wire: Mapping[str, Any]) -> list[str]:
+    """The kind of every block, as the parser reads them (``text`` if unreadable)."""
+    try:
+        blocks = parse(wire).blocks
+    except WireFormatError:
+        return ["text"] * len(wire.get("content", []))
+    kinds = []
+    for block in blocks:
+        kind = _KINDS.get(type(block), "text")
+        if isinstance(block, UiBlockText):
+            kind = f"ui_passthrough({block.ui_block.type})"
+        kinds.append(kind)
+    return kinds
+
+
+def dump_snapshot(wire: Mapping[str, Any]) -> str:
+    """The snapshot text of a response (a ``ToolResponse`` or any MCP wire dict)."""
+    lines = [MAGIC + "\n"]
+    if "isError" in wire:
+        lines.append(f"isError: {json.dumps(wire['isError'])}\n")
+    if "structuredContent" in wire:
+        body = json.dumps(wire["structuredContent"], ensure_ascii=False, indent=2)
+        lines.append(f"structuredContent · {len(body)} chars\n{body}\n")
+    texts = [block.get("text", "") for block in wire.get("content", [])]
+    for index, (kind, text) in enumerate(zip(block_kinds(wire), texts, strict=True)):
+        lines.append(f"── block {index} · {kind} · {len(text)} chars\n{text}\n")
+    return "".join(lines)
+
+
+def load_snapshot(text: str) -> dict[str, Any]:
+    """The MCP wire dict a snapshot holds; ``WireFormatError`` if it is damaged."""
+    if not text.startswith(MAGIC + "\n"):
+        msg = f"not a wire snapshot: the first line must be {MAGIC!r}"
+        raise WireFormatError(msg)
+    position = len(MAGIC) + 1
+    wire: dict[str, Any] = {"content": []}
+    if text.startswith("isError: ", position):
+        end = text.index("\n", position)
+        wire["isError"] = json.loads(text[position + len("isError: ") : end])
+        position = end + 1
+    structured = _STRUCTURED.match(text, position)
+    if structured is not None:
+        start = structured.end()
+        end = start + int(structured.group(1))
+        wire["structuredContent"] = json.loads(text[start:end])
+        position = _expect_newline(text, end)
+    while position < len(text):
+        header = _HEADER.match(text, position)
+        if header is None or int(header.group(1)) != len(wire["content"]):
+            msg = f"snapshot damaged near character {position}: expected a block header"
+            raise WireFormatError(msg)
+        start = header.end()
+        end = start + int(header.group(3))
+        wire["content"].append({"type": "text", "text": text[start:end]})
+        position = _expect_newline(text, end)
+    return wire
+
+
+def _expect_newline(text: str, position: int) -> int:
+    if text[position : position + 1] != "\n":
+        msg = (
+            f"snapshot damaged near character {position}: a block's length does not match "
+            "its content (was the file's newline style converted?)"
+        )
+        raise WireFormatError(msg)
+    return position + 1
+
+
+def _visible_lines(text: str, *, mark_end: bool) -> list[str]:
+    """Diff lines with CR shown as ␍; a missing final newline marked on request."""
+    lines = text.splitlines(keepends=True)
+    shown = [
+        (line[:-1] if line.endswith("\n") else line).replace("\r", "␍") + "\n" for line in lines
+    ]
+    if mark_end and lines and not lines[-1].endswith("\n"):
+        shown[-1] = shown[-1][:-1] + "⏎ (no newline at end)\n"
+    return shown
+
+
+def diff_snapshots(expected: str, actual: str) -> list[str]:
+    """A unified diff per differing block, each headed by the block's index and kind."""
+    try:
+        old, new = load_snapshot(expected), load_snapshot(actual)
+    except WireFormatError:
+        return list(
+            difflib.unified_diff(
+                expected.splitlines(keepends=True), actual.splitlines(keepends=True)
+            )
+        )
+    out = [
+        f"{key}: snapshot {old.get(key)!r} != actual {new.get(key)!r}\n"
+        for key in ("isError", "structuredContent")
+        if old.get(key) != new.get(key)
+    ]
+    old_texts = [block["text"] for block in old["content"]]
+    new_texts = [block["text"] for block in new["content"]]
+    old_kinds, new_kinds = block_kinds(old), block_kinds(new)
+    for index in range(max(len(old_texts), len(new_texts))):
+        before = old_texts[index] if index < len(old_texts) else None
+        after = new_texts[index] if index < len(new_texts) else None
+        if before == after:
+            continue
+        kind = new_kinds[index] if after is not None else old_kinds[index]
+        if before is None or after is None:
+            state = "only in the snapshot" if after is None else "new, not in the snapshot"
+            out.append(f"block {index} ({kind}): {state}\n")
+        mark_end = (before or "").endswith("\n") != (after or "").endswith("\n")
+        lines = difflib.unified_diff(
+            _visible_lines(before or "", mark_end=mark_end),
+            _visible_lines(after or "", mark_end=mark_end),
+            fromfile=f"snapshot block {index} ({kind})",
+            tofile=f"actual block {index} ({kind})",
+        )
+        out.extend(line if line.endswith("\n") else line + "\n" for line in lines)
+    return out

@@ -1,0 +1,477 @@
+"""Tools with actions: one MCP tool, many operations under a discriminator.
+
+A :class:`Tool` groups actions under a discriminator parameter (``action`` by
+default), flat (``get``) or in groups (``users.list``). Each action's
+parameters come from a pydantic model (``params=Model``: the handler receives
+the validated instance) or from the handler's signature (each parameter but
+``ctx`` is a tool parameter, typed by its annotation). A ``common`` model adds
+parameters shared by every action. Handlers may be sync or async; a parameter
+named ``ctx`` receives the call's context.
+
+``definition()`` gives the MCP tool definition with the reference's layout:
+the markdown description (``Actions:``/``Modules:`` and ``Workflow:`` lines) or,
+after ``toon_description()``, a TOON table of the actions; one flat input
+schema where each property says which actions use it; annotations derived from
+the actions.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Self, TypeVar, final, overload
+
+from pydantic import BaseModel, ConfigDict, create_model
+
+from ._presenter import Presenter
+from ._toon import encode_toon
+
+__all__ = ["Action", "Group", "Tool"]
+
+SELECT_PARAM: Final = "_select"
+SELECT_DESCRIPTION: Final = (
+    "⚡ Context optimization: select only the response fields you need. Omit to receive all fields."
+)
+Handler = Callable[..., Any]
+H = TypeVar("H", bound=Callable[..., Any])
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One operation of a tool: its key (``get`` or ``users.list``) and handler."""
+
+    key: str
+    handler: Handler
+    description: str | None = None
+    params: type[BaseModel] | None = None
+    returns: Presenter[Any] | None = None
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    model_param: str | None = None  # handler parameter receiving the params instance
+    takes_ctx: bool = False
+    takes_kwargs: bool = False
+    fields_model: type[BaseModel] = field(default=BaseModel, repr=False)
+
+    @property
+    def required(self) -> list[str]:
+        """The action's own required parameters, in schema order."""
+        return [name for name, info in self.fields_model.model_fields.items() if info.is_required()]
+
+
+def _action(
+    key: str,
+    handler: Handler,
+    *,
+    description: str | None,
+    params: type[BaseModel] | None,
+    returns: Presenter[Any] | None,
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+) -> Action:
+    """Inspect the handler once: who gets the context, what the params are."""
+    candidate: object = handler
+    if not callable(candidate):
+        msg = f"action {key!r}: the handler must be callable, got {handler!r}"
+        raise TypeError(msg)
+    declared: object = returns
+    if declared is not None and not isinstance(declared, Presenter):
+        msg = f"action {key!r}: returns= takes a Presenter, got {returns!r}"
+        raise TypeError(msg)
+    try:
+        signature = inspect.signature(handler)
+        hints = typing.get_type_hints(handler, include_extras=True)
+    except (TypeError, ValueError):  # builtins such as ``dict`` have no signature
+        signature, hints = inspect.Signature(), {}
+    takes_ctx = "ctx" in signature.parameters
+    takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
+    others = [
+        p
+        for name, p in signature.parameters.items()
+        if name != "ctx" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    model_param: str | None = None
+    if params is not None:
+        if len(others) > 1:
+            msg = (
+                f"action {key!r}: with params= the handler takes the params instance "
+                f"(and optionally ctx), got parameters {[p.name for p in others]}"
+            )
+            raise TypeError(msg)
+        model_param = others[0].name if others else None
+        fields_model = params
+    else:
+        definitions: dict[str, Any] = {}
+        for parameter in others:
+            annotation = hints.get(parameter.name, Any)
+            default = ... if parameter.default is parameter.empty else parameter.default
+            definitions[parameter.name] = (annotation, default)
+        fields_model = create_model(f"{key}_params", **definitions)
+    return Action(
+        key=key,
+        handler=handler,
+        description=description,
+        params=params,
+        returns=returns,
+        read_only=read_only,
+        destructive=destructive,
+        idempotent=idempotent,
+        model_param=model_param,
+        takes_ctx=takes_ctx,
+        takes_kwargs=takes_kwargs,
+        fields_model=fields_model,
+    )
+
+
+class _Registrar:
+    """The ``action(...)`` method, shared by tools and groups."""
+
+    def _register(self, action: Action) -> None:
+        raise NotImplementedError
+
+    def _key(self, name: str) -> str:
+        raise NotImplementedError
+
+    @overload
+    def action(
+        self,
+        name: str,
+        handler: None = None,
+        *,
+        description: str | None = None,
+        params: type[BaseModel] | None = None,
+        returns: Presenter[Any] | None = None,
+        read_only: bool = False,
+        destructive: bool = False,
+        idempotent: bool = False,
+    ) -> Callable[[H], H]: ...
+
+    @overload
+    def action(
+        self,
+        name: str,
+        handler: Handler,
+        *,
+        description: str | None = None,
+        params: type[BaseModel] | None = None,
+        returns: Presenter[Any] | None = None,
+        read_only: bool = False,
+        destructive: bool = False,
+        idempotent: bool = False,
+    ) -> Self: ...
+
+    def action(
+        self,
+        name: str,
+        handler: Handler | None = None,
+        *,
+        description: str | None = None,
+        params: type[BaseModel] | None = None,
+        returns: Presenter[Any] | None = None,
+        read_only: bool = False,
+        destructive: bool = False,
+        idempotent: bool = False,
+    ) -> Any:
+        """Add an action; without ``handler``, use as a decorator.
+
+        ``action("get", handler, ...)`` returns the tool (for chaining);
+        ``@tool.action("get", ...)`` returns the function unchanged.
+        """
+
+        def register(function: H) -> H:
+            self._register(
+                _action(
+                    self._key(name),
+                    function,
+                    description=description,
+                    params=params,
+                    returns=returns,
+                    read_only=read_only,
+                    destructive=destructive,
+                    idempotent=idempotent,
+                )
+            )
+            return function
+
+        if handler is None:
+            return register
+        register(handler)
+        return self
+
+
+@final
+class Group(_Registrar):
+    """A module of actions inside a tool; its actions are keyed ``group.action``."""
+
+    __slots__ = ("description", "name", "tool")
+
+    def __init__(self, tool: Tool, name: str, description: str | None) -> None:
+        self.tool = tool
+        self.name = name
+        self.description = description
+
+    def _key(self, name: str) -> str:
+        return f"{self.name}.{name}"
+
+    def _register(self, action: Action) -> None:
+        self.tool._add(action, group=self.name)
+
+
+@final
+class Tool(_Registrar):
+    """An MCP tool whose operations are selected by a discriminator parameter."""
+
+    __slots__ = (
+        "_actions",
+        "_args_models",
+        "_groups",
+        "_has_flat",
+        "_select",
+        "_toon",
+        "common",
+        "description",
+        "discriminator",
+        "instructions",
+        "name",
+        "output_schema",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        description: str | None = None,
+        *,
+        discriminator: str = "action",
+        common: type[BaseModel] | None = None,
+        instructions: str | None = None,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            msg = f"a Tool needs a non-empty str name, got {name!r}"
+            raise TypeError(msg)
+        self.name = name
+        self.description = description
+        self.discriminator = discriminator
+        self.common = common
+        self.instructions = instructions
+        self.output_schema: type[BaseModel] | None = None
+        self._actions: dict[str, Action] = {}
+        self._groups: dict[str, list[str]] = {}
+        self._has_flat = False
+        self._select = False
+        self._toon = False
+        self._args_models: dict[str, type[BaseModel]] = {}
+
+    # ----------------------------------------------------------- building
+
+    def _key(self, name: str) -> str:
+        return name
+
+    def _register(self, action: Action) -> None:
+        self._add(action, group=None)
+
+    def _add(self, action: Action, *, group: str | None) -> None:
+        if (group is None and self._groups) or (group is not None and self._has_flat):
+            msg = f"tool {self.name!r}: use either flat actions or groups, not both"
+            raise ValueError(msg)
+        if action.key in self._actions:
+            msg = f"tool {self.name!r}: action {action.key!r} is defined twice"
+            raise ValueError(msg)
+        self._actions[action.key] = action
+        self._has_flat = self._has_flat or group is None
+        if group is not None:
+            self._groups.setdefault(group, []).append(action.key.split(".", 1)[1])
+        self._args_models.clear()
+
+    def group(self, name: str, description: str | None = None) -> Group:
+        """A group of actions (``name.action``); add actions to the returned group."""
+        self._groups.setdefault(name, [])
+        return Group(self, name, description)
+
+    def enable_select(self) -> Tool:
+        """Add the optional ``_select`` parameter (fields of the data block)."""
+        self._select = True
+        return self
+
+    def with_output_schema(self, model: type[BaseModel]) -> Tool:
+        """Declare ``outputSchema``; structured results are checked against it."""
+        self.output_schema = model
+        return self
+
+    def toon_description(self) -> Tool:
+        """Describe the actions as a TOON table instead of markdown lines."""
+        self._toon = True
+        return self
+
+    # ------------------------------------------------------------ reading
+
+    @property
+    def actions(self) -> dict[str, Action]:
+        """The actions by key, in definition order."""
+        return dict(self._actions)
+
+    @property
+    def select_enabled(self) -> bool:
+        """Whether ``_select`` is accepted."""
+        return self._select
+
+    def select_keys(self) -> list[str]:
+        """The ``_select`` enum: sorted root keys of every action's Presenter."""
+        keys: set[str] = set()
+        for action in self._actions.values():
+            if action.returns is not None:
+                keys.update(action.returns.root_keys)
+        return sorted(keys)
+
+    def arguments_model(self, action: Action) -> type[BaseModel]:
+        """The model validating one action's arguments: common, then own, no extras."""
+        model = self._args_models.get(action.key)
+        if model is None:
+            bases = tuple(b for b in (action.fields_model, self.common) if b is not None)
+            config = ConfigDict(**{**action.fields_model.model_config, "extra": "forbid"})
+            model = type(f"{self.name}.{action.key}", bases, {"model_config": config})
+            self._args_models[action.key] = model
+        return model
+
+    def definition(self) -> dict[str, Any]:
+        """The MCP tool definition: name, description, inputSchema, annotations."""
+        actions = list(self._actions.values())
+        definition: dict[str, Any] = {
+            "name": self.name,
+            "description": self._description(actions),
+            "inputSchema": self._input_schema(actions),
+            "annotations": {
+                "readOnlyHint": bool(actions) and all(a.read_only for a in actions),
+                "destructiveHint": any(a.destructive for a in actions),
+                "idempotentHint": bool(actions) and all(a.idempotent for a in actions),
+            },
+        }
+        if self.output_schema is not None:
+            definition["outputSchema"] = _clean(self.output_schema.model_json_schema())
+        return definition
+
+    def _description(self, actions: Sequence[Action]) -> str:
+        base = self.description or self.name
+        head = f"{base}. Select operation via the `{self.discriminator}` parameter."
+        if self.instructions:
+            head = f"[INSTRUCTIONS] {self.instructions}\n\n{head}"
+        if self._toon:
+            return head + self._toon_table(actions) if len(actions) > 1 else head
+        if self._groups:
+            modules = " | ".join(f"{g} ({','.join(names)})" for g, names in self._groups.items())
+            head += f" Modules: {modules}"
+        else:
+            head += f" Actions: {', '.join(a.key for a in actions)}"
+        lines = (
+            [line for a in actions if (line := self._workflow_line(a))] if len(actions) > 1 else []
+        )
+        return head + "\n\nWorkflow:\n" + "\n".join(lines) if lines else head
+
+    def _workflow_line(self, action: Action) -> str:
+        text = action.description or self.description or ""
+        required = action.required
+        if required:
+            text += (". " if text else "") + "Requires: " + ", ".join(required)
+        if action.destructive:
+            text += (" " if text else "") + "[DESTRUCTIVE]"
+        return f"- '{action.key}': {text}" if text else ""
+
+    def _toon_row(self, action: Action, name: str) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "action": name,
+            "desc": action.description or self.description or "",
+            "required": ",".join(action.required),
+        }
+        if action.destructive:
+            row["destructive"] = True
+        return row
+
+    def _toon_table(self, actions: Sequence[Action]) -> str:
+        if self._groups:
+            value: Any = {
+                group: [self._toon_row(self._actions[f"{group}.{n}"], n) for n in names]
+                for group, names in self._groups.items()
+            }
+        else:
+            value = [self._toon_row(a, a.key) for a in actions]
+        return "\n\n" + encode_toon(value, delimiter="|")
+
+    def _input_schema(self, actions: Sequence[Action]) -> dict[str, Any]:
+        keys = [a.key for a in actions]
+        properties: dict[str, Any] = {
+            self.discriminator: {
+                "type": "string",
+                "enum": keys,
+                "description": (
+                    "Module and operation (module.action format)"
+                    if self._groups
+                    else "Which operation to perform"
+                ),
+            }
+        }
+        required = [self.discriminator]
+        definitions: dict[str, Any] = {}
+        if self.common is not None:
+            schema = _clean(self.common.model_json_schema())
+            definitions.update(schema.pop("$defs", {}))
+            common_required = set(schema.get("required", ()))
+            for name, prop in schema.get("properties", {}).items():
+                if name in common_required:
+                    note = "(always required)"
+                    prop["description"] = (
+                        f"{prop['description']}. {note}" if prop.get("description") else note
+                    )
+                    required.append(name)
+                properties[name] = prop
+        usage: dict[str, tuple[list[str], list[str]]] = {}
+        for action in actions:
+            schema = _clean(action.fields_model.model_json_schema())
+            definitions.update(schema.pop("$defs", {}))
+            own_required = set(schema.get("required", ()))
+            for name, prop in schema.get("properties", {}).items():
+                if name in properties and name not in usage:
+                    continue  # a common parameter
+                properties.setdefault(name, prop)
+                needed, optional = usage.setdefault(name, ([], []))
+                (needed if name in own_required else optional).append(action.key)
+        for name, (needed, optional) in usage.items():
+            notes = []
+            if needed:
+                notes.append("Required for: " + ", ".join(needed))
+            if optional:
+                notes.append("For: " + ", ".join(optional))
+            described = properties[name].get("description")
+            properties[name]["description"] = ". ".join([described, *notes] if described else notes)
+        if self._select:
+            properties[SELECT_PARAM] = {
+                "type": "array",
+                "description": SELECT_DESCRIPTION,
+                "items": {"type": "string", "enum": self.select_keys()},
+            }
+        schema_out: dict[str, Any] = {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+        }
+        if definitions:
+            schema_out["$defs"] = definitions
+        return schema_out
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name!r}, actions={list(self._actions)})"
+
+
+def _clean(schema: Any, *, in_properties: bool = False) -> Any:
+    """A JSON schema without pydantic's generated ``title`` keywords."""
+    if isinstance(schema, dict):
+        return {
+            key: _clean(value, in_properties=key in {"properties", "$defs"} and not in_properties)
+            for key, value in schema.items()
+            if in_properties or key != "title"
+        }
+    if isinstance(schema, list):
+        return [_clean(item) for item in schema]
+    return schema

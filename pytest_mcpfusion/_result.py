@@ -1,0 +1,129 @@
+"""FusionResult: what a tool call answered, as blocks, values and bytes.
+
+The same object comes out of every transport: in process it reads the
+response's hidden view, over stdio or HTTP it reads the view parsed from the
+bytes — and the two are equal for every response fusion_core builds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, final
+
+from fusion_core._view import ErrorEnvelope, ResponseView, Suggestion
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult
+
+    from fusion_core import UiBlock
+
+__all__ = ["FusionResult"]
+
+
+@final
+class FusionResult:
+    """One tool call's answer. Made by the ``fusion_call`` fixture, not by hand.
+
+    Attributes read the structured view (``data``, ``system_rules``,
+    ``ui_blocks``, ``directives``, ``suggestions``, ``embeds``, ``error``) or
+    the wire itself (``content``, ``wire``, ``raw``, ``is_error``).
+    """
+
+    __slots__ = ("_view", "_wire", "arguments", "tool")
+
+    def __init__(
+        self,
+        wire: Mapping[str, Any],
+        view: ResponseView,
+        *,
+        tool: str,
+        arguments: Mapping[str, Any],
+    ) -> None:
+        self._wire = dict(wire)
+        self._view = view
+        self.tool = tool
+        self.arguments = dict(arguments)
+
+    @property
+    def view(self) -> ResponseView:
+        """The structured view of the response."""
+        return self._view
+
+    @property
+    def data(self) -> Any:
+        """The data block's value (``None`` for an error envelope)."""
+        return self._view.data
+
+    @property
+    def system_rules(self) -> tuple[str, ...]:
+        """The items of ``<domain_rules>``."""
+        return self._view.rules
+
+    @property
+    def ui_blocks(self) -> tuple[UiBlock, ...]:
+        """The ``<ui_passthrough>`` blocks, as ``UiBlock`` values."""
+        return self._view.ui_blocks
+
+    @property
+    def directives(self) -> tuple[str, ...]:
+        """The items of ``<llm_directives>``."""
+        return self._view.directives
+
+    @property
+    def suggestions(self) -> tuple[Suggestion, ...]:
+        """The items of ``<action_suggestions>``."""
+        return self._view.suggestions
+
+    @property
+    def embeds(self) -> tuple[str, ...]:
+        """Embedded child blocks, verbatim."""
+        return self._view.embeds
+
+    @property
+    def error(self) -> ErrorEnvelope | None:
+        """The parsed ``<tool_error>`` envelope: code, message, recovery, ..."""
+        return self._view.error
+
+    @property
+    def is_error(self) -> bool:
+        """``isError`` as MCP reads it (absent means ``False``)."""
+        return bool(self._wire.get("isError", False))
+
+    @property
+    def structured_content(self) -> Any:
+        """``structuredContent``, or ``None`` when the response has none."""
+        return self._wire.get("structuredContent")
+
+    @property
+    def content(self) -> list[str]:
+        """The text of every content block, in order."""
+        return [block.get("text", "") for block in self._wire.get("content", [])]
+
+    @property
+    def wire(self) -> str:
+        """The exact JSON text of the MCP result, as it travels in JSON-RPC."""
+        return json.dumps(self._wire, ensure_ascii=False, separators=(",", ":"))
+
+    @property
+    def wire_dict(self) -> dict[str, Any]:
+        """The MCP result as a dict (``content``, ``isError``, ``structuredContent``)."""
+        return dict(self._wire)
+
+    @property
+    def raw(self) -> CallToolResult:
+        """The ``mcp`` SDK's ``CallToolResult`` with exactly these fields."""
+        from mcp.types import CallToolResult  # noqa: PLC0415 - mcp costs ~1 s to import
+
+        return CallToolResult.model_validate(self._wire)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FusionResult):
+            return self._wire == other._wire
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        flag = ", is_error=True" if self.is_error else ""
+        return f"<FusionResult {self.tool} blocks={len(self.content)}{flag}>"

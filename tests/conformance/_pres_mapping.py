@@ -1,0 +1,376 @@
+"""Map the corpus's language-neutral presenters, templates and tools onto the Python API."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import MISSING, BaseModel, ConfigDict, Field, create_model
+
+from fusion_core import _helpers, _ui
+from fusion_core._builder import ResponseBuilder
+from fusion_core._numbers import js_string_of_number
+from fusion_core._presenter import Presenter
+from fusion_core._tool import Tool
+
+from ._corpus import decode
+
+_VAR = re.compile(r"\{\{([^{}]+)\}\}")
+_UNDEFINED: Any = object()
+_EXTRA = {"strip": "ignore", "passthrough": "allow", "strict": "forbid"}
+
+
+def js_string(value: Any) -> str:
+    """JavaScript ``String(value)``."""
+    if value is _UNDEFINED:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return js_string_of_number(value)
+    if isinstance(value, list):
+        return ",".join("" if v is None else js_string(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+def lookup(scope: dict[str, Any], path: str) -> Any:
+    """The value at a dotted path; roots ``$ctx``, ``$count``, ``$items``, ``$omitted``."""
+    parts = path.split(".") if path else []
+    value: Any = scope["item"]
+    if parts and parts[0].startswith("$"):
+        value = scope.get(parts.pop(0), _UNDEFINED)
+    for part in parts:
+        if isinstance(value, dict):
+            value = value.get(part, _UNDEFINED)
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return _UNDEFINED
+    return value
+
+
+def fill(template: Any, scope: dict[str, Any]) -> Any:
+    """Replace ``{{path}}`` in strings and ``$get``/``$rows``/``$pluck`` objects."""
+    if isinstance(template, str):
+        return _VAR.sub(lambda m: js_string(lookup(scope, m.group(1).strip())), template)
+    if isinstance(template, list):
+        return [fill(item, scope) for item in template]
+    if isinstance(template, dict):
+        if set(template) == {"$get"}:
+            return lookup(scope, template["$get"])
+        if set(template) == {"$rows"}:
+            return [
+                [js_string(i.get(k, _UNDEFINED)) for k in template["$rows"]]
+                for i in scope["$items"]
+            ]
+        if set(template) == {"$pluck"}:
+            return [js_string(i.get(template["$pluck"], _UNDEFINED)) for i in scope["$items"]]
+        if set(template) in ({"$num"}, {"$undefined"}):
+            return decode(template)
+        return {key: fill(value, scope) for key, value in template.items()}
+    return template
+
+
+def holds(cond: dict[str, Any], scope: dict[str, Any]) -> bool:
+    """A ``when`` condition."""
+    value = lookup(scope, cond["path"])
+    if "equals" in cond:
+        return bool(value == decode(cond["equals"]))
+    if "notEquals" in cond:
+        return bool(value != decode(cond["notEquals"]))
+    if "gt" in cond:
+        return isinstance(value, int | float) and value > cond["gt"]
+    truthy = value not in (None, _UNDEFINED, False, 0, "")
+    return truthy == bool(cond["truthy"])
+
+
+def entries(spec: list[Any], scope: dict[str, Any], make: Callable[[Any], Any]) -> list[Any]:
+    """Templates and conditional entries; a false condition gives ``None``."""
+    out = []
+    for entry in spec:
+        if isinstance(entry, dict) and "when" in entry and "then" in entry:
+            out.append(make(entry["then"]) if holds(entry["when"], scope) else None)
+        else:
+            out.append(make(entry))
+    return out
+
+
+_HELPERS: dict[str, Callable[..., _ui.UiBlock]] = {
+    "echarts": _ui.echarts, "mermaid": _ui.mermaid, "markdown": _ui.markdown,
+    "codeBlock": _ui.code_block, "table": _ui.table, "list": _ui.list_block,
+    "json": _ui.json_block, "summary": _ui.summary,
+}  # fmt: skip
+
+
+def ui_block(spec: dict[str, Any], scope: dict[str, Any] | None = None) -> _ui.UiBlock:
+    """A UI block from a ``Ui`` (or templated ``UiT``) spec."""
+    scope = scope or {"item": None}
+    if "literal" in spec:
+        literal = fill(decode(spec["literal"]), scope)
+        return _ui.UiBlock(literal["type"], literal["content"], _ui.UiMeta.of(literal.get("meta")))
+    args = [decode(fill(arg, scope)) for arg in spec["args"]]
+    meta = fill(decode(spec.get("meta")) or {}, scope)
+    return _HELPERS[spec["helper"]](*args, **meta)
+
+
+def model(schema: dict[str, Any], name: str, *, extra: str | None = None) -> type[BaseModel]:
+    """A pydantic model for an object ``Schema``."""
+    required = set(schema.get("required", ()))
+    fields: dict[str, Any] = {}
+    for key, prop in schema.get("properties", {}).items():
+        annotation = annotation_of(prop, f"{name}_{key}")
+        info: dict[str, Any] = {"description": prop.get("description")}
+        if "default" in prop:
+            default: Any = decode(prop["default"])
+        elif key in required:
+            default = ...
+        else:
+            default, annotation = MISSING, annotation | MISSING
+        fields[key] = (annotation, Field(default, **info))
+    config = ConfigDict(strict=True, extra=extra or _EXTRA[schema.get("additional", "strip")])  # type: ignore[typeddict-item]
+    return create_model(name, __config__=config, **fields)
+
+
+def annotation_of(prop: dict[str, Any], name: str) -> Any:
+    """The Python type of a property ``Schema``."""
+    kind = prop.get("type", "string" if "enum" in prop else "any")
+    constraints: dict[str, Any] = {}
+    if "enum" in prop:
+        base: Any = Literal[tuple(prop["enum"])]
+    elif kind == "object":
+        base = model(prop, name)
+    elif kind == "array":
+        base = list[annotation_of(prop.get("items", {}), name)]  # type: ignore[misc]
+        constraints["min_length"] = prop.get("minItems")
+    else:
+        base = {"string": str, "number": float, "integer": int, "boolean": bool, "any": Any}[kind]
+        constraints = {
+            "min_length": prop.get("minLength"), "max_length": prop.get("maxLength"),
+            "ge": prop.get("minimum"), "le": prop.get("maximum"),
+        }  # fmt: skip
+    constraints = {k: v for k, v in constraints.items() if v is not None}
+    from typing import Annotated  # noqa: PLC0415
+
+    annotated = Annotated[base, Field(**constraints)] if constraints else base
+    return annotated | None if prop.get("nullable") else annotated
+
+
+def presenter(spec: dict[str, Any]) -> Presenter[Any]:
+    """A Presenter from a ``Pres`` spec."""
+    name = spec["name"]
+    schema = model(spec["schema"], name) if "schema" in spec else None
+
+    def item_scope(item: Any, ctx: Any) -> dict[str, Any]:
+        return {"item": item, "$ctx": ctx}
+
+    def list_scope(items: Any, ctx: Any) -> dict[str, Any]:
+        return {"item": items, "$ctx": ctx, "$count": len(items), "$items": items}
+
+    def rules_of(value: Any, scope_of: Callable[[Any, Any], dict[str, Any]]) -> Any:
+        if value is None:
+            return ()
+        if isinstance(value, list):
+            return value
+        return lambda data, ctx: entries(
+            value["fn"], s := scope_of(data, ctx), lambda t: fill(t, s)
+        )
+
+    def ui_of(value: Any, scope_of: Callable[[Any, Any], dict[str, Any]]) -> Any:
+        if value is None:
+            return None
+        return lambda data, ctx: entries(value, s := scope_of(data, ctx), lambda t: ui_block(t, s))
+
+    def suggest_of(value: Any, scope_of: Callable[[Any, Any], dict[str, Any]]) -> Any:
+        if value is None:
+            return None
+
+        def suggest(data: Any, ctx: Any) -> list[Any]:
+            scope = scope_of(data, ctx)
+            return [
+                (fill(s["tool"], scope), fill(s["reason"], scope))
+                if "when" not in s or holds(s["when"], scope)
+                else None
+                for s in value
+            ]
+
+        return suggest
+
+    limit, on_truncate = spec.get("limit"), None
+    if "agentLimit" in spec:
+        limit = spec["agentLimit"]["max"]
+        template = spec["agentLimit"]["onTruncate"]
+        on_truncate = lambda omitted: ui_block(template, {"item": None, "$omitted": omitted})  # noqa: E731
+    auto = spec.get("style") == "define" and spec.get("autoRules", True)
+    result = Presenter(
+        name,
+        schema,
+        rules=rules_of(spec.get("rules"), item_scope),
+        collection_rules=rules_of(spec.get("collectionRules"), list_scope),
+        ui=ui_of(spec.get("ui"), item_scope),
+        collection_ui=ui_of(spec.get("collectionUi"), list_scope),
+        suggest=suggest_of(spec.get("suggestActions"), item_scope),
+        collection_suggest=suggest_of(spec.get("collectionSuggestActions"), list_scope),
+        agent_limit=limit,
+        on_truncate=on_truncate,
+        auto_rules=bool(auto),
+    )
+    for embed in spec.get("embeds", ()):
+        result.embed(embed["key"], presenter(embed["presenter"]))
+    return result
+
+
+def apply_calls(builder: ResponseBuilder, calls: list[dict[str, Any]]) -> ResponseBuilder:
+    """Builder calls of a case."""
+    for call in calls:
+        op = call["op"]
+        if op == "uiBlock":
+            builder.ui_block(ui_block(call["block"]))
+        elif op == "uiBlockRaw":
+            builder.ui_block(call["type"], call["content"])
+        elif op == "uiBlocks":
+            builder.ui_blocks(ui_block(b) for b in call["blocks"])
+        elif op == "llmHint":
+            builder.llm_hint(call["text"])
+        elif op == "systemRules":
+            builder.system_rules(call["rules"])
+        elif op == "systemHint":
+            builder.system_hint(call["suggestions"])
+        elif op == "rawBlock":
+            builder.raw_block(call["text"])
+    return builder
+
+
+_HELPER_FNS: dict[str, Callable[..., Any]] = {
+    "success": _helpers.success,
+    "successStructured": _helpers.success_structured,
+    "error": _helpers.error,
+    "required": _helpers.required,
+    "toonSuccess": lambda data, options=None: _helpers.toon_success(data, **(options or {})),
+    "toolError": lambda code, options=None: _helpers.tool_error(
+        code,
+        (options or {}).get("message", ""),
+        suggestion=(options or {}).get("suggestion"),
+        available_actions=(options or {}).get("availableActions", ()),
+        details=(options or {}).get("details"),
+        retry_after=(options or {}).get("retryAfter"),
+        severity=(options or {}).get("severity", "error"),
+    ),
+}
+
+
+def handler(spec: dict[str, Any] | None, discriminator: str, key: str) -> Callable[..., Any]:
+    """A handler from a ``Handler`` spec; it receives the validated params model."""
+    spec = spec or {"return": "echo"}
+
+    def run(args: BaseModel | None = None) -> Any:
+        if "throw" in spec:
+            raise RuntimeError(spec["throw"])
+        if "throwValue" in spec:
+            raise RuntimeError(js_string(decode(spec["throwValue"])))
+        kind = spec["return"]
+        if kind == "value":
+            return decode(spec["value"])
+        if kind == "echo":
+            return {**(args.model_dump() if args is not None else {}), discriminator: key}
+        if kind == "helper":
+            return _HELPER_FNS[spec["fn"]](*[decode(a) for a in spec["args"]])
+        builder = apply_calls(ResponseBuilder(decode(spec["data"])), spec["calls"])
+        return builder.build() if spec.get("build") else builder
+
+    return run
+
+
+_FLUENT_TYPES = {"String": str, "Number": float, "Boolean": bool}
+
+
+def tools(specs: list[dict[str, Any]]) -> list[Tool]:
+    """Tools from ``Tool`` specs; fluent ones merge by their ``ns.`` prefix."""
+    out: dict[str, Tool] = {}
+    for spec in specs:
+        if spec["style"] == "fluent":
+            fluent(spec, out)
+            continue
+        common = spec.get("commonSchema") or spec.get("shared")
+        tool = Tool(
+            spec["name"],
+            spec.get("description"),
+            discriminator=spec.get("discriminator", "action"),
+            common=model(common, f"{spec['name']}_common") if common else None,
+        )
+        if spec.get("enableSelect"):
+            tool.enable_select()
+        if spec.get("toonDescription"):
+            tool.toon_description()
+        groups = spec.get("groups") or [{"name": None, "actions": spec.get("actions", [])}]
+        for group in groups:
+            target: Any = (
+                tool
+                if group["name"] is None
+                else tool.group(group["name"], group.get("description"))
+            )
+            for action in group["actions"]:
+                key = (
+                    action["name"] if group["name"] is None else f"{group['name']}.{action['name']}"
+                )
+                schema = action.get("schema") or action.get("params")
+                target.action(
+                    action["name"],
+                    handler(action.get("handler"), tool.discriminator, key),
+                    description=action.get("description"),
+                    params=model(schema, f"{spec['name']}_{key}") if schema else _Empty,
+                    returns=presenter(action["returns"]) if "returns" in action else None,
+                    read_only=action.get("readOnly", False),
+                    destructive=action.get("destructive", False),
+                    idempotent=action.get("idempotent", False),
+                )
+        out[tool.name] = tool
+    return list(out.values())
+
+
+class _Empty(BaseModel):
+    """Parameters of an action that declares none."""
+
+
+def fluent(spec: dict[str, Any], out: dict[str, Tool]) -> None:
+    """``initFusion()[verb](ns.action).calls...``, merged into the ``ns`` tool."""
+    namespace, name = spec["name"].split(".", 1)
+    description: str | None = None
+    instructions: str | None = None
+    toon = False
+    fields: dict[str, Any] = {}
+    for method, *args in spec["calls"]:
+        if method == "describe":
+            description = args[0]
+        elif method == "instructions":
+            instructions = args[0]
+        elif method == "toonDescription":
+            toon = True
+        elif method.startswith(("with", "withOptional")):
+            optional = method.startswith("withOptional")
+            kind = _FLUENT_TYPES[method.removeprefix("withOptional" if optional else "with")]
+            info = {"description": args[1]} if len(args) > 1 else {}
+            fields[args[0]] = (
+                (kind | MISSING, Field(MISSING, **info)) if optional else (kind, Field(..., **info))
+            )
+        else:
+            raise NotImplementedError(method)
+    tool = out.get(namespace)
+    if tool is None:
+        tool = out[namespace] = Tool(namespace, description, instructions=instructions)
+    if toon:
+        tool.toon_description()
+    params = create_model(f"{namespace}_{name}", **fields)
+    tool.action(
+        name,
+        handler(spec.get("handler"), tool.discriminator, name),
+        description=description,
+        params=params,
+        returns=presenter(spec["returns"]) if "returns" in spec else None,
+        read_only=spec["verb"] == "query",
+        destructive=spec["verb"] == "mutation",
+    )

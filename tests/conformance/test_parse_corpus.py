@@ -1,0 +1,183 @@
+"""parse() and check() over the conformance corpus (FUSION_CONFORMANCE_CORPUS).
+
+Well-formedness of a golden is decided by :func:`well_formed`, a predicate on
+the golden's text built on lxml (independent of ``check``'s own rules), never
+by a list of ids: the same test holds for corpora it has not seen.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fusion_core._blocks import render_data
+from fusion_core._check import check
+from fusion_core._errors import WireFormatError
+from fusion_core._parse import parse
+from fusion_core._safexml import parse_xml
+
+_DEFAULT = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "visible.jsonl"
+CORPUS = Path(os.environ.get("FUSION_CONFORMANCE_CORPUS", str(_DEFAULT)))
+RESPONSE_KINDS = {"response", "helper", "presenter", "tool_call"}
+
+
+def _load() -> list[dict[str, Any]]:
+    if not CORPUS.exists():
+        return []
+    with CORPUS.open(encoding="utf-8") as lines:
+        cases = [json.loads(line) for line in lines if line.strip()]
+    return [c for c in cases if c["kind"] in RESPONSE_KINDS and c.get("content") is not None]
+
+
+CASES = _load()
+pytestmark = pytest.mark.skipif(not CASES, reason=f"no conformance corpus at {CORPUS}")
+
+
+def wire_of(case: dict[str, Any]) -> dict[str, Any]:
+    """The MCP wire dict of a golden (a non-str content entry has no text)."""
+    content = [
+        {"type": "text", "text": text} if isinstance(text, str) else {"type": "text"}
+        for text in case["content"]
+    ]
+    wire: dict[str, Any] = {"content": content}
+    if case.get("isError") is not None:
+        wire["isError"] = case["isError"]
+    if "structuredContent" in case:
+        wire["structuredContent"] = decode(case["structuredContent"])
+    return wire
+
+
+def decode(value: Any) -> Any:
+    """Decode the corpus's ``$num``/``$undefined`` tags into Python values."""
+    if isinstance(value, dict):
+        if set(value) == {"$num"}:
+            number = float(value["$num"])
+            return int(number) if math.isfinite(number) and number == int(number) else number
+        return {k: decode(v) for k, v in value.items() if v != {"$undefined": True}}
+    if isinstance(value, list):
+        return [None if v == {"$undefined": True} else decode(v) for v in value]
+    return value
+
+
+_FENCE = re.compile(r"(`{3,})[^`\n]*\n([\s\S]*)\n\1\Z")
+_UI = re.compile(r"(<ui_passthrough[^\n]*>)\n([\s\S]*)\n</ui_passthrough>\Z")
+_ITEM_TAGS = ("llm_directives", "domain_rules", "action_suggestions")
+_JSONISH = re.compile(r"\{|\[[\s{\[\"\]]")
+
+
+def _xml_ok(text: str) -> bool:
+    try:
+        parse_xml(text)
+    except WireFormatError:
+        return False
+    return True
+
+
+def _ui_ok(text: str) -> bool:
+    match = _UI.match(text)
+    if match is None or not _xml_ok(match.group(1) + "</ui_passthrough>"):
+        return False
+    root = parse_xml(match.group(1) + "</ui_passthrough>")
+    if set(root.attrib) - {"type", "title", "width", "priority"}:
+        return False
+    if root.get("width") not in (None, "full", "half", "third"):
+        return False
+    priority = root.get("priority")
+    if priority is not None and not re.fullmatch(r"-?\d+(\.\d+)?(e[-+]\d+)?", priority):
+        return False
+    content = match.group(2)
+    if "</ui_passthrough" in content:
+        return False
+    fence = _FENCE.match(content)
+    return fence is None or "`" * len(fence.group(1)) not in fence.group(2)
+
+
+def _block_ok(index: int, text: str) -> bool:
+    if text.startswith("<ui_passthrough"):
+        return _ui_ok(text)
+    if text.startswith(("<tool_error", "<validation_error")) or (
+        index > 0 and text.startswith(tuple("<" + tag + ">" for tag in _ITEM_TAGS))
+    ):
+        if not _xml_ok(text):
+            return False
+        lines = text.split("\n")[1:-1]
+        is_items = not text.startswith(("<tool_error", "<validation_error"))
+        return not is_items or all(line.startswith(("- ", "  ")) for line in lines)
+    if index == 0 and _JSONISH.match(text):
+        try:
+            json.loads(text)
+        except ValueError:
+            return False
+    return True
+
+
+def well_formed(case: dict[str, Any]) -> bool:
+    """Whether a golden's text follows the contract (lxml decides the XML parts)."""
+    texts = case["content"]
+    if not all(isinstance(text, str) for text in texts):
+        return False
+    first = texts[0]
+    if first.startswith("<tool_error"):
+        severity = parse_xml(first).get("severity") if _xml_ok(first) else None
+        if (severity == "warning") == bool(case.get("isError")):
+            return False
+    return all(_block_ok(index, text) for index, text in enumerate(texts))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_check_agrees_with_well_formedness(case: dict[str, Any]) -> None:
+    """check() passes the well-formed goldens and reports the malformed ones."""
+    violations = check(wire_of(case))
+    if well_formed(case):
+        assert violations == [], "\n".join(map(str, violations))
+    else:
+        assert violations, "a malformed golden passed check()"
+        assert all(v.message and v.rule for v in violations)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_parse_reads_every_golden(case: dict[str, Any]) -> None:
+    """parse() reads every golden (WireFormatError only for blocks without text)."""
+    wire = wire_of(case)
+    if not all(isinstance(text, str) for text in case["content"]):
+        with pytest.raises(WireFormatError):
+            parse(wire)
+        return
+    parsed = parse(wire)
+    assert parsed.texts == case["content"]
+    assert parse(json.dumps(wire)).view == parsed.view
+
+
+def _comparable(case: dict[str, Any]) -> bool:
+    return (
+        "meta" in case
+        and well_formed(case)
+        and "embeds" not in json.dumps(case["input"])
+        and "$undefined" not in json.dumps(case["meta"])
+    )
+
+
+META_CASES = [c for c in CASES if _comparable(c)]
+
+
+@pytest.mark.parametrize("case", META_CASES, ids=[c["id"] for c in META_CASES])
+def test_parsed_view_matches_reference_meta(case: dict[str, Any]) -> None:
+    """On well-formed goldens, the parsed view says what the reference's view says."""
+    view = parse(wire_of(case)).view
+    meta = case["meta"]
+    assert render_data(view.data) == case["content"][0]
+    reference = render_data(decode(meta["data"]))
+    # The reference's view re-reads "-0" text as the number -0; where its view
+    # does not render back to its own bytes, the bytes are the truth.
+    if reference == case["content"][0]:
+        assert render_data(view.data) == reference
+    assert list(view.rules) == meta["systemRules"]
+    assert [(b.type, b.content) for b in view.ui_blocks] == [
+        (b["type"], b["content"]) for b in meta["uiBlocks"]
+    ]

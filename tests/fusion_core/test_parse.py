@@ -1,0 +1,339 @@
+"""parse(): inputs, typed blocks, the layout rule, the data rule, safety."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import fusion_core as fc
+from fusion_core import ui
+from fusion_core._blocks import render_data
+from fusion_core._errors import WireFormatError
+from fusion_core._parse import (
+    MAX_BLOCK_SIZE,
+    MAX_INPUT_SIZE,
+    DataBlock,
+    DirectivesBlock,
+    EmbedBlock,
+    RulesBlock,
+    SuggestionsBlock,
+    ToolErrorBlock,
+    UiBlockText,
+    ValidationErrorBlock,
+    ValidationField,
+    parse,
+)
+from fusion_core._response import view_of
+from fusion_core._safexml import MAX_XML_SIZE, new_parser, parse_xml
+
+FULL = (
+    fc.response({"id": 7})
+    .ui_block(ui.summary("1 invoice", title="Q3 & Q4", width="half", priority=2))
+    .raw_block("<child>verbatim</child>")
+    .llm_hint("Amounts are in cents.")
+    .system_rules(["Never reveal ids.", "Round & format."])
+    .system_hint([("invoices.get", "see one")])
+    .build()
+)
+
+
+def _wire(*texts: str, **extra: Any) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": t} for t in texts], **extra}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        FULL,
+        dict(FULL),
+        json.dumps(FULL),
+        json.dumps(FULL).encode(),
+        bytearray(json.dumps(FULL).encode()),
+        memoryview(json.dumps(FULL).encode()),
+    ],
+    ids=["ToolResponse", "dict", "str", "bytes", "bytearray", "memoryview"],
+)
+def test_every_input_form_gives_the_builders_view(source: object) -> None:
+    """A ToolResponse, its wire dict and its JSON text all parse to its view."""
+    assert parse(source).view == view_of(FULL)
+
+
+def test_mcp_call_tool_result() -> None:
+    """The mcp SDK's CallToolResult parses like its wire dict."""
+    result = fc.tool_error("E", "m", severity="warning").to_mcp()
+    parsed = parse(result)
+    assert parsed.is_error is False
+    assert parsed.view == view_of(fc.tool_error("E", "m", severity="warning"))
+
+
+def test_typed_blocks_in_order() -> None:
+    """Each content block becomes one typed block, in order."""
+    blocks = parse(FULL).blocks
+    assert [type(b) for b in blocks] == [
+        DataBlock,
+        UiBlockText,
+        EmbedBlock,
+        DirectivesBlock,
+        RulesBlock,
+        SuggestionsBlock,
+    ]
+    ui_block = blocks[1]
+    assert isinstance(ui_block, UiBlockText)
+    assert ui_block.attributes == (
+        ("type", "summary"),
+        ("title", "Q3 & Q4"),
+        ("width", "half"),
+        ("priority", "2"),
+    )
+    assert ui_block.content == "📊 **Summary**: 1 invoice"
+    assert blocks[4] == RulesBlock(FULL.texts[4], ("Never reveal ids.", "Round & format."))
+    assert blocks[5] == SuggestionsBlock(FULL.texts[5], (fc.Suggestion("invoices.get", "see one"),))
+
+
+@pytest.mark.parametrize(
+    ("data", "value", "is_json"),
+    [
+        (42, 42, True),
+        ("42", 42, True),
+        ('"a"', '"a"', False),
+        ("hello", "hello", False),
+        ("-0", "-0", False),
+        ("1.0", "1.0", False),
+        ({"a": 1.5}, {"a": 1.5}, True),
+        ('{"a":1}', '{"a":1}', False),
+        ("{ broken", "{ broken", False),
+        (2**70, 2**70, True),
+        ([1e21, 1e-7], [1e21, 1e-7], True),
+        ("\ud800", "\ud800", False),
+        ("", "OK", False),
+    ],
+)
+def test_data_rule(data: Any, value: Any, is_json: bool) -> None:
+    """JSON whose canonical text is the block reads as JSON; anything else as str."""
+    response = fc.success(data)
+    block = parse(response).blocks[0]
+    assert block == DataBlock(response.texts[0], value, is_json)
+    assert parse(response).view == view_of(response)
+
+
+def test_structured_content_makes_strings_json() -> None:
+    """With structuredContent the data block is JSON, strings included."""
+    response = fc.success_structured("hello")
+    parsed = parse(json.dumps(response))
+    assert parsed.blocks[0] == DataBlock('"hello"', "hello", is_json=True)
+    assert parsed.structured_content == "hello"
+    assert parsed.has_structured_content
+    assert parsed.view == view_of(response)
+
+
+def test_tool_error_envelope_block() -> None:
+    """A tool_error envelope is block 0, decoded into the view's ErrorEnvelope."""
+    response = fc.tool_error(
+        "E<",
+        "a & b",
+        suggestion="retry\nlater",
+        available_actions=["x", "<y>"],
+        details={"k&": "v<"},
+        retry_after=30,
+    )
+    parsed = parse(response)
+    block = parsed.blocks[0]
+    assert isinstance(block, ToolErrorBlock)
+    assert block.envelope == view_of(response).error
+    assert parsed.view.data is None
+    assert parsed.is_error is True
+
+
+def test_reference_pipeline_envelope_layout() -> None:
+    """The pipeline's text-form available_actions and element order are read."""
+    text = (
+        '<tool_error code="UNKNOWN_ACTION">\n<message>The action "&lt;x>" does not exist.'
+        "</message>\n<available_actions>list, create</available_actions>\n"
+        "<recovery>Choose a valid action.</recovery>\n</tool_error>"
+    )
+    envelope = parse(_wire(text, isError=True)).view.error
+    assert envelope == fc.ErrorEnvelope(
+        message='The action "<x>" does not exist.',
+        code="UNKNOWN_ACTION",
+        recovery="Choose a valid action.",
+        available_actions=("list", "create"),
+    )
+
+
+def test_validation_error_envelope() -> None:
+    """<validation_error> gives its action, fields in order, and recovery."""
+    text = (
+        '<validation_error action="projects/create">\n'
+        '<field name="size">Too big: expected number to be &lt;=10</field>\n'
+        '<field name="(root)">Unrecognized key: "colour"</field>\n'
+        "<recovery>Fix the fields above.</recovery>\n</validation_error>"
+    )
+    block = parse(_wire(text, isError=True)).blocks[0]
+    assert block == ValidationErrorBlock(
+        text,
+        "projects/create",
+        (
+            ValidationField("size", "Too big: expected number to be <=10"),
+            ValidationField("(root)", 'Unrecognized key: "colour"'),
+        ),
+        "Fix the fields above.",
+        (("action", "projects/create"),),
+    )
+
+
+def test_malformed_envelope_reads_as_data() -> None:
+    """A block that only starts like an envelope is data (check() reports it)."""
+    text = "<tool_error>\n<message>a < b</message>\n</tool_error>"
+    assert parse(_wire(text, isError=True)).blocks[0] == DataBlock(text, text, is_json=False)
+
+
+def test_embeds_between_ui_and_tail() -> None:
+    """Blocks between the UI run and the tail are embeds, verbatim, whatever they hold."""
+    child_rules = "<domain_rules>\n- child\n</domain_rules>"
+    child_ui = '<ui_passthrough type="summary">\nchild\n</ui_passthrough>'
+    response = (
+        fc.response(1)
+        .ui_block(ui.markdown("parent"))
+        .raw_block("raw")
+        .raw_block(child_ui)
+        .raw_block(child_rules)
+        .system_rules(["parent"])
+        .build()
+    )
+    parsed = parse(response)
+    assert parsed.view == view_of(response)
+    assert parsed.view.embeds == ("raw", child_ui, child_rules)
+    assert parsed.view.rules == ("parent",)
+
+
+def test_child_blocks_at_the_edges_read_as_the_parents() -> None:
+    """A child UI block right after the data, or child rules last, read as the parent's.
+
+    Bytes cannot tell them apart; the views differ by field but render the
+    same blocks (documented in the layout rule).
+    """
+    child_ui = '<ui_passthrough type="summary">\nchild\n</ui_passthrough>'
+    child_rules = "<domain_rules>\n- child\n</domain_rules>"
+    response = fc.response(1).raw_block(child_ui).raw_block(child_rules).build()
+    view = parse(response).view
+    assert view.embeds == ()
+    assert view.ui_blocks == (fc.UiBlock("summary", "child"),)
+    assert view.rules == ("child",)
+    rendered = fc.response(view.data).ui_blocks(view.ui_blocks).system_rules(view.rules).build()
+    assert rendered.texts == response.texts
+
+
+def test_directives_anchor_the_tail() -> None:
+    """After <llm_directives>, repeated kinds are top-level (and merged in the view)."""
+    rules = "<domain_rules>\n- a\n</domain_rules>"
+    wire = _wire("1", "<llm_directives>\n- d\n</llm_directives>", rules, rules)
+    parsed = parse(wire)
+    assert parsed.tail_start == 1
+    assert parsed.view.rules == ("a", "a")
+
+
+def test_ui_lenient_attributes_of_the_reference() -> None:
+    """The reference's unescaped quotes in a title are still read."""
+    text = (
+        '<ui_passthrough type="t" title="say "hi" <b>" width="wide" priority="null">'
+        "\nc\n</ui_passthrough>"
+    )
+    block = parse(_wire("1", text)).blocks[1]
+    assert isinstance(block, UiBlockText)
+    assert block.attribute("title") == 'say "hi" <b>'
+    assert block.ui_block == fc.UiBlock("t", "c", fc.UiMeta(title='say "hi" <b>'))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<ui_passthrough>\nc\n</ui_passthrough>",
+        '<ui_passthrough type="x">\n</ui_passthrough>',
+        '<ui_passthrough type="x">c</ui_passthrough>',
+        "<domain_rules>\n\n</domain_rules>",
+        "<domain_rules>\nno dash\n</domain_rules>",
+    ],
+)
+def test_malformed_fusion_blocks_are_embeds(text: str) -> None:
+    """A block that cannot be read as its kind is kept verbatim."""
+    assert parse(_wire("1", text, "raw")).blocks[1] == EmbedBlock(text)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        42,
+        None,
+        "not json",
+        b"\xff\xfe",
+        "[1, 2]",
+        json.dumps({"content": []}),
+        json.dumps({"content": "x"}),
+        json.dumps({"content": [{"type": "image", "data": ""}]}),
+        json.dumps({"content": [{"type": "text"}]}),
+        json.dumps({"content": [{"type": "text", "text": "x"}], "isError": "yes"}),
+        "[" * 100_000,
+    ],
+)
+def test_not_a_response_is_a_wire_format_error(source: object) -> None:
+    """Anything that is not a response of text blocks raises WireFormatError."""
+    with pytest.raises(WireFormatError):
+        parse(source)
+
+
+def test_size_bounds() -> None:
+    """Inputs beyond the documented bounds are refused up front."""
+    with pytest.raises(WireFormatError, match="at most"):
+        parse(" " * (MAX_INPUT_SIZE + 1))
+    with pytest.raises(WireFormatError, match="block 1"):
+        parse(_wire("1", "x" * (MAX_BLOCK_SIZE + 1)))
+    with pytest.raises(WireFormatError, match="XML blocks"):
+        parse_xml("<a>" + "x" * MAX_XML_SIZE + "</a>")
+
+
+XXE = '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>\n<tool_error>\n<message>&e;</message>\n</tool_error>'
+BOMB = (
+    '<!DOCTYPE lolz [<!ENTITY lol "lol">'
+    + "".join(
+        f'<!ENTITY lol{i} "{("&lol" + str(i - 1) + ";") * 10 if i > 1 else "&lol;" * 10}">'
+        for i in range(1, 10)
+    )
+    + "]>\n<tool_error>\n<message>&lol9;</message>\n</tool_error>"
+)
+
+
+@pytest.mark.parametrize("payload", [XXE, BOMB], ids=["xxe", "billion-laughs"])
+def test_hostile_xml_is_harmless(payload: str) -> None:
+    """XXE and entity bombs: never resolved or expanded, by parse, check or lxml."""
+    parsed = parse(_wire(payload, isError=True))
+    assert isinstance(parsed.blocks[0], DataBlock)
+    assert parsed.view.data == payload  # verbatim: nothing read, nothing expanded
+    with pytest.raises(WireFormatError, match="DTD"):
+        parse_xml(payload)
+    from lxml import etree  # noqa: PLC0415 - the second line of defence, directly
+
+    try:
+        root = etree.fromstring(payload.encode(), new_parser())
+    except etree.XMLSyntaxError:
+        root = None
+    if root is not None:
+        text = etree.tostring(root).decode()
+        assert "root:" not in text
+        assert "lollollol" not in text
+
+
+def test_envelope_entities_are_never_expanded() -> None:
+    """Unknown entity references in envelope text stay literal text."""
+    text = "<tool_error>\n<message>&e; &lol9;</message>\n</tool_error>"
+    envelope = parse(_wire(text, isError=True)).view.error
+    assert envelope is not None
+    assert envelope.message == "&e; &lol9;"
+
+
+def test_rendered_data_matches_the_block() -> None:
+    """The view's data always renders back to the data block's text."""
+    for data in [0, "0", "x", [], {}, None, True, 1.5, "[1]"]:
+        response = fc.success(data)
+        assert render_data(parse(response).view.data) == response.texts[0]

@@ -1,0 +1,222 @@
+"""Presenter: masking, key order, rules, UI, suggestions, limits, embeds, errors."""
+
+from __future__ import annotations
+
+import datetime
+import enum
+from typing import Any, Literal
+
+import pytest
+from pydantic import MISSING, BaseModel, ConfigDict, Field, field_validator
+
+from fusion_core import ui
+from fusion_core._json import to_json
+from fusion_core._presenter import Presenter, PresenterValidationError
+from fusion_core._response import view_of
+from fusion_core._schema import Mask
+
+
+class Client(BaseModel):
+    name: str
+    tier: str | MISSING = MISSING
+    api_key: str = Field(default="", exclude=True)
+
+
+class Invoice(BaseModel):
+    id: str
+    amount_cents: int
+    status: Literal["paid", "pending", "overdue"]
+    note: str | MISSING = MISSING
+    client: Client | MISSING | None = MISSING
+
+
+ROW: dict[str, Any] = {
+    "status": "paid",
+    "password": "hunter2",
+    "amount_cents": 4500,
+    "id": "INV-1",
+    "client": {"name": "Acme", "api_key": "sk-live", "tier": "gold"},
+}
+
+
+def test_mask_drops_undeclared_and_orders_keys() -> None:
+    """Undeclared keys vanish, schema order wins, nested models mask too."""
+    text = Presenter("Invoice", Invoice).make(ROW).build().texts[0]
+    assert text == to_json(
+        {
+            "id": "INV-1",
+            "amount_cents": 4500,
+            "status": "paid",
+            "client": {"name": "Acme", "tier": "gold"},
+        }
+    )
+
+
+def test_validation_error_names_presenter_and_fields() -> None:
+    """A failure lists every field of the first offending item, no values."""
+    with pytest.raises(PresenterValidationError) as caught:
+        Presenter("Invoice", Invoice).make([ROW, {"id": "B", "amount_cents": 1.5, "status": "x"}])
+    error = caught.value
+    assert error.index == 1
+    assert [e.path for e in error.errors] == ["amount_cents", "status"]
+    assert str(error).startswith("[Invoice Presenter] Validation failed:\n  • 'amount_cents': ")
+    assert "1.5" not in str(error)
+
+
+def test_rules_ui_and_suggestions_for_one_item() -> None:
+    """Static rules, item UI and item suggestions run on the validated item."""
+    presenter = Presenter(
+        "Invoice",
+        Invoice,
+        rules=lambda item, ctx: [f"{item['id']} for {ctx['role']}", None],
+        ui=lambda item, _ctx: [ui.summary(item["status"]), None],
+        suggest=lambda item, _ctx: [("billing.pay", f"Pay {item['id']}"), None],
+    )
+    view = view_of(presenter.make(ROW, {"role": "admin"}).build())
+    assert view.rules == ("INV-1 for admin",)
+    assert [block.content for block in view.ui_blocks] == ["📊 **Summary**: paid"]
+    assert [(s.tool, s.reason) for s in view.suggestions] == [("billing.pay", "Pay INV-1")]
+
+
+def test_collection_parts_and_agent_limit() -> None:
+    """Lists get collection UI/rules/suggestions; the truncation block comes first."""
+    rows = [dict(ROW, id=f"INV-{i}") for i in range(5)]
+    presenter = Presenter(
+        "Invoice",
+        Invoice,
+        rules=["static"],
+        collection_rules=lambda items, _ctx: [f"{len(items)} rows"],
+        collection_ui=lambda items, _ctx: [ui.summary(f"{len(items)} shown")],
+        collection_suggest=lambda items, _ctx: [("export", "Export")],
+        agent_limit=2,
+    )
+    view = view_of(presenter.make(rows).build())
+    assert len(view.data) == 2
+    assert [block.content for block in view.ui_blocks] == [
+        "📊 **Summary**: ⚠️ Dataset truncated. 2 shown, 3 hidden. Use filters to narrow results.",
+        "📊 **Summary**: 2 shown",
+    ]
+    assert view.rules == ("static", "2 rows")
+    assert len(view.suggestions) == 1
+
+
+def test_select_narrows_data_only() -> None:
+    """``select`` keeps the named keys in that order; rules still see everything."""
+    presenter = Presenter("Invoice", Invoice, rules=lambda item, _ctx: [f"{item['amount_cents']}"])
+    view = view_of(presenter.make(ROW, select=["status", "id", "password"]).build())
+    assert view.data == {"status": "paid", "id": "INV-1"}
+    assert view.rules == ("4500",)
+
+
+def test_embed_adds_child_blocks_once() -> None:
+    """A child runs on validated data; for a list it runs once."""
+    child = Presenter(
+        "Client", Client, rules=["case-sensitive"], ui=lambda c, _: [ui.summary(c["name"])]
+    )
+    presenter = Presenter("Invoice", Invoice).embed("client", child)
+    view = view_of(presenter.make([ROW, ROW]).build())
+    assert view.embeds == (
+        '<ui_passthrough type="summary">\n📊 **Summary**: Acme\n</ui_passthrough>',
+        "<domain_rules>\n- case-sensitive\n</domain_rules>",
+    )
+
+
+def test_auto_rules_from_descriptions() -> None:
+    """``auto_rules`` turns field descriptions into leading rules."""
+
+    class Described(BaseModel):
+        id: str = Field(description="Invoice identifier")
+
+    view = view_of(
+        Presenter("D", Described, auto_rules=True, rules=["x"]).make({"id": "a"}).build()
+    )
+    assert view.rules == ("id: Invoice identifier", "x")
+
+
+class Color(enum.Enum):
+    RED = "red"
+
+
+class Rich(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    when: datetime.datetime
+    color: Color
+    count: int = 3
+    tags: list[str] = Field(default_factory=list)
+    label: str = Field(alias="Label")
+    ratio: float | None = None
+    client: Client | None = None
+
+
+class Allowing(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: str
+
+
+class Validated(BaseModel):
+    id: str
+
+    @field_validator("id")
+    @classmethod
+    def upper(cls, value: str) -> str:
+        """Upper-case the id."""
+        return value.upper()
+
+
+SAMPLES: list[tuple[type[BaseModel], dict[str, Any]]] = [
+    (Invoice, ROW),
+    (Invoice, {"id": "x", "amount_cents": "7", "status": "pending", "client": None}),
+    (
+        Rich,
+        {"when": "2024-01-02T03:04:05Z", "color": "red", "Label": "L", "ratio": 1, "x": 1},
+    ),
+    (
+        Rich,
+        {"when": datetime.datetime(2024, 1, 2), "color": Color.RED, "label": "n", "tags": ("a",)},
+    ),
+    (Allowing, {"z": 1, "id": "a", "q": [1]}),
+    (Validated, {"id": "abc", "extra": 1}),
+]
+
+
+@pytest.mark.parametrize(("model", "value"), SAMPLES)
+def test_mask_equals_model_dump(model: type[BaseModel], value: dict[str, Any]) -> None:
+    """The fast mask gives exactly ``model_validate(x).model_dump(mode='json')``."""
+    expected = model.model_validate(value).model_dump(mode="json")
+    mask = Mask(model)
+    assert to_json(mask.one(value)) == to_json(expected)
+    assert to_json(mask.many([value, value])) == to_json([expected, expected])
+
+
+def test_models_with_validators_take_the_slow_path() -> None:
+    """Python-side validators cannot be mirrored, so the mask falls back."""
+    assert Mask(Validated).fast is False
+    assert Mask(Invoice).fast is True
+
+
+def test_model_instances_are_accepted() -> None:
+    """Handlers may return model instances; they are masked like dicts."""
+
+    class Row(BaseModel):
+        id: str
+        secret: str
+
+    masked = Presenter("Client", Client).mask([Client(name="A", api_key="k"), {"name": "B"}])
+    assert masked == [{"name": "A"}, {"name": "B"}]
+    assert Presenter("Invoice", Invoice).mask(Invoice.model_validate(ROW))["id"] == "INV-1"
+    assert Presenter("Row", Row).mask(Row(id="a", secret="s")) == {"id": "a", "secret": "s"}
+
+
+def test_no_schema_passes_data_unchanged() -> None:
+    """Without a schema the Presenter adds blocks only."""
+    assert view_of(Presenter("Any").make({"b": 1, "a": 2}).build()).data == {"b": 1, "a": 2}
+
+
+def test_bad_constructor_arguments() -> None:
+    """Clear errors for a non-model schema, a bad limit and a single-str rule list."""
+    with pytest.raises(TypeError, match="BaseModel"):
+        Presenter("X", dict)  # type: ignore[type-var]
+    with pytest.raises(ValueError, match="agent_limit"):
+        Presenter("X", agent_limit=-1)
+    with pytest.raises(TypeError, match="list of str"):
+        Presenter("X", rules="one rule")
