@@ -33,7 +33,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         help="serve an app over stdio (default) or streamable HTTP",
         description="Serve an app over stdio (default) or streamable HTTP.",
     )
-    serve.add_argument("app", metavar="MODULE:APP", help="the app to serve, e.g. billing.server:app")
+    serve.add_argument("app", metavar="MODULE:APP", help="the app to serve, e.g. billing.app:app")
     serve.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     serve.add_argument(
         "--host", help=f"HTTP interface to bind (default {_DEFAULT_HOST}; needs --http)"

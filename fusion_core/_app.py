@@ -28,7 +28,7 @@ from typing import Any, final
 
 from pydantic import BaseModel, ValidationError
 
-from ._errors import FusionError, OutputSchemaError
+from ._errors import OutputSchemaError
 from ._pipeline import (
     check_select,
     field_problems,

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from ._text import encode_item, encode_tool, escape_attr, escape_text, neutralize_closing_tag
+from ._text import (
+    encode_item,
+    encode_tool,
+    escape_attr,
+    escape_text,
+    neutralize_closing_tag,
+    require_unicode,
+)
 from ._ui import UiBlock
 from ._view import ErrorEnvelope, Suggestion
 
@@ -32,7 +39,7 @@ EMPTY_DATA_TEXT: Final = "OK"
 def render_data(data: object) -> str:
     """The data block: a str verbatim (``""`` → ``OK``), anything else as JSON."""
     if isinstance(data, str):
-        return data or EMPTY_DATA_TEXT
+        return require_unicode(data, "the data str") or EMPTY_DATA_TEXT
     from ._json import to_json  # noqa: PLC0415 - avoids a cycle with _ui at import
 
     return to_json(data)

@@ -18,6 +18,7 @@ from ._blocks import (
     render_ui,
 )
 from ._response import ToolResponse
+from ._text import require_unicode
 from ._ui import UiBlock, UiMeta
 from ._view import ResponseView, Suggestion
 
@@ -73,7 +74,7 @@ class ResponseBuilder:
     def raw_block(self, text: str) -> ResponseBuilder:
         """Add a block verbatim (child Presenter blocks), after the UI blocks."""
         _require_str(text, "raw_block")
-        self._raw.append(text)
+        self._raw.append(require_unicode(text, "the raw block"))
         return self
 
     def llm_hint(self, text: str) -> ResponseBuilder:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BlockingFusionClient",
     "FusionClient",
+    "ServerConnectionError",
     "ServerResultError",
     "tool_result_wire",
 ]
@@ -70,6 +71,20 @@ class ServerResultError(FusionError, RuntimeError):
     def __init__(self, message: str, *, result: Mapping[str, Any]) -> None:
         super().__init__(message)
         self.result = result
+
+
+class ServerConnectionError(FusionError, ConnectionError):
+    """The client could not connect to the server (or the server died while connecting).
+
+    The message names the server; ``__cause__`` is the SDK's own error. A
+    stdio server's stderr usually says why it stopped.
+    """
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
 
 
 def tool_result_wire(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -150,7 +165,7 @@ class FusionClient:
         )
         transport = stdio_client(parameters, errlog=sys.stderr if errlog is None else errlog)
         client = cls(transport, mode=mode, timeout=timeout)
-        client._label = shlex.join(argv)  # noqa: SLF001 - our own instance
+        client._label = shlex.join(argv)
         return client
 
     @classmethod
@@ -193,7 +208,17 @@ class FusionClient:
             msg = "this FusionClient is already connected; make a new one for a second connection"
             raise RuntimeError(msg)
         client = Client(self._target, mode=self._mode, read_timeout_seconds=self._timeout)
-        await client.__aenter__()
+        try:
+            await client.__aenter__()
+        except Exception as exc:
+            # The SDK reports a dead peer as an exception group from its task
+            # groups; one error naming the server says more.
+            reasons = "; ".join(
+                f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+                for leaf in _leaves(exc)
+            )
+            msg = f"could not connect to the MCP server {self._label!r}: {reasons}"
+            raise ServerConnectionError(msg) from exc
         self._client = client
         return self
 
@@ -271,12 +296,12 @@ class FusionClient:
 
     async def _request(self, request: Any) -> dict[str, Any]:
         """Send one request; return its result dict as received (after protocol checks)."""
-        from pydantic import TypeAdapter  # noqa: PLC0415 - only the connected path needs it
+        from pydantic import RootModel  # noqa: PLC0415 - only the connected path needs it
 
-        result: dict[str, Any] = await self.sdk_client.session.send_request(
-            request, TypeAdapter(dict[str, Any])
-        )
-        return result
+        # A root model of a plain dict: the SDK checks the result against the
+        # protocol version's schema, then hands the JSON object over unmodelled.
+        raw = await self.sdk_client.session.send_request(request, RootModel[dict[str, Any]])
+        return raw.root
 
     def __repr__(self) -> str:
         state = "connected" if self._client is not None else "not connected"
@@ -318,9 +343,7 @@ class BlockingFusionClient:
     ) -> BlockingFusionClient:
         """See :meth:`FusionClient.stdio`."""
         return cls(
-            FusionClient.stdio(
-                command, cwd=cwd, env=env, errlog=errlog, mode=mode, timeout=timeout
-            )
+            FusionClient.stdio(command, cwd=cwd, env=env, errlog=errlog, mode=mode, timeout=timeout)
         )
 
     @classmethod
@@ -397,8 +420,8 @@ class BlockingFusionClient:
 
     def call_result(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallToolResult:
         """See :meth:`FusionClient.call_result`."""
-        return self._open_portal.call(self._client.call_result, name, arguments)
+        result: CallToolResult = self._open_portal.call(self._client.call_result, name, arguments)
+        return result
 
     def __repr__(self) -> str:
         return f"Blocking{self._client!r}"
-

@@ -218,6 +218,23 @@ def _children(value: Mapping[Any, Any] | list[Any] | tuple[Any, ...], path: str)
             yield f"{path}[{index}]", None, item
 
 
+def _scalar_text(item: Any) -> str | None:
+    """The JSON text of a str, None, bool, int or float; ``None`` for anything else."""
+    if isinstance(item, str):
+        return _json_string(item)
+    if item is None:
+        return "null"
+    if item is True:
+        return "true"
+    if item is False:
+        return "false"
+    if isinstance(item, int) and not isinstance(item, enum.Enum):
+        return str(int(item))
+    if isinstance(item, float):
+        return js_number(item) if math.isfinite(item) else "null"
+    return None
+
+
 def _exact(value: Any, path: str) -> str:
     """The reference encoder: iterative, with paths, cycles and a depth limit."""
     parts: list[str] = []
@@ -229,20 +246,13 @@ def _exact(value: Any, path: str) -> str:
             item, item_path = pending
             pending = None
             while True:
-                if isinstance(item, str):
-                    parts.append(_json_string(item))
-                elif item is None:
-                    parts.append("null")
-                elif item is True:
-                    parts.append("true")
-                elif item is False:
-                    parts.append("false")
-                elif isinstance(item, int) and not isinstance(item, enum.Enum):
-                    parts.append(str(int(item)))
-                elif isinstance(item, float):
-                    parts.append(js_number(item) if math.isfinite(item) else "null")
+                scalar = _scalar_text(item)
+                if scalar is not None:
+                    parts.append(scalar)
                 elif isinstance(item, Mapping | list | tuple):
                     if not item:
+                        if len(stack) >= MAX_DEPTH:
+                            _open(item, item_path, stack, active)
                         parts.append("{}" if isinstance(item, Mapping) else "[]")
                     else:
                         identity = _open(item, item_path, stack, active)
@@ -315,7 +325,8 @@ def to_plain(value: Any) -> Any:
     """The plain JSON data (dict, list, str, int, float, bool, None) of ``value``.
 
     Used where JSON *data* rather than text is needed (``structuredContent``,
-    TOON). Floats keep their value; the same conversions and errors as
+    TOON). Finite floats keep their value; ``NaN`` and ``±Infinity`` become
+    ``None``, as in the JSON text; the same conversions and errors as
     :func:`to_json` apply.
     """
     return _plain(value, "$")
@@ -337,7 +348,7 @@ def _plain(value: Any, path: str) -> Any:
                 elif isinstance(item, int) and not isinstance(item, enum.Enum):
                     result = int(item)
                 elif isinstance(item, float):
-                    result = item
+                    result = item if math.isfinite(item) else None
                 elif isinstance(item, Mapping | list | tuple):
                     identity = _open(item, item_path, stack, active)
                     result = {} if isinstance(item, Mapping) else []

@@ -26,6 +26,35 @@ __all__ = ["ToolResponse", "view_of"]
 _MISSING: Any = object()
 
 
+def _readonly(self: object, *_args: object, **_kwargs: object) -> NoReturn:
+    kind = type(self).__name__[1:].lower()
+    part = "" if isinstance(self, ToolResponse) else f" (its content {kind} too)"
+    msg = f"a ToolResponse is immutable{part}: build a new response with the response helpers"
+    raise TypeError(msg)
+
+
+class _Block(dict[str, Any]):
+    """One content block: a read-only dict, so the wire cannot drift from the view."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _readonly
+    __ior__ = _readonly
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Block, (dict(self),))
+
+
+class _Content(list[_Block]):
+    """The content list: read-only, for the same reason."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = append = extend = insert = pop = remove = _readonly
+    clear = sort = reverse = __iadd__ = __imul__ = _readonly
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Content, (list(self),))
+
+
 @final
 class ToolResponse(dict[str, Any]):
     """An MCP tool result in wire form, carrying its structured view privately.
@@ -44,7 +73,9 @@ class ToolResponse(dict[str, Any]):
         is_error: bool | None = None,
         structured_content: Any = _MISSING,
     ) -> None:
-        wire: dict[str, Any] = {"content": [{"type": "text", "text": text} for text in texts]}
+        wire: dict[str, Any] = {
+            "content": _Content(_Block(type="text", text=text) for text in texts)
+        }
         if is_error is not None:
             wire["isError"] = is_error
         if structured_content is not _MISSING:
@@ -70,10 +101,6 @@ class ToolResponse(dict[str, Any]):
 
     def __repr__(self) -> str:
         return f"ToolResponse({dict.__repr__(self)})"
-
-    def _readonly(self, *_args: object, **_kwargs: object) -> NoReturn:
-        msg = "a ToolResponse is immutable: build a new one with the response helpers"
-        raise TypeError(msg)
 
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _readonly
     __ior__ = _readonly

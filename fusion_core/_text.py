@@ -5,11 +5,14 @@ reference wherever its output was already right, and every one has an exact
 inverse (used by the parser), so the wire stays lossless:
 
 * ``escape_text`` — element text: ``&`` → ``&amp;``, ``<`` → ``&lt;`` (as the
-  reference's own error envelopes do), and characters XML 1.0 cannot carry
-  (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF) as ``&#xHH;``.
+  reference's own error envelopes do), CR as ``&#xD;`` (XML readers turn a raw
+  one into LF), and characters XML 1.0 cannot carry (C0 controls but tab/LF/CR,
+  lone surrogates, U+FFFE/U+FFFF) as ``&#xHH;`` character references — legal
+  in XML 1.1 (but for NUL), read back exactly by :func:`unescape`.
 * ``escape_attr`` — attribute values: the five XML characters, plus the same
-  character references, and tab, LF and CR as references too (XML readers
-  turn raw ones into spaces).
+  character references, and tab, LF, CR, NEL and the Unicode line and
+  paragraph separators as references too (XML readers turn raw ones into
+  spaces, and they would split a tag over lines).
 * ``encode_item`` — one bullet item: escaped text whose every line break is
   followed by a two-space continuation indent, so a newline can never start
   a new ``- `` item.
@@ -31,13 +34,14 @@ __all__ = [
     "escape_attr",
     "escape_text",
     "neutralize_closing_tag",
+    "require_unicode",
     "restore_closing_tag",
     "unescape",
 ]
 
 _NOT_XML: Final = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
-_TEXT_SPECIAL: Final = re.compile("[&<]|" + _NOT_XML)
-_ATTR_SPECIAL: Final = re.compile("[&<>\"'\t\n\r]|" + _NOT_XML)
+_TEXT_SPECIAL: Final = re.compile("[&<\r]|" + _NOT_XML)
+_ATTR_SPECIAL: Final = re.compile("[&<>\"'\t\n\r\x85\u2028\u2029]|" + _NOT_XML)
 _NAMED: Final = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
 _ENTITY: Final = re.compile(r"&(amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);")
 _ENTITY_CHARS: Final = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
@@ -46,8 +50,29 @@ LINE_BREAK: Final = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]"
 """Everything ``str.splitlines`` (and so a reader) treats as a line break."""
 
 _CONTINUATION: Final = re.compile("(\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])  ")
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _CLOSING_TAG: Final = re.compile(r"<(\\*)/ui_passthrough")
 _ESCAPED_CLOSING_TAG: Final = re.compile(r"<\\(\\*)/ui_passthrough")
+
+
+def require_unicode(text: str, what: str) -> str:
+    """Return ``text`` if it is valid Unicode; a lone surrogate cannot go on the wire.
+
+    Verbatim text (str data, UI content, raw blocks) is never altered, so a
+    lone surrogate there is an error naming where it is, not silently wrong
+    bytes (the MCP SDK would fail to encode it later, far from the cause).
+    """
+    if not text.isascii():
+        match = _LONE_SURROGATE.search(text)
+        if match is not None:
+            from ._errors import SerializationError  # noqa: PLC0415 - keeps _text leaf-level
+
+            msg = (
+                f"lone surrogate U+{ord(match.group()):04X} at index {match.start()}: "
+                "MCP text must be valid Unicode; decode the text properly or drop it"
+            )
+            raise SerializationError(msg, path=what, value=text)
+    return text
 
 
 def _reference(match: re.Match[str]) -> str:

@@ -17,7 +17,7 @@ from typing import Any, Final, Literal, get_args
 from ._errors import UIError
 from ._json import to_json
 from ._numbers import js_string_of_number
-from ._text import LINE_BREAK, escape_attr
+from ._text import LINE_BREAK, escape_attr, require_unicode
 
 __all__ = [
     "UiBlock",
@@ -134,6 +134,7 @@ class UiBlock:
                 f"{type(self.type).__name__} and {type(self.content).__name__}",
                 value=self,
             )
+        require_unicode(self.content, f"the content of the {self.type!r} UI block")
 
 
 def _meta(

@@ -99,7 +99,9 @@ class WireReport:
                 line += f" {self.tokens[kind]:>10,} tokens"
             out.append(line)
         if self.tokenizer_name is None:
-            out.append("tokens: no offline tokenizer installed (pip install 'pytest-mcpfusion[tokens]')")
+            out.append(
+                "tokens: no offline tokenizer installed (pip install 'pytest-mcpfusion[tokens]')"
+            )
         else:
             out.append(
                 f"tokens ({self.tokenizer_name}): {sum(self.tokens.values()):,}; "

@@ -1,4 +1,4 @@
-"""Hooks pytest-mcpfusion offers to conftest files and plugins.
+r"""Hooks pytest-mcpfusion offers to conftest files and plugins.
 
 Implement them in a ``conftest.py`` (or a plugin) and mark each
 implementation ``@pytest.hookimpl(optionalhook=True)``, so pytest does not

@@ -8,13 +8,19 @@ an envelope, as the real pipeline does.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Mapping
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any, Final
 
 from fusion_core import ToolResponse, error, response, success, success_structured, tool_error, ui
 
-_INVOICES: Final = [
+_INVOICES: Final[list[dict[str, Any]]] = [
     {"id": 1, "client": "Acme <Corp> & Sons", "amount_cents": 125000, "status": "paid"},
     {"id": 2, "client": "Globex", "amount_cents": 9900, "status": "open"},
     {"id": 3, "client": "Initech | Ünïcødé 🚀", "amount_cents": 0, "status": "void"},
@@ -160,6 +166,51 @@ def _delete(args: dict[str, Any]) -> ToolResponse:
 
 app: Final = FakeApp()
 """The instance ``python -m fusion_core serve tests.fusion_core._fake_app:app`` serves."""
+
+ROOT: Final = Path(__file__).resolve().parents[2]
+"""The repository root: the working directory that makes ``tests`` importable."""
+
+SERVE_STDIO: Final = [sys.executable, "-m", "fusion_core", "serve", f"{__name__}:app"]
+"""The command line serving this app over stdio (run it in :data:`ROOT`)."""
+
+BARE_SDK_SERVER: Final = [sys.executable, "-m", "tests.fusion_core.bare_sdk_server"]
+"""The command line of the server written with the bare SDK (run it in :data:`ROOT`)."""
+
+
+@contextlib.contextmanager
+def http_server(timeout: float = 15.0) -> Iterator[str]:
+    """Serve this app over streamable HTTP on a free loopback port; yield its URL.
+
+    The server runs as ``python -m fusion_core serve ... --http`` and is
+    stopped (and waited for) on exit.
+    """
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [*SERVE_STDIO, "--http", "--host", "127.0.0.1", "--port", str(port)]
+    process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                msg = f"the HTTP server exited with status {process.returncode} before listening"
+                raise RuntimeError(msg)
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
 
 # Every call the tests make, by name: (tool, arguments).
 CALLS: Final[dict[str, tuple[str, dict[str, Any] | None]]] = {

@@ -21,8 +21,10 @@ TEXTS: Final[dict[str, tuple[list[str], bool]]] = {
     "well_formed": (
         [
             '{\n  "id": 7,\n  "client": "Acme"\n}',
-            '<ui_passthrough type="summary" title="Q3 &amp; Q4">\n'
-            "📊 **Summary**: 1 invoice\n</ui_passthrough>",
+            (
+                '<ui_passthrough type="summary" title="Q3 &amp; Q4">\n'
+                "📊 **Summary**: 1 invoice\n</ui_passthrough>"
+            ),
             "<llm_directives>\n- Amounts are in cents.\n</llm_directives>",
             "<domain_rules>\n- Never reveal ids.\n- Round &amp; format.\n</domain_rules>",
             "<action_suggestions>\n- invoices_get: to see details\n</action_suggestions>",
@@ -31,10 +33,12 @@ TEXTS: Final[dict[str, tuple[list[str], bool]]] = {
     ),
     "tool_error": (
         [
-            '<tool_error code="NOT_FOUND" severity="error">\n'
-            "<message>Invoice 9 not found</message>\n"
-            "<recovery>List invoices first.</recovery>\n"
-            "</tool_error>"
+            (
+                '<tool_error code="NOT_FOUND" severity="error">\n'
+                "<message>Invoice 9 not found</message>\n"
+                "<recovery>List invoices first.</recovery>\n"
+                "</tool_error>"
+            )
         ],
         True,
     ),
@@ -82,7 +86,7 @@ def malformed() -> CallToolResult:
 
 @mcp.tool()
 def error_without_envelope() -> CallToolResult:
-    """isError with plain text, no envelope."""
+    """An error flagged with isError, in plain text without an envelope."""
     return _texts("error_without_envelope")
 
 

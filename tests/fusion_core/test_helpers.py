@@ -218,12 +218,12 @@ ROWS = [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]
 
 
 def test_toon_success_defaults_to_pipe() -> None:
-    """toon_success uses the | delimiter by default."""
+    """toon_success uses the | delimiter by default; its view holds the TOON text."""
     result = toon_success({"rows": ROWS})
     assert dict(result) == {
         "content": [{"type": "text", "text": "rows[2|]{id|name}:\n  1|a\n  2|b"}]
     }
-    assert view_of(result).data == {"rows": ROWS}
+    assert view_of(result).data == "rows[2|]{id|name}:\n  1|a\n  2|b"  # the TOON text
 
 
 @pytest.mark.parametrize(

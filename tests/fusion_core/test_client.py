@@ -1,0 +1,274 @@
+"""The black-box client: tool definitions and results exactly as the server sent them.
+
+Against the fake app (in memory, over stdio and over streamable HTTP) every
+result equals the in-process response's wire dict; against a server written
+with the bare SDK, every hand-written text comes back verbatim, malformed
+ones included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from fusion_core import ToolResponse
+from fusion_core._client import (
+    BlockingFusionClient,
+    FusionClient,
+    ServerConnectionError,
+    ServerResultError,
+    tool_result_wire,
+)
+
+from . import bare_sdk_server
+from ._fake_app import BARE_SDK_SERVER, CALLS, ROOT, SERVE_STDIO, app, http_server
+
+MODES = ["auto", "legacy"]
+TIMEOUT = 15.0
+
+
+def _in_process(name: str, arguments: dict[str, Any] | None) -> ToolResponse:
+    return anyio.run(app.call, name, arguments)
+
+
+def _expected(case: str) -> dict[str, Any]:
+    """The wire dict of the in-process response: exactly what a client must receive."""
+    return dict(_in_process(*CALLS[case]))
+
+
+# --- tool_result_wire --------------------------------------------------------------
+
+
+def test_wire_drops_what_the_protocol_adds() -> None:
+    """``resultType``, cache hints and the ``serverInfo`` stamp go; the result stays."""
+    received = {
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": ""}},
+        "content": [{"type": "text", "text": "OK"}],
+        "isError": False,
+        "resultType": "complete",
+        "ttlMs": 0,
+        "cacheScope": "private",
+    }
+    assert tool_result_wire(received) == {
+        "content": [{"type": "text", "text": "OK"}],
+        "isError": False,
+    }
+
+
+def test_wire_keeps_a_tools_own_meta() -> None:
+    """Other ``_meta`` entries belong to the tool and are kept."""
+    received = {
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s"}, "trace": "abc"},
+        "content": [],
+    }
+    assert tool_result_wire(received) == {"_meta": {"trace": "abc"}, "content": []}
+
+
+def test_wire_leaves_its_input_alone() -> None:
+    """The dict passed in is not modified."""
+    received = {"_meta": {"io.modelcontextprotocol/serverInfo": {}}, "content": []}
+    tool_result_wire(received)
+    assert received == {"_meta": {"io.modelcontextprotocol/serverInfo": {}}, "content": []}
+
+
+# --- in memory ---------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
+async def test_in_memory_client_returns_the_exact_wire_dict(mode: str) -> None:
+    """Every call equals ``dict(await app.call(...))``: no key added, none lost."""
+    async with FusionClient.in_memory(app, mode=mode, timeout=TIMEOUT) as client:
+        assert await client.list_tools() == app.definitions()
+        for case, (name, arguments) in CALLS.items():
+            assert await client.call(name, arguments) == dict(await app.call(name, arguments)), case
+
+
+@pytest.mark.anyio
+async def test_call_result_is_the_sdk_model() -> None:
+    """``call_result`` gives the SDK's ``CallToolResult`` of the same result."""
+    from mcp_types import CallToolResult  # noqa: PLC0415 - keep collection of the suite fast
+
+    async with FusionClient.in_memory(app) as client:
+        result = await client.call_result("invoices_stats")
+    expected = await app.call("invoices_stats", None)
+    assert isinstance(result, CallToolResult)
+    assert result.structured_content == expected["structuredContent"]
+    assert [block.model_dump() for block in result.content] == [
+        {"type": "text", "text": expected.texts[0], "annotations": None, "meta": None}
+    ]
+
+
+@pytest.mark.anyio
+async def test_in_memory_accepts_an_sdk_server() -> None:
+    """An SDK ``Server`` (here the bare one) is connected as it is."""
+    server = bare_sdk_server.mcp._lowlevel_server
+    async with FusionClient.in_memory(server) as client:
+        wire = await client.call("tool_error")
+    assert [block["text"] for block in wire["content"]] == bare_sdk_server.TEXTS["tool_error"][0]
+
+
+def test_blocking_client_in_memory() -> None:
+    """The blocking client needs no event loop from its caller."""
+    with BlockingFusionClient.in_memory(app, timeout=TIMEOUT) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert client.list_tools() == app.definitions()
+        assert client.call("echo", {"text": "hi"}) == _expected_for("echo", {"text": "hi"})
+
+
+def _expected_for(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+    return dict(_in_process(name, arguments))
+
+
+# --- the fake app over stdio and HTTP: one server process per module ---------------
+
+
+@pytest.fixture(scope="module")
+def stdio_client() -> Iterator[BlockingFusionClient]:
+    """``python -m fusion_core serve`` over stdio, one connection for the whole module."""
+    with BlockingFusionClient.stdio(SERVE_STDIO, cwd=ROOT, timeout=TIMEOUT) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    """One ``--http`` server for the module, on a free loopback port."""
+    with http_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module", params=MODES)
+def http_client(request: pytest.FixtureRequest, http_url: str) -> Iterator[BlockingFusionClient]:
+    """A connection to the HTTP server, per protocol negotiation mode."""
+    with BlockingFusionClient.http(http_url, mode=request.param, timeout=TIMEOUT) as client:
+        yield client
+
+
+def test_stdio_lists_exactly_the_definitions(stdio_client: BlockingFusionClient) -> None:
+    """tools/list over stdio gives ``app.definitions()``."""
+    assert stdio_client.list_tools() == app.definitions()
+
+
+@pytest.mark.parametrize("case", CALLS)
+def test_stdio_call_is_the_exact_wire_dict(stdio_client: BlockingFusionClient, case: str) -> None:
+    """Every call over stdio equals the in-process response's wire dict."""
+    assert stdio_client.call(*CALLS[case]) == _expected(case)
+
+
+def test_http_lists_exactly_the_definitions(http_client: BlockingFusionClient) -> None:
+    """tools/list over streamable HTTP gives ``app.definitions()``."""
+    assert http_client.list_tools() == app.definitions()
+
+
+@pytest.mark.parametrize("case", CALLS)
+def test_http_call_is_the_exact_wire_dict(http_client: BlockingFusionClient, case: str) -> None:
+    """Every call over streamable HTTP equals the in-process response's wire dict."""
+    assert http_client.call(*CALLS[case]) == _expected(case)
+
+
+def test_http_negotiates_both_eras(http_client: BlockingFusionClient) -> None:
+    """``auto`` speaks 2026-07-28; ``legacy`` the 2025-11-25 handshake."""
+    assert http_client.protocol_version in {"2026-07-28", "2025-11-25"}
+
+
+# --- a server written with the bare SDK --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bare_client() -> Iterator[BlockingFusionClient]:
+    """The bare-SDK server over stdio, started from a shell-like command string."""
+    command = " ".join(BARE_SDK_SERVER)
+    with BlockingFusionClient.stdio(command, cwd=ROOT, mode="legacy", timeout=TIMEOUT) as client:
+        yield client
+
+
+def test_bare_server_lists_its_tools(bare_client: BlockingFusionClient) -> None:
+    """Its definitions come back as the SDK generated them."""
+    tools = bare_client.list_tools()
+    assert [tool["name"] for tool in tools] == list(bare_sdk_server.TEXTS)
+    assert all(tool["inputSchema"]["type"] == "object" for tool in tools)
+
+
+@pytest.mark.parametrize("tool", bare_sdk_server.TEXTS)
+def test_bare_server_texts_come_back_verbatim(bare_client: BlockingFusionClient, tool: str) -> None:
+    """Well-formed, error and malformed Fusion text: every byte as written."""
+    texts, is_error = bare_sdk_server.TEXTS[tool]
+    assert bare_client.call(tool) == {
+        "content": [{"type": "text", "text": text} for text in texts],
+        "isError": is_error,
+    }
+
+
+# --- usage errors ------------------------------------------------------------------
+
+
+def test_stdio_splits_a_command_string_like_a_shell() -> None:
+    """Quotes group words; no shell runs."""
+    client = FusionClient.stdio("python -c 'print(1)' \"a b\"")
+    assert (
+        repr(client) == "FusionClient(\"python -c 'print(1)' 'a b'\", mode='auto', not connected)"
+    )
+
+
+@pytest.mark.parametrize("command", ["", "   ", []])
+def test_stdio_needs_a_command(command: str | list[str]) -> None:
+    """An empty command line is refused before anything starts."""
+    with pytest.raises(ValueError, match="needs a program"):
+        FusionClient.stdio(command)
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:8000/mcp", "ftp://host/mcp", ""])
+def test_http_needs_an_http_url(url: str) -> None:
+    """Anything but an http(s) URL is refused."""
+    with pytest.raises(ValueError, match="http:// or https:// URL"):
+        FusionClient.http(url)
+
+
+@pytest.mark.anyio
+async def test_using_an_unconnected_client_says_so() -> None:
+    """Calls outside ``async with`` raise a clear error."""
+    client = FusionClient.in_memory(app)
+    with pytest.raises(RuntimeError, match="not connected"):
+        await client.call("echo", {"text": "x"})
+
+
+@pytest.mark.anyio
+async def test_a_client_connects_once() -> None:
+    """Entering a connected client again is an error, not a second connection."""
+    async with FusionClient.in_memory(app) as client:
+        with pytest.raises(RuntimeError, match="already connected"):
+            await client.__aenter__()
+
+
+def test_using_a_closed_blocking_client_says_so() -> None:
+    """The blocking client refuses calls outside ``with``."""
+    client = BlockingFusionClient.in_memory(app)
+    with pytest.raises(RuntimeError, match="not open"):
+        client.call("echo", {"text": "x"})
+    with client:
+        pass
+    with pytest.raises(RuntimeError, match="not open"):
+        client.list_tools()
+
+
+def test_a_server_that_does_not_start_fails_cleanly(tmp_path: Path) -> None:
+    """A command that exits at once: one clear error naming it; its stderr goes to ``errlog``."""
+    command = [*SERVE_STDIO[:-1], "json:dumps"]
+    with (tmp_path / "stderr.txt").open("w") as errlog:
+        client = BlockingFusionClient.stdio(command, cwd=ROOT, timeout=5, errlog=errlog)
+        with pytest.raises(ServerConnectionError, match=r"json:dumps.*Connection closed"), client:
+            pass
+    assert "not an app" in (tmp_path / "stderr.txt").read_text()
+    with pytest.raises(RuntimeError, match="not open"):
+        client.list_tools()
+
+
+def test_server_result_error_carries_the_result() -> None:
+    """The error keeps what the server sent, for the failure message."""
+    error = ServerResultError("nope", result={"resultType": "input_required"})
+    assert error.result == {"resultType": "input_required"}
+    assert isinstance(error, RuntimeError)
