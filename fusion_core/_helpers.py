@@ -50,6 +50,7 @@ def toon_success(
     indent: int = 2,
     key_folding: Literal["off", "safe"] = "off",
     flatten_depth: int | None = None,
+    version: Literal[3, 4] = 3,
 ) -> ToolResponse:
     """One block with the TOON encoding of ``data`` (pipe delimiter by default).
 
@@ -57,6 +58,7 @@ def toon_success(
 
     Every option of the reference encoder is passed through: ``delimiter``
     (``,``, ``|`` or tab), ``indent``, ``key_folding`` and ``flatten_depth``.
+    ``version=4`` writes TOON spec v4.0 instead of the reference's TOON.
     """
     text = encode_toon(
         to_plain(data),
@@ -64,6 +66,7 @@ def toon_success(
         indent=indent,
         key_folding=key_folding,
         flatten_depth=flatten_depth,
+        version=version,
     )
     # The view holds the text: TOON is what the agent reads, and bytes cannot
     # be read back into the data (TOON text is also plain text).

@@ -142,7 +142,7 @@ def build_server(
         except Exception:
             # A pipeline bug, not a handler failure (the app envelopes those):
             # keep its text off the wire, keep serving.
-            logger.exception("app.call(%r) raised", params.name)
+            logger.exception("serving tool %r raised", params.name)
             result = tool_error(
                 "INTERNAL_ERROR",
                 f"[{params.name}] the server failed to run this tool",

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 from ._errors import CycleError, NestingError, SerializationError
 from ._json import MAX_DEPTH
 from ._numbers import js_number
+from ._toon_v4 import encode_toon_v4
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -553,8 +554,13 @@ def encode_toon(
     indent: int = 2,
     key_folding: Literal["off", "safe"] = "off",
     flatten_depth: int | None = None,
+    version: Literal[3, 4] = 3,
 ) -> str:
     r"""Encode plain JSON data as TOON, byte for byte as ``@toon-format/toon`` 2.1.0.
+
+    ``version=3`` (the default) is what the MCP Fusion reference writes;
+    ``version=4`` writes TOON spec v4.0 instead (see ``_toon_v4``), which has
+    no key folding yet.
 
     ``value`` is JSON data: dicts with str keys (in insertion order), lists
     (or tuples), str, int (printed exactly), float (in JavaScript's notation;
@@ -584,6 +590,13 @@ def encode_toon(
         raise ValueError(
             f"flatten_depth must be None (no limit) or an int of at least 0, not {flatten_depth!r}"
         )
+    if version == 4:
+        if key_folding != "off" or flatten_depth is not None:
+            msg = "key_folding and flatten_depth are not available with version=4 (toon-format)"
+            raise ValueError(msg)
+        return encode_toon_v4(value, delimiter=delimiter, indent=indent)
+    if version != 3:
+        raise ValueError(f"version must be 3 (the reference's TOON) or 4, not {version!r}")
     flatten = math.inf if flatten_depth is None else flatten_depth
     encoder = _Encoder(delimiter, indent, key_folding == "safe", flatten)
     try:

@@ -104,6 +104,25 @@ async def test_call_result_is_the_sdk_model() -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_sdk_model_dump_is_not_the_wire(mode: str) -> None:
+    """Pinned SDK behaviour, the reason the client reads results before the SDK models them.
+
+    Dumping ``CallToolResult`` adds ``"isError": false`` to a result that had
+    no ``isError`` and always adds ``resultType``; on 2026-07-28 the
+    ``serverInfo`` stamp arrives in ``_meta`` too.
+    """
+    async with FusionClient.in_memory(app, mode=mode) as client:
+        model = await client.sdk_client.call_tool("echo", {"text": "hi"})
+        wire = await client.call("echo", {"text": "hi"})
+    dumped = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+    assert wire == {"content": [{"type": "text", "text": "hi"}]}
+    assert dumped["isError"] is False
+    assert dumped["resultType"] == "complete"
+    assert ("_meta" in dumped) == (mode == "auto")
+
+
+@pytest.mark.anyio
 async def test_in_memory_accepts_an_sdk_server() -> None:
     """An SDK ``Server`` (here the bare one) is connected as it is."""
     server = bare_sdk_server.mcp._lowlevel_server
