@@ -14,12 +14,16 @@ from . import ui
 from ._app import FusionApp
 from ._builder import ResponseBuilder, response
 from ._check import ContractError, Violation, check, check_strict
+from ._client import BlockingFusionClient, FusionClient
 from ._errors import (
+    AppLoadError,
     CycleError,
     FusionError,
     NestingError,
     OutputSchemaError,
     SerializationError,
+    ServerConnectionError,
+    ServerResultError,
     UIError,
     WireFormatError,
 )
@@ -41,6 +45,7 @@ from ._parse import (
 )
 from ._presenter import FieldError, Presenter, PresenterValidationError
 from ._response import ToolResponse, view_of
+from ._server import ToolApp, build_server, load_app, serve_http, serve_stdio
 from ._tool import Action, Group, Tool
 from ._ui import UiBlock, UiMeta, fence
 from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
@@ -48,7 +53,9 @@ from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 __all__ = [
     "MAX_DEPTH",
     "Action",
+    "AppLoadError",
     "Block",
+    "BlockingFusionClient",
     "ContractError",
     "CycleError",
     "DataBlock",
@@ -57,6 +64,7 @@ __all__ = [
     "ErrorEnvelope",
     "FieldError",
     "FusionApp",
+    "FusionClient",
     "FusionError",
     "Group",
     "NestingError",
@@ -68,9 +76,12 @@ __all__ = [
     "ResponseView",
     "RulesBlock",
     "SerializationError",
+    "ServerConnectionError",
+    "ServerResultError",
     "Suggestion",
     "SuggestionsBlock",
     "Tool",
+    "ToolApp",
     "ToolErrorBlock",
     "ToolResponse",
     "UIError",
@@ -82,13 +93,17 @@ __all__ = [
     "ValidationField",
     "Violation",
     "WireFormatError",
+    "build_server",
     "check",
     "check_strict",
     "error",
     "fence",
+    "load_app",
     "parse",
     "required",
     "response",
+    "serve_http",
+    "serve_stdio",
     "success",
     "success_structured",
     "to_json",

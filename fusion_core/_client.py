@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, final
 
-from ._errors import FusionError
+from ._errors import ServerConnectionError, ServerResultError
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -59,26 +59,6 @@ DEFAULT_TIMEOUT: Final = 30.0
 _PROTOCOL_KEYS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
 _SERVER_INFO_META: Final = "io.modelcontextprotocol/serverInfo"
 _MAX_PAGES: Final = 1000  # a server whose tools/list cursor never ends cannot hang us
-
-
-class ServerResultError(FusionError, RuntimeError):
-    """The server answered ``tools/call`` with something other than a tool result.
-
-    For example an ``input_required`` result, which a test client cannot
-    satisfy. ``result`` holds the result dict as received.
-    """
-
-    def __init__(self, message: str, *, result: Mapping[str, Any]) -> None:
-        super().__init__(message)
-        self.result = result
-
-
-class ServerConnectionError(FusionError, ConnectionError):
-    """The client could not connect to the server (or the server died while connecting).
-
-    The message names the server; ``__cause__`` is the SDK's own error. A
-    stdio server's stderr usually says why it stopped.
-    """
 
 
 def _leaves(error: BaseException) -> list[BaseException]:

@@ -10,7 +10,10 @@
     ├── PresenterValidationError(ValueError)  data a Presenter's schema rejects (_presenter)
     ├── OutputSchemaError(ValueError)  structured content outside a tool's output schema
     ├── ContractError(ValueError)      a response breaks the wire contract (_check)
-    └── WireFormatError(ValueError)    text that is not a well-formed Fusion block
+    ├── WireFormatError(ValueError)    text that is not a well-formed Fusion block
+    ├── AppLoadError(ImportError)      a "pkg.module:app" spec that leads to no app
+    ├── ServerConnectionError(ConnectionError)  the client could not reach a server
+    └── ServerResultError(RuntimeError)  a server answered with no tool result
 
 Each error carries the offending object (``value``) and, where it applies, the
 JSON path of that object inside the data (``path``, e.g. ``$.rows[3].amount``),
@@ -19,14 +22,18 @@ so the message says what to change and where.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
+    "AppLoadError",
     "CycleError",
     "FusionError",
     "NestingError",
     "OutputSchemaError",
     "SerializationError",
+    "ServerConnectionError",
+    "ServerResultError",
     "UIError",
     "WireFormatError",
 ]
@@ -77,3 +84,34 @@ class WireFormatError(FusionError, ValueError):
         where = f"block {block}: " if block is not None else ""
         super().__init__(f"{where}{message}")
         self.block = block
+
+
+class AppLoadError(FusionError, ImportError):
+    """An ``"pkg.module:attr"`` app spec that does not lead to an app.
+
+    ``spec`` is the string as given; the message says which part is wrong.
+    """
+
+    def __init__(self, message: str, *, spec: str) -> None:
+        super().__init__(message)
+        self.spec = spec
+
+
+class ServerResultError(FusionError, RuntimeError):
+    """The server answered ``tools/call`` with something other than a tool result.
+
+    For example an ``input_required`` result, which a test client cannot
+    satisfy. ``result`` holds the result dict as received.
+    """
+
+    def __init__(self, message: str, *, result: Mapping[str, Any]) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class ServerConnectionError(FusionError, ConnectionError):
+    """The client could not connect to the server (or the server died while connecting).
+
+    The message names the server; ``__cause__`` is the SDK's own error. A
+    stdio server's stderr usually says why it stopped.
+    """

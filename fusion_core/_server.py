@@ -30,7 +30,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
-from ._errors import FusionError
+from ._errors import AppLoadError
 from ._helpers import tool_error
 
 if TYPE_CHECKING:
@@ -88,17 +88,6 @@ ContextFactory = Callable[["ServerRequestContext[Any, Any]"], Any]
 It may return the context or an awaitable of it. Without a factory the app
 gets ``ctx=None``, exactly as an in-process ``await app.call(name, args)``.
 """
-
-
-class AppLoadError(FusionError, ImportError):
-    """An ``"pkg.module:attr"`` app spec that does not lead to an app.
-
-    ``spec`` is the string as given; the message says which part is wrong.
-    """
-
-    def __init__(self, message: str, *, spec: str) -> None:
-        super().__init__(message)
-        self.spec = spec
 
 
 def build_server(
