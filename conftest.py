@@ -15,3 +15,5 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
+
+pytest_plugins = ("pytester",)

@@ -1,17 +1,245 @@
 """The pytest entry point (``pytest11``) of pytest-mcpfusion.
 
-For now it only makes the ``fusion_core`` version visible in the pytest
-header; options, fixtures and snapshots arrive with the plugin issue.
+Options, markers, fixtures and hooks; the work is done by ``fusion_core``
+and by this package's small modules (transport, session, snapshot, report,
+contract tests). Importing this plugin never imports ``mcp``: only the stdio
+and HTTP transports do, when a test first uses them.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Final
+
 import pytest
 
 import fusion_core
+from fusion_core import ResponseView, ToolResponse
+
+from . import hookspecs
+from ._assertrepr import explain
+from ._contract import contract_items
+from ._report import WireReport
+from ._result import FusionResult
+from ._session import AsyncFusionCall, FusionCall, FusionSession
+from ._snapshot import FusionWireExtension
+from ._tokens import offline_tokenizer
+
+if TYPE_CHECKING:
+    from syrupy.assertion import SnapshotAssertion
+
+    from fusion_core import ToolApp
+
+SESSION_KEY: Final = pytest.StashKey[FusionSession]()
+WORKER_REPORT: Final = "fusion_report"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--fusion`` and the options that say where the tools are."""
+    group = parser.getgroup("mcpfusion", "Fusion wire contract (pytest-mcpfusion)")
+    group.addoption(
+        "--fusion",
+        action="store_true",
+        default=False,
+        help="check every result against the Fusion contract, add contract tests for every "
+        "tool and action, and print the wire report",
+    )
+    group.addoption(
+        "--fusion-app",
+        dest="fusion_app",
+        metavar="MODULE:APP",
+        default=None,
+        help="the app under test, e.g. billing.app:app (ini: fusion_app)",
+    )
+    group.addoption(
+        "--fusion-transport",
+        dest="fusion_transport",
+        choices=("inproc", "stdio", "http"),
+        default=None,
+        help="how calls reach the app: in process (default), or served over stdio or HTTP",
+    )
+    group.addoption(
+        "--fusion-server",
+        dest="fusion_server",
+        metavar="COMMAND_OR_URL",
+        default=None,
+        help="a server in any language: a command speaking MCP on stdio, or an http(s) URL "
+        "(ini: fusion_server)",
+    )
+    group.addoption(
+        "--fusion-examples",
+        dest="fusion_examples",
+        type=int,
+        default=None,
+        help="hypothesis examples per contract test (default 25; ini: fusion_examples)",
+    )
+    parser.addini("fusion_app", "the app under test, as MODULE:APP", default="")
+    parser.addini("fusion_server", "a server command or URL", default="")
+    parser.addini("fusion_examples", "hypothesis examples per contract test", default="25")
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Register pytest-mcpfusion's own hooks (see ``pytest_mcpfusion.hookspecs``)."""
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``fusion`` marker and create the session state."""
+    config.addinivalue_line(
+        "markers",
+        "fusion(*, check=True): per-test Fusion settings; check=False exempts the test's "
+        "results from the --fusion contract check (for tests of deliberately broken servers)",
+    )
+    session = FusionSession(config)
+    if session.contract:
+        session.tokenizer, session.report.tokenizer_name = offline_tokenizer()
+    config.stash[SESSION_KEY] = session
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Close the transport (event loop thread, client, server process)."""
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        session.close()
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    """Name the wire engine in pytest's header, so reports say which one ran."""
+    """Name the wire engine and the configured target in pytest's header."""
+    session = config.stash[SESSION_KEY]
+    target = session.app_spec or session.server or "none configured"
+    return f"mcpfusion: fusion_core {fusion_core.__version__}, {session.transport_name}: {target}"
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Under ``--fusion``, add one contract test per tool and action."""
+    fusion = config.stash[SESSION_KEY]
+    if fusion.contract and fusion.configured:
+        items.extend(contract_items(session, fusion))
+
+
+def pytest_assertrepr_compare(
+    config: pytest.Config, op: str, left: object, right: object
+) -> list[str] | None:
+    """Block-by-block explanations when results, responses or views differ."""
     del config
-    return f"mcpfusion: fusion_core {fusion_core.__version__}"
+    comparable = (FusionResult, ToolResponse, ResponseView)
+    if op == "==" and isinstance(left, comparable) and isinstance(right, comparable):
+        return explain(left, right)
+    return None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker sends its wire report to the controller."""
+    workeroutput: dict[str, Any] | None = getattr(session.config, "workeroutput", None)
+    fusion = session.config.stash[SESSION_KEY]
+    if workeroutput is not None and fusion.contract:
+        workeroutput[WORKER_REPORT] = fusion.report.to_data()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """The xdist controller merges each worker's wire report."""
+    del error
+    data = getattr(node, "workeroutput", {}).get(WORKER_REPORT)
+    if data is not None:
+        node.config.stash[SESSION_KEY].report.merge(data)
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    """Print the wire report after a ``--fusion`` run (on the controller only)."""
+    del exitstatus
+    fusion = config.stash[SESSION_KEY]
+    if not fusion.contract or hasattr(config, "workerinput"):
+        return
+    report: WireReport = fusion.report
+    if fusion.configured and not report.known_actions:
+        report.known_actions.update(_known_actions(fusion))
+    terminalreporter.write_sep("=", "Fusion wire report")
+    for line in report.lines():
+        terminalreporter.write_line(line)
+    config.hook.pytest_fusion_report(report=report, config=config)
+
+
+def _known_actions(fusion: FusionSession) -> set[str]:
+    from ._contract import actions_of  # noqa: PLC0415 - only for the report
+
+    try:
+        definitions = fusion.transport().definitions()
+    except Exception:  # noqa: BLE001 - a report must not fail the run; the tests said why
+        return set()
+    return {name for definition in definitions for name in actions_of(definition, fusion)}
+
+
+# ------------------------------------------------------------------ fixtures
+
+
+@pytest.fixture(scope="session")
+def fusion_app(pytestconfig: pytest.Config) -> ToolApp | None:
+    """The configured app (``--fusion-app``), or ``None`` for a server by command or URL.
+
+    Override it in a conftest to test an app built there; calls then run in
+    process.
+    """
+    session = pytestconfig.stash[SESSION_KEY]
+    if not session.configured:
+        return None
+    return session.transport().app
+
+
+@pytest.fixture
+def fusion_context(fusion_app: ToolApp | None, request: pytest.FixtureRequest) -> Any:
+    """The context handed to handlers; override it to inject fakes.
+
+    By default the first ``pytest_fusion_context`` hook result, else ``None``
+    (then the app's own ``context_factory`` decides, as in production).
+    """
+    return request.config.hook.pytest_fusion_context(app=fusion_app, request=request)
+
+
+def _fusion_session(request: pytest.FixtureRequest, app: ToolApp | None) -> FusionSession:
+    """The session, serving ``app`` in process when a conftest overrode ``fusion_app``."""
+    session = request.config.stash[SESSION_KEY]
+    if app is not None:
+        session.use_app(app)
+    return session
+
+
+def _checked(request: pytest.FixtureRequest) -> bool:
+    marker = request.node.get_closest_marker("fusion")
+    return bool(marker.kwargs.get("check", True)) if marker is not None else True
+
+
+@pytest.fixture
+def fusion_call(
+    request: pytest.FixtureRequest, fusion_app: ToolApp | None, fusion_context: Any
+) -> FusionCall:
+    """Call a tool and get a ``FusionResult``: ``fusion_call("billing", "get", id="INV-1")``."""
+    return FusionCall(
+        _fusion_session(request, fusion_app), fusion_context, checked=_checked(request)
+    )
+
+
+@pytest.fixture
+def fusion_call_async(
+    request: pytest.FixtureRequest, fusion_app: ToolApp | None, fusion_context: Any
+) -> AsyncFusionCall:
+    """The async twin of ``fusion_call``, for async tests (``await`` its calls)."""
+    return AsyncFusionCall(
+        _fusion_session(request, fusion_app), fusion_context, checked=_checked(request)
+    )
+
+
+@pytest.fixture
+def fusion_snapshot(snapshot: SnapshotAssertion, pytestconfig: pytest.Config) -> Any:
+    """Exact wire snapshots: ``assert result == fusion_snapshot``.
+
+    Stored as ``.wire`` files (one section per block, byte-exact), normalized
+    by the ``pytest_fusion_normalize`` hook; ``--snapshot-update`` writes them.
+    """
+    extension = type(
+        "FusionWireSnapshot", (FusionWireExtension,), {"hook": pytestconfig.hook}
+    )
+    return snapshot.use_extension(extension)

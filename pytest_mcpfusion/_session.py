@@ -1,0 +1,247 @@
+"""The plugin's per-session state, and the callables the call fixtures return.
+
+One :class:`FusionSession` lives in ``config.stash`` for a test session (one
+per xdist worker): the configured transport (opened on first use), the wire
+report and the optional tokenizer. ``fusion_call`` and ``fusion_call_async``
+hand out :class:`FusionCall` / :class:`AsyncFusionCall`, which turn
+``(tool, action, **args)`` into arguments, call the transport, and — under
+``--fusion`` — check every result against the contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final, final
+
+import pytest
+
+from fusion_core import ResponseView, check
+from fusion_core._snapshot import block_kinds
+
+from ._report import WireReport
+from ._result import FusionResult
+from ._transport import Transport, open_transport
+
+if TYPE_CHECKING:
+    from fusion_core import ToolApp
+
+__all__ = ["AsyncFusionCall", "FusionCall", "FusionSession"]
+
+DEFAULT_DISCRIMINATOR: Final = "action"
+SELECT_PARAM: Final = "_select"
+UNSET: Final[Any] = object()
+
+
+class FusionSession:
+    """What one test session (or xdist worker) shares across its tests."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.contract = bool(config.getoption("fusion"))
+        self.report = WireReport()
+        self.tokenizer: Callable[[str], int] | None = None
+        self._transport: Transport | None = None
+        self._discriminators: dict[str, str] | None = None
+
+    @property
+    def app_spec(self) -> str | None:
+        """``--fusion-app`` or the ``fusion_app`` ini key."""
+        value = self.config.getoption("fusion_app") or self.config.getini("fusion_app")
+        return str(value) if value else None
+
+    @property
+    def server(self) -> str | None:
+        """``--fusion-server`` or the ``fusion_server`` ini key."""
+        value = self.config.getoption("fusion_server") or self.config.getini("fusion_server")
+        return str(value) if value else None
+
+    @property
+    def transport_name(self) -> str:
+        """The transport: as given, else inferred from ``--fusion-server``."""
+        given: str | None = self.config.getoption("fusion_transport")
+        if given:
+            return given
+        server = self.server
+        if server is None:
+            return "inproc"
+        return "http" if server.startswith(("http://", "https://")) else "stdio"
+
+    @property
+    def configured(self) -> bool:
+        """Whether an app or a server was configured at all."""
+        return self.app_spec is not None or self.server is not None
+
+    def transport(self) -> Transport:
+        """The session's transport, opened on first use."""
+        if self._transport is None:
+            if not self.configured:
+                msg = (
+                    "no Fusion app or server is configured: pass --fusion-app=pkg.module:app "
+                    "(or set fusion_app in the ini file), --fusion-server=COMMAND_OR_URL, "
+                    "or override the fusion_app fixture"
+                )
+                raise pytest.UsageError(msg)
+            self._transport = open_transport(
+                self.transport_name, app_spec=self.app_spec, server=self.server
+            )
+        return self._transport
+
+    def use_app(self, app: ToolApp) -> None:
+        """Serve an app a conftest gave through the ``fusion_app`` fixture (in process)."""
+        from ._transport import InProcess  # noqa: PLC0415 - avoids a name clash in __init__
+
+        current = self._transport
+        if current is not None and current.app is app:
+            return
+        if current is not None:
+            current.close()
+        self._transport = InProcess(app)
+        self._discriminators = None
+
+    def close(self) -> None:
+        """Close the transport (its event loop thread, client and server)."""
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
+
+    def discriminator(self, tool: str) -> str:
+        """The parameter that selects ``tool``'s action (``action`` by default)."""
+        if self._discriminators is None:
+            self._discriminators = {}
+            for definition in self.transport().definitions():
+                self._discriminators[definition["name"]] = _discriminator_of(definition)
+        return self._discriminators.get(tool, DEFAULT_DISCRIMINATOR)
+
+    def arguments(
+        self, tool: str, action: str | None, select: Any, args: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The ``tools/call`` arguments of a fixture call."""
+        arguments = dict(args)
+        if action is not None:
+            arguments[self.discriminator(tool)] = action
+        if select is not None:
+            arguments[SELECT_PARAM] = list(select)
+        return arguments
+
+    def finish(
+        self,
+        tool: str,
+        action: str | None,
+        arguments: dict[str, Any],
+        wire: dict[str, Any],
+        view: ResponseView,
+        *,
+        checked: bool,
+    ) -> FusionResult:
+        """Wrap a call's answer; under ``--fusion`` record it and check the contract."""
+        result = FusionResult(wire, view, tool=tool, arguments=arguments)
+        if self.contract:
+            self.report.record(result, block_kinds(wire), action=action, tokenizer=self.tokenizer)
+            if checked:
+                self.enforce(result)
+        return result
+
+    def enforce(self, result: FusionResult) -> None:
+        """Fail the current test if ``result`` breaks the contract or a house rule."""
+        problems = [str(violation) for violation in check(result.wire_dict)]
+        for found in self.config.hook.pytest_fusion_check(result=result):
+            problems.extend(found or ())
+        if problems:
+            self.report.violations += len(problems)
+            lines = "\n".join(f"  - {problem}" for problem in problems)
+            pytest.fail(
+                f"{result.tool}: the response breaks the Fusion contract (--fusion):\n{lines}",
+                pytrace=False,
+            )
+
+
+def _discriminator_of(definition: Mapping[str, Any]) -> str:
+    """A required string property with an enum, ``action`` when present."""
+    schema = definition.get("inputSchema") or {}
+    properties = schema.get("properties") or {}
+    required = schema.get("required") or []
+    if DEFAULT_DISCRIMINATOR in properties:
+        return DEFAULT_DISCRIMINATOR
+    for name in required:
+        prop = properties.get(name) or {}
+        if prop.get("type") == "string" and "enum" in prop:
+            return str(name)
+    return DEFAULT_DISCRIMINATOR
+
+
+@final
+class FusionCall:
+    """``fusion_call(tool, action=None, /, *, context=..., select=..., **args)``.
+
+    Calls ``tool`` (with ``action`` put under the tool's discriminator) and
+    returns a :class:`~pytest_mcpfusion.FusionResult`. ``context`` replaces
+    the ``fusion_context`` fixture's value for this call (in process only);
+    ``select`` fills ``_select``.
+    """
+
+    __slots__ = ("_checked", "_context", "_session")
+
+    def __init__(self, session: FusionSession, context: Any, *, checked: bool) -> None:
+        self._session = session
+        self._context = context
+        self._checked = checked
+
+    def __call__(
+        self,
+        tool: str,
+        action: str | None = None,
+        /,
+        *,
+        context: Any = UNSET,
+        select: Any = None,
+        **args: Any,
+    ) -> FusionResult:
+        """Call the tool and return its result."""
+        session = self._session
+        transport = session.transport()
+        ctx = _context(transport, self._context, context)
+        arguments = session.arguments(tool, action, select, args)
+        wire, view = transport.call(tool, arguments, ctx)
+        return session.finish(tool, action, arguments, wire, view, checked=self._checked)
+
+
+@final
+class AsyncFusionCall:
+    """``await fusion_call_async(tool, action=None, /, **args)``: the async twin."""
+
+    __slots__ = ("_checked", "_context", "_session")
+
+    def __init__(self, session: FusionSession, context: Any, *, checked: bool) -> None:
+        self._session = session
+        self._context = context
+        self._checked = checked
+
+    async def __call__(
+        self,
+        tool: str,
+        action: str | None = None,
+        /,
+        *,
+        context: Any = UNSET,
+        select: Any = None,
+        **args: Any,
+    ) -> FusionResult:
+        """Call the tool from async code and return its result."""
+        session = self._session
+        transport = session.transport()
+        ctx = _context(transport, self._context, context)
+        arguments = session.arguments(tool, action, select, args)
+        wire, view = await transport.call_async(tool, arguments, ctx)
+        return session.finish(tool, action, arguments, wire, view, checked=self._checked)
+
+
+def _context(transport: Transport, fixture_context: Any, override: Any) -> Any:
+    if override is UNSET:
+        return fixture_context
+    if transport.app is None:
+        msg = (
+            f"context= needs the in-process transport; over {transport.name} the "
+            "server makes its own context"
+        )
+        raise pytest.UsageError(msg)
+    return override

@@ -1,0 +1,78 @@
+"""The syrupy extension for exact wire snapshots: a thin adapter.
+
+The file format and the diff live in ``fusion_core._snapshot``; this class
+picks the file extension, stores bytes (so no newline is ever translated),
+applies the ``pytest_fusion_normalize`` hook, and delegates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from fusion_core._snapshot import block_kinds, diff_snapshots, dump_snapshot
+
+from ._result import FusionResult
+
+if TYPE_CHECKING:
+    import pluggy
+    from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, SerializedData
+
+__all__ = ["FusionWireExtension"]
+
+_ENCODING = "utf-8"
+_ERRORS = "surrogatepass"
+
+
+class FusionWireExtension(SingleFileSnapshotExtension):
+    """Snapshots of a response's exact blocks, one ``.wire`` file per snapshot."""
+
+    file_extension = "wire"
+    _write_mode = WriteMode.BINARY
+    hook: ClassVar[pluggy.HookRelay | None] = None
+
+    def serialize(
+        self,
+        data: SerializableData,
+        *,
+        exclude: PropertyFilter | None = None,
+        include: PropertyFilter | None = None,
+        matcher: PropertyMatcher | None = None,
+    ) -> SerializedData:
+        """A FusionResult, ToolResponse or MCP wire dict as snapshot bytes."""
+        del exclude, include, matcher
+        wire = _wire_of(data)
+        if self.hook is not None:
+            texts = [block.get("text", "") for block in wire.get("content", [])]
+            self.hook.pytest_fusion_normalize(blocks=texts, kinds=block_kinds(wire))
+            wire = {**wire, "content": [{"type": "text", "text": text} for text in texts]}
+        return dump_snapshot(wire).encode(_ENCODING, _ERRORS)
+
+    def diff_lines(
+        self, serialized_data: SerializedData, snapshot_data: SerializedData
+    ) -> Iterator[str]:
+        """A unified diff per differing block, naming the block's kind."""
+        actual = _text_of(serialized_data)
+        expected = _text_of(snapshot_data)
+        for line in diff_snapshots(expected, actual):
+            yield line.rstrip("\n")
+
+
+def _wire_of(data: Any) -> dict[str, Any]:
+    if isinstance(data, FusionResult):
+        return data.wire_dict
+    if isinstance(data, Mapping) and "content" in data:
+        return dict(data)
+    msg = (
+        f"fusion_snapshot compares a FusionResult, a ToolResponse or an MCP result dict, "
+        f"not a {type(data).__qualname__}"
+    )
+    raise TypeError(msg)
+
+
+def _text_of(data: Any) -> str:
+    if isinstance(data, bytes | bytearray | memoryview):
+        return bytes(data).decode(_ENCODING, _ERRORS)
+    return "" if data is None else str(data)

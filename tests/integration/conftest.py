@@ -1,0 +1,66 @@
+"""Shared pieces of the plugin's integration tests (pytester)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+APP_SOURCE = textwrap.dedent(
+    '''
+    from pydantic import BaseModel
+
+    from fusion_core import FusionApp, Presenter, Tool, tool_error, ui
+
+
+    class Invoice(BaseModel):
+        id: str
+        amount_cents: int
+        status: str
+
+
+    INVOICES = {
+        "INV-1": {"id": "INV-1", "amount_cents": 4500, "status": "paid", "secret": "s3cr3t"},
+        "INV-2": {"id": "INV-2", "amount_cents": 1200, "status": "pending", "secret": "s3cr3t"},
+    }
+
+    invoice = Presenter(
+        "Invoice",
+        schema=Invoice,
+        rules=["Amounts are in cents: divide by 100."],
+        collection_ui=lambda items, ctx: [ui.summary(f"{len(items)} invoices")],
+    )
+
+    billing = Tool("billing", "Invoices of the shop").enable_select()
+
+
+    @billing.action("get", description="One invoice", returns=invoice, read_only=True)
+    def get(id: str, ctx: object = None) -> object:
+        if id not in INVOICES:
+            return tool_error(
+                "NOT_FOUND", f"Invoice {id} does not exist.", suggestion="Call billing.list."
+            )
+        return INVOICES[id]
+
+
+    @billing.action("list", description="All invoices", returns=invoice, read_only=True)
+    def list_(ctx: object = None) -> object:
+        return list(INVOICES.values())
+
+
+    @billing.action("whoami", description="The caller")
+    def whoami(ctx: object = None) -> object:
+        return {"user": getattr(ctx, "user", ctx)}
+
+
+    app = FusionApp([billing], name="shop")
+    '''
+)
+
+
+@pytest.fixture
+def shop(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester directory holding the ``shop`` app module."""
+    pytester.makepyfile(shop=APP_SOURCE)
+    pytester.syspathinsert()
+    return pytester
