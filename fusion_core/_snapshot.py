@@ -136,8 +136,13 @@ def _visible_lines(text: str, *, mark_end: bool) -> list[str]:
     return shown
 
 
-def diff_snapshots(expected: str, actual: str) -> list[str]:
-    """A unified diff per differing block, each headed by the block's index and kind."""
+def diff_snapshots(
+    expected: str, actual: str, *, labels: tuple[str, str] = ("snapshot", "actual")
+) -> list[str]:
+    """A unified diff per differing block, each headed by the block's index and kind.
+
+    ``labels`` name the two sides in the headers (``snapshot block 1 (domain_rules)``).
+    """
     try:
         old, new = load_snapshot(expected), load_snapshot(actual)
     except WireFormatError:
@@ -147,7 +152,7 @@ def diff_snapshots(expected: str, actual: str) -> list[str]:
             )
         )
     out = [
-        f"{key}: snapshot {old.get(key)!r} != actual {new.get(key)!r}\n"
+        f"{key}: {labels[0]} {old.get(key)!r} != {labels[1]} {new.get(key)!r}\n"
         for key in ("isError", "structuredContent")
         if old.get(key) != new.get(key)
     ]
@@ -161,14 +166,14 @@ def diff_snapshots(expected: str, actual: str) -> list[str]:
             continue
         kind = new_kinds[index] if after is not None else old_kinds[index]
         if before is None or after is None:
-            state = "only in the snapshot" if after is None else "new, not in the snapshot"
+            state = f"only in the {labels[0]}" if after is None else f"not in the {labels[0]}"
             out.append(f"block {index} ({kind}): {state}\n")
         mark_end = (before or "").endswith("\n") != (after or "").endswith("\n")
         lines = difflib.unified_diff(
             _visible_lines(before or "", mark_end=mark_end),
             _visible_lines(after or "", mark_end=mark_end),
-            fromfile=f"snapshot block {index} ({kind})",
-            tofile=f"actual block {index} ({kind})",
+            fromfile=f"{labels[0]} block {index} ({kind})",
+            tofile=f"{labels[1]} block {index} ({kind})",
         )
         out.extend(line if line.endswith("\n") else line + "\n" for line in lines)
     return out

@@ -19,7 +19,9 @@ def explain(left: object, right: object) -> list[str]:
     """Lines for pytest's assertion message; the first is the summary."""
     if isinstance(left, ResponseView) or isinstance(right, ResponseView):
         return _explain_views(_view(left), _view(right))
-    diff = diff_snapshots(dump_snapshot(_wire(right)), dump_snapshot(_wire(left)))
+    diff = diff_snapshots(
+        dump_snapshot(_wire(right)), dump_snapshot(_wire(left)), labels=("right", "left")
+    )
     lines = ["the responses differ, block by block (- right, + left):"]
     lines.extend(line.rstrip("\n") for line in diff)
     return lines

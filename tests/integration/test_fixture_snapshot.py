@@ -1,0 +1,99 @@
+"""``fusion_snapshot``: exact wire snapshots on syrupy, reviewable and byte-exact."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+TESTS = '''
+def test_get(fusion_call, fusion_snapshot):
+    assert fusion_call("billing", "get", id="INV-1") == fusion_snapshot
+
+
+def test_list(fusion_call, fusion_snapshot):
+    assert fusion_call("billing", "list") == fusion_snapshot
+'''
+
+
+def _snapshots(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*.wire")
+    }
+
+
+def test_update_then_compare(shop: pytest.Pytester) -> None:
+    """--snapshot-update writes .wire files; the next run compares and passes."""
+    shop.makepyfile(test_shop=TESTS)
+    first = shop.runpytest("--fusion-app=shop:app", "--snapshot-update", "-p", "no:cacheprovider")
+    first.assert_outcomes(passed=2)
+    files = _snapshots(shop.path)
+    assert sorted(files) == [
+        "__snapshots__/test_shop/test_get.wire",
+        "__snapshots__/test_shop/test_list.wire",
+    ]
+    text = files["__snapshots__/test_shop/test_get.wire"].decode()
+    assert text.startswith("fusion-wire-snapshot 1\n── block 0 · data · ")
+    assert "── block 1 · domain_rules · " in text
+    shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+def test_a_one_character_change_names_the_block(shop: pytest.Pytester) -> None:
+    """A changed rule fails with a per-block diff that names the block's kind."""
+    shop.makepyfile(test_shop=TESTS)
+    shop.runpytest("--fusion-app=shop:app", "--snapshot-update", "-p", "no:cacheprovider")
+    source = (shop.path / "shop.py").read_text()
+    (shop.path / "shop.py").write_text(source.replace("divide by 100.", "divide by 1000."))
+    result = shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*snapshot block 1 (domain_rules)*",
+            "*actual block 1 (domain_rules)*",
+            "*- Amounts are in cents: divide by 100.*",
+            "*- Amounts are in cents: divide by 1000.*",
+        ]
+    )
+
+
+def test_crlf_survives_byte_for_byte(pytester: pytest.Pytester) -> None:
+    """CR LF inside a block is stored and compared exactly, shown visibly in diffs."""
+    pytester.makepyfile(
+        test_crlf='''
+from fusion_core import response
+
+
+def test_crlf(fusion_snapshot):
+    assert response("line one\\r\\nline two").build() == fusion_snapshot
+'''
+    )
+    pytester.runpytest("--snapshot-update", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+    stored = next(iter(_snapshots(pytester.path).values()))
+    assert b"line one\r\nline two\n" in stored
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_unused_snapshots_are_reported(shop: pytest.Pytester) -> None:
+    """A snapshot no test uses is reported as syrupy does (and fails the run)."""
+    shop.makepyfile(test_shop=TESTS)
+    shop.runpytest("--fusion-app=shop:app", "--snapshot-update", "-p", "no:cacheprovider")
+    shop.makepyfile(test_shop=TESTS.split("def test_list")[0])
+    result = shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*1 snapshot unused*"])
+    assert result.ret == 1
+
+
+def test_snapshots_under_xdist(shop: pytest.Pytester) -> None:
+    """Two workers write and compare snapshots without losing or corrupting any."""
+    many = "".join(
+        f"\n\ndef test_get_{n}(fusion_call, fusion_snapshot):\n"
+        f"    assert fusion_call('billing', 'get', id='INV-{1 + n % 2}') == fusion_snapshot\n"
+        for n in range(12)
+    )
+    shop.makepyfile(test_many=many)
+    args = ["--fusion-app=shop:app", "-p", "xdist", "-n", "2", "-p", "no:cacheprovider"]
+    shop.runpytest_subprocess(*args, "--snapshot-update").assert_outcomes(passed=12)
+    files = _snapshots(shop.path)
+    assert len(files) == 12
+    assert all(content.startswith(b"fusion-wire-snapshot 1\n") for content in files.values())
+    shop.runpytest_subprocess(*args).assert_outcomes(passed=12)

@@ -1,0 +1,55 @@
+"""The ``fusion`` marker: registered with its signature, and ``check=False``."""
+
+from __future__ import annotations
+
+import pytest
+
+BROKEN = '''
+from fusion_core import ResponseView, ToolResponse
+
+TEXT = '{"broken": '
+
+
+class BrokenApp:
+    """A hand-written app whose data block is neither JSON nor plain text."""
+
+    def definitions(self):
+        return [{"name": "broken", "inputSchema": {"type": "object"}}]
+
+    async def call(self, name, arguments, ctx=None):
+        return ToolResponse([TEXT], view=ResponseView(data=TEXT))
+
+
+app = BrokenApp()
+'''
+
+
+def test_marker_is_registered_with_its_signature(pytester: pytest.Pytester) -> None:
+    """``pytest --markers`` documents fusion(*, check=True)."""
+    result = pytester.runpytest("--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.fusion(*, check=True)*"])
+
+
+def test_check_false_exempts_a_test(pytester: pytest.Pytester) -> None:
+    """A contract violation fails under --fusion, unless the test opts out."""
+    pytester.makepyfile(broken=BROKEN)
+    pytester.syspathinsert()
+    pytester.makepyfile(
+        test_broken='''
+import pytest
+
+
+def test_checked(fusion_call):
+    fusion_call("broken", "raw")
+
+
+@pytest.mark.fusion(check=False)
+def test_exempt(fusion_call):
+    assert fusion_call("broken", "raw").content == ['{"broken": ']
+'''
+    )
+    result = pytester.runpytest(
+        "--fusion", "--fusion-app=broken:app", "-p", "no:cacheprovider", "-k", "checked or exempt"
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*breaks the Fusion contract*"])
