@@ -139,9 +139,11 @@ class FusionApp:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.call(name, arguments, ctx))
-        msg = "call_sync() cannot run inside an event loop; use `await app.call(...)`"
-        raise RuntimeError(msg)
+            pass  # no loop running: run one below, outside this handler
+        else:
+            msg = "call_sync() cannot run inside an event loop; use `await app.call(...)`"
+            raise RuntimeError(msg)
+        return asyncio.run(self.call(name, arguments, ctx))
 
     @staticmethod
     def _validate(

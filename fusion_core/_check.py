@@ -30,7 +30,8 @@ Rule ids:
 ``ui-attribute``       an unknown or repeated UI attribute
 ``ui-closing-tag``     UI content containing its own closing tag
 ``fence-broken``       a fence whose body holds a backtick run as long as it
-``xml-dtd``            a DTD or entity declaration outside UI content
+``xml-dtd``            a DTD or entity declaration outside UI content and JSON
+                       data (where it is only a string)
 =====================  ======================================================
 
 Child Presenter blocks are legitimate repeats (WIRE.md section 5): between
@@ -192,7 +193,10 @@ class _Checker:
                     "JSON.stringify(value, null, 2) of the data, or text that does "
                     "not start with '{' or '['",
                 )
-            self.dtd(0, text)
+            # "<!ENTITY" inside a JSON string is data; a text block that
+            # declares a DTD is an XXE or entity-bomb payload.
+            if not block.is_json:
+                self.dtd(0, text)
 
     def malformed_envelope(self, index: int, text: str) -> None:
         detail = ""

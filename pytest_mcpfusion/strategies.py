@@ -31,9 +31,11 @@ named in the description's "Select operation via the `X` parameter" (else
 ``action``) when it is a required string property with an ``enum``. An action
 takes the properties whose description ends with ``Required for: ...`` (required)
 or ``For: ...`` (optional) naming it, plus every property with no such note
-(common ones, ``_select``); top-level ``required`` stays required. Such a tool
-forbids other keys. A schema without notes falls back to the description's
-``- 'key': ... Requires: a, b`` workflow lines.
+(common ones, ``_select``, where ``null`` means no selection); top-level
+``required`` stays required. Such a tool forbids other keys. Without notes,
+the description's ``- 'key': ... Requires: a, b`` workflow lines say which
+parameters each action requires, and a parameter another action requires is
+left out.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from __future__ import annotations
 import copy
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from fractions import Fraction
 from functools import reduce
@@ -64,11 +66,12 @@ __all__ = [
 ]
 
 _UNSUPPORTED: Final = frozenset(
-    "not if then else patternProperties propertyNames dependentRequired dependentSchemas "
-    "dependencies contains minContains maxContains unevaluatedProperties unevaluatedItems "
-    "minProperties maxProperties $dynamicRef $recursiveRef".split()
-)
-_TYPES: Final = frozenset("null boolean integer number string array object".split())
+    ["not", "if", "then", "else", "patternProperties", "propertyNames", "dependentRequired",
+     "dependentSchemas", "dependencies", "contains", "minContains", "maxContains",
+     "unevaluatedProperties", "unevaluatedItems", "minProperties", "maxProperties",
+     "$dynamicRef", "$recursiveRef"]
+)  # fmt: skip
+_TYPES: Final = frozenset(["null", "boolean", "integer", "number", "string", "array", "object"])
 _ZONES: Final = st.sampled_from(
     [UTC, timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=-8))]
 )
@@ -123,7 +126,7 @@ def _types(schema: Mapping[str, Any]) -> list[str] | None:
         ("object", ("properties", "required", "additionalProperties")),
         ("array", ("items", "prefixItems", "minItems", "maxItems", "uniqueItems")),
         ("string", ("minLength", "maxLength", "pattern", "format")),
-        ("number", tuple(_BEYOND) + ("multipleOf",)),
+        ("number", (*_BEYOND, "multipleOf")),
     )
     return next(([kind] for kind, keys in hints if any(k in schema for k in keys)), None)
 
@@ -226,7 +229,8 @@ class _Schema:
                     [self.values(_merge(rest, b), f"{where}/{key}/{i}") for i, b in branches]
                 )
         if "const" in schema or "enum" in schema:
-            return st.sampled_from(schema.get("enum", [schema.get("const")])).map(copy.deepcopy)
+            choices = schema.get("enum", [schema.get("const")])
+            return st.sampled_from(choices).map(copy.deepcopy) if choices else st.nothing()
         kinds = _types(schema)
         return (
             json_values()
@@ -247,7 +251,8 @@ class _Schema:
         if "pattern" not in schema and schema.get("format") not in _FORMATS:
             return st.text(min_size=lo, max_size=hi)
         if "pattern" in schema:  # a full match also matches JSON Schema's search
-            base = st.from_regex(schema["pattern"], fullmatch=True)
+            pattern = re.compile(schema["pattern"])  # lookarounds are not always honoured
+            base = st.from_regex(pattern, fullmatch=True).filter(pattern.search)
         else:
             base = _FORMATS[schema["format"]]
         return base.filter(lambda s: lo <= len(s) and (hi is None or len(s) <= hi))
@@ -259,7 +264,10 @@ class _Schema:
         more = max(lo - len(prefix), 0)
         most = more + 4 if hi is None else min(hi - len(prefix), more + 4)
         unique = _key if schema.get("uniqueItems") else None
+        items = self.resolve(schema.get("items", True), where)
         item = self.values(schema.get("items", True), f"{where}/items")
+        if items.get("enum") == []:  # no item can exist (``_select`` of a tool with no fields)
+            item, most = st.none(), 0
         rest = st.lists(item, min_size=more, max_size=most, unique_by=unique)
         whole = st.tuples(st.tuples(*prefix), rest).map(lambda p: [*p[0], *p[1]])
         if unique and prefix:
@@ -270,7 +278,8 @@ class _Schema:
         """Objects valid for an object schema (extra keys only where declared)."""
         properties: Mapping[str, Any] = schema.get("properties", {})
         required, extra = list(schema.get("required", ())), schema.get("additionalProperties")
-        fixed = {n: self.values(properties.get(n, extra is None or extra), f"{where}/properties/{n}")
+        default = True if extra is None else extra
+        fixed = {n: self.values(properties.get(n, default), f"{where}/properties/{n}")
                  for n in required}  # fmt: skip
         optional = {n: self.values(s, f"{where}/properties/{n}")
                     for n, s in properties.items() if n not in required}  # fmt: skip
@@ -296,8 +305,8 @@ class _Schema:
             return {_json_type(v) for v in schema.get("enum", [schema.get("const")])}
         branches = schema.get("anyOf") or schema.get("oneOf")
         if branches:
-            kinds = [self.allowed(self.resolve(b, where), where) for b in branches]
-            return set().union(*kinds) if all(k is not None for k in kinds) else None  # type: ignore[arg-type]
+            each = [self.allowed(self.resolve(b, where), where) for b in branches]
+            return None if None in each else {kind for kinds in each for kind in kinds or ()}
         kinds = _types(schema)
         return None if kinds is None else {*kinds, *(["null"] if schema.get("nullable") else [])}
 
@@ -307,7 +316,9 @@ class _Schema:
         allowed = self.allowed(schema, where)
         if allowed is None:
             return []
-        wrong_types = [value for kind, value in _WRONG if kind not in allowed]
+        # Strings with a format (dates, durations) take numbers too, in pydantic.
+        excluded = allowed | ({"number"} if "string" in allowed else set())
+        wrong_types = [value for kind, value in _WRONG if kind not in excluded]
         options = [st.sampled_from(wrong_types).map(copy.deepcopy)] if wrong_types else []
         branches = [
             self.resolve(b, where) for b in schema.get("anyOf") or schema.get("oneOf") or ()
@@ -347,12 +358,11 @@ def _out_of_bounds(schema: Mapping[str, Any]) -> list[SearchStrategy[Any]]:
     """Values of the right type that break an enum, a bound, a length or a multiple."""
     enum = [schema["const"]] if "const" in schema else schema.get("enum")
     if enum is not None:
-        kinds = {_json_type(v) for v in enum} | (
-            {"integer"} if all(type(v) is int for v in enum) else set()
-        )
-        if kinds == {"string"}:
+        if all(isinstance(v, str) for v in enum):
             return [st.text().filter(lambda v: v not in enum)]
-        return [st.integers().filter(lambda v: v not in enum)] if "integer" in kinds else []
+        if all(type(v) is int for v in enum):
+            return [st.integers().filter(lambda v: v not in enum)]
+        return []
     kinds, get = _types(schema), schema.get
     out: list[SearchStrategy[Any]] = []
     if kinds == ["string"]:
@@ -395,8 +405,9 @@ def _violations(
     if schema.get("required"):
         dropped = st.sampled_from(list(schema["required"]))
         out.append(st.tuples(dropped, valid).map(lambda p: _without(*p)))
-    out += [st.tuples(st.just(name), bad, valid).map(lambda p: _with(*p))
-            for name, sub in properties.items() for bad in root.wrong(sub, f"#/properties/{name}")]  # fmt: skip
+    for name, sub in properties.items():
+        bad_values = root.wrong(sub, f"#/properties/{name}")
+        out += [st.tuples(st.just(name), bad, valid).map(lambda p: _with(*p)) for bad in bad_values]
     if strict or schema.get("additionalProperties") is False:
         taken = {*properties, *reserved}
         key = st.text(max_size=12).filter(lambda k: k not in taken)
@@ -439,20 +450,24 @@ def _action_schema(
 ) -> tuple[dict[str, Any], bool]:
     """One action's argument schema, without the discriminator; whether it is strict."""
     schema: Mapping[str, Any] = definition.get("inputSchema") or {}
+    given: Mapping[str, Any] = schema.get("properties", {})
+    notes = {name: _notes(prop.get("description")) for name, prop in given.items()}
+    strict = any(note is not None for note in notes.values())
+    # Without notes, the workflow lines say which parameters each action requires;
+    # a parameter another action requires is not this one's.
+    requires = {found: names.split(", ") for found, names in _REQUIRES.findall(
+        "" if strict else str(definition.get("description") or ""))}  # fmt: skip
+    claimed = {name for names in requires.values() for name in names}
     properties: dict[str, Any] = {}
     required = list(schema.get("required", ()))
-    notes = {
-        name: _notes(prop.get("description")) for name, prop in schema.get("properties", {}).items()
-    }
-    for name, prop in schema.get("properties", {}).items():
+    for name, prop in given.items():
         note = notes[name]
-        if name != field and (note is None or key in note[0] | note[1]):
+        needed = key in note[0] if note else name in requires.get(key, ())
+        if name != field and (needed or (key in note[1] if note else name not in claimed)):
             properties[name] = prop
-            required += [name] if note is not None and key in note[0] else []
-    strict = any(note is not None for note in notes.values())
-    if not strict:  # a schema without notes: the description's workflow lines
-        for found, names in _REQUIRES.findall(str(definition.get("description") or "")):
-            required += names.split(", ") if found == key else []
+            required += [name] if needed else []
+    if "_select" in properties:  # Fusion reads ``"_select": null`` as no selection
+        properties["_select"] = {"anyOf": [properties["_select"], {"type": "null"}]}
     required = [name for name in dict.fromkeys(required) if name in properties]
     return {**schema, "type": "object", "properties": properties, "required": required}, strict
 
@@ -485,14 +500,15 @@ def tool_calls(
         valid_calls.append(
             st.tuples(st.just(field), tag, root.objects(action, "#")).map(lambda p: _with(*p))
         )
-        invalid_calls += [st.tuples(st.just(field), tag, broken).map(lambda p: _with(*p))
-                          for broken in _violations(root, action, strict=strict, reserved=(field, "_select"))]  # fmt: skip
+        broken = _violations(root, action, strict=strict, reserved=(field, "_select"))
+        invalid_calls += [
+            st.tuples(st.just(field), tag, b).map(lambda p: _with(*p)) for b in broken
+        ]
     if valid:
         return st.one_of(valid_calls).map(lambda a: (name, a))
     missing = st.one_of(valid_calls).map(lambda a: _without(field, a))
-    unknown = st.text(min_size=1).filter(lambda k: k not in keys) | st.sampled_from(
-        [1, None, [], True]
-    )
+    unknown: SearchStrategy[Any] = st.sampled_from([1, None, [], True])
+    unknown |= st.text(min_size=1).filter(lambda k: k not in keys)
     retagged = st.tuples(st.just(field), unknown, missing).map(lambda p: _with(*p))
     return st.one_of([missing, retagged, *invalid_calls]).map(lambda a: (name, a))
 
@@ -514,7 +530,8 @@ def hostile_text(*, surrogates: bool = False) -> SearchStrategy[str]:
     """
     pieces = st.sampled_from(_HOSTILE) | st.text(max_size=8)
     if surrogates:
-        pieces |= st.sampled_from(["\ud800", "\udfff"])
+        # High surrogates only: a low one after a high one reads back as a pair in JSON.
+        pieces |= st.sampled_from(["\ud800", "\udbff"])
     return st.lists(pieces, max_size=6).map("".join)
 
 
@@ -562,10 +579,17 @@ def ui_blocks() -> SearchStrategy[fc.UiBlock]:
     return _ui_block()
 
 
-def _data() -> SearchStrategy[Any]:
-    """Data for a data block: JSON, or verbatim text that is not itself an envelope."""
-    # Bytes cannot tell a str data block that is an envelope from an envelope.
-    text = hostile_text().filter(lambda t: not t.startswith(("<tool_error", "<validation_error")))
+def _data(*, wire_text: bool = True) -> SearchStrategy[Any]:
+    """JSON data, or a str without lone surrogates (str data is verbatim on the wire).
+
+    As wire text, a str must not start like an envelope (bytes cannot tell them
+    apart) nor like JSON (``check()`` calls that broken JSON).
+    """
+    text = hostile_text()
+    if wire_text:
+        text = text.filter(
+            lambda t: not t.startswith(("<tool_error", "<validation_error", "{", "["))
+        )
     return json_values(surrogates=True).filter(lambda v: not isinstance(v, str)) | text
 
 
@@ -596,6 +620,6 @@ def responses() -> SearchStrategy[fc.ToolResponse]:
     return st.one_of(
         _built(),
         _data().map(fc.success),
-        json_values(surrogates=True).map(fc.success_structured),
+        _data(wire_text=False).map(fc.success_structured),
         st.builds(fc.error, text, st.none() | text) | st.builds(fc.required, text) | tool_errors,
     )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -25,8 +27,17 @@ EXAMPLES = _examples()
 
 @pytest.mark.parametrize(("where", "source"), EXAMPLES, ids=[w for w, _ in EXAMPLES])
 def test_example_runs(where: str, source: str) -> None:
-    """The example executes without error (its own asserts are the checks)."""
-    exec(compile(source, where, "exec"), {"__name__": "docs_example"})
+    """The example executes without error (its own asserts are the checks).
+
+    Each example runs as a real module (registered in ``sys.modules``, no
+    ``__future__`` flags inherited from this file), as a user's script would.
+    """
+    module = types.ModuleType("docs_example")
+    sys.modules[module.__name__] = module
+    try:
+        exec(compile(source, where, "exec", dont_inherit=True), module.__dict__)
+    finally:
+        del sys.modules[module.__name__]
 
 
 def test_docs_have_examples() -> None:

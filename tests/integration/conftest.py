@@ -58,6 +58,17 @@ APP_SOURCE = textwrap.dedent(
 )
 
 
+@pytest.fixture(autouse=True)
+def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inner pytest runs are not xdist workers, even when this suite runs under -n.
+
+    syrupy (and xdist) read these variables: left set, an inner run would
+    defer its unused-snapshot report to a controller that does not exist.
+    """
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def shop(pytester: pytest.Pytester) -> pytest.Pytester:
     """A pytester directory holding the ``shop`` app module."""

@@ -77,7 +77,7 @@ def test_unused_snapshots_are_reported(shop: pytest.Pytester) -> None:
     """A snapshot no test uses is reported as syrupy does (and fails the run)."""
     shop.makepyfile(test_shop=TESTS)
     shop.runpytest("--fusion-app=shop:app", "--snapshot-update", "-p", "no:cacheprovider")
-    shop.makepyfile(test_shop=TESTS.split("def test_list")[0])
+    shop.makepyfile(test_shop=TESTS.split("def test_list", maxsplit=1)[0])
     result = shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["*1 snapshot unused*"])
     assert result.ret == 1

