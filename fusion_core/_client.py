@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, final
 
 from ._errors import ServerConnectionError, ServerResultError
+from ._parse import ParsedResponse, parse
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -266,6 +267,17 @@ class FusionClient:
             raise ServerResultError(msg, result=result)
         return tool_result_wire(result)
 
+    async def call_parsed(
+        self, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> ParsedResponse:
+        """Call tool ``name`` and read its result back: typed blocks and the view.
+
+        For a server built with fusion_core the view equals the one the
+        in-process call attaches (``view_of``); any other server's text is
+        read by the same rules (``fusion_core.parse``).
+        """
+        return parse(await self.call(name, arguments))
+
     async def call_result(
         self, name: str, arguments: Mapping[str, Any] | None = None
     ) -> CallToolResult:
@@ -397,6 +409,12 @@ class BlockingFusionClient:
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """See :meth:`FusionClient.call`."""
         return self._open_portal.call(self._client.call, name, arguments)
+
+    def call_parsed(
+        self, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> ParsedResponse:
+        """See :meth:`FusionClient.call_parsed`."""
+        return parse(self.call(name, arguments))
 
     def call_result(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallToolResult:
         """See :meth:`FusionClient.call_result`."""

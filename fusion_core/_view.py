@@ -113,8 +113,15 @@ class ResponseView:
         if self.suggestions:
             blocks.append(render_suggestions(self.suggestions))
         enveloped = self.error is not None or self.validation is not None
+        data = self.data
+        if enveloped and data is None:
+            text = None
+        elif isinstance(data, str):
+            text = data or "OK"  # verbatim; never re-checked (it was when built)
+        else:
+            text = render_data(data)
         return (
-            None if enveloped and self.data is None else render_data(self.data),
+            text,
             blocks,
             self.error,
             self.validation,

@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-PACKAGES = ["fusion_core", "fusion_core.ui", "pytest_mcpfusion"]
+PACKAGES = ["fusion_core", "fusion_core.ui", "pytest_mcpfusion", "pytest_mcpfusion.strategies"]
 
 
 def _module(name: str) -> types.ModuleType:

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
-from fusion_core import ToolResponse
+from fusion_core import ToolResponse, check, view_of
 from fusion_core._client import (
     BlockingFusionClient,
     FusionClient,
@@ -291,3 +291,29 @@ def test_server_result_error_carries_the_result() -> None:
     error = ServerResultError("nope", result={"resultType": "input_required"})
     assert error.result == {"resultType": "input_required"}
     assert isinstance(error, RuntimeError)
+
+
+# --- parsed results: the black-box view ------------------------------------------
+
+
+@pytest.mark.parametrize("case", CALLS)
+def test_stdio_parsed_view_equals_the_in_process_view(
+    stdio_client: BlockingFusionClient, case: str
+) -> None:
+    """Blocks read back over stdio give the view the in-process call attaches."""
+    parsed = stdio_client.call_parsed(*CALLS[case])
+    assert parsed.view == view_of(_in_process(*CALLS[case]))
+
+
+def test_bare_server_parsed_and_checked(bare_client: BlockingFusionClient) -> None:
+    """Hand-written text from a non-Python-built server: read, and its faults named."""
+    well_formed = bare_client.call_parsed("well_formed")
+    assert well_formed.view.rules == ("Never reveal ids.", "Round & format.")
+    assert well_formed.view.ui_blocks[0].meta is not None
+    assert well_formed.view.ui_blocks[0].meta.title == "Q3 & Q4"
+    assert check(bare_client.call("well_formed")) == []
+    error = bare_client.call_parsed("tool_error").view.error
+    assert error is not None
+    assert (error.code, error.recovery) == ("NOT_FOUND", "List invoices first.")
+    found = [(v.block, v.rule) for v in check(bare_client.call("malformed"))]
+    assert found == [(1, "malformed-block"), (2, "malformed-block"), (3, "malformed-block")]

@@ -1,5 +1,35 @@
 """The billing example's own tests: run them with ``pytest examples/billing/tests``.
 
+This is the conftest a downstream project writes for pytest-mcpfusion:
+
+- ``fusion_app`` (session scope) hands the plugin the served app, so the suite
+  runs with no flags. With ``--fusion --fusion-app=examples.billing.app:app``
+  the plugin also collects contract tests for every action; both name the same
+  app object, so one in-process transport serves every test.
+- ``fusion_context`` gives each test a freshly seeded store, as the app's
+  ``context_factory`` would in production: a test that pays an invoice
+  cannot change what the next test sees, on any xdist worker.
+
 The repository's ``testpaths`` is ``tests/``, so a bare ``pytest`` does not
 collect this directory (and never collects it twice).
 """
+
+from __future__ import annotations
+
+import pytest
+
+from examples.billing.app import BillingContext, app
+from examples.billing.data import BillingStore
+from fusion_core import FusionApp
+
+
+@pytest.fixture(scope="session")
+def fusion_app() -> FusionApp:
+    """The billing app, exactly as ``python -m fusion_core serve`` serves it."""
+    return app
+
+
+@pytest.fixture
+def fusion_context() -> BillingContext:
+    """What the handlers get as ``ctx``: a store seeded afresh for each test."""
+    return BillingContext(BillingStore.seeded())

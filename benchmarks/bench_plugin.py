@@ -1,0 +1,235 @@
+"""Cost of the pytest plugin: wire snapshots against plain syrupy, in one run.
+
+The overhead criterion of the plugin: 500 tests that each call a tool through
+``fusion_call`` and compare a wire snapshot (``assert result ==
+fusion_snapshot``) cost at most 1.3x 500 tests that call the same handler
+function directly and compare syrupy's default (amber) snapshot of its
+return value.
+
+Run: ``.venv/bin/python benchmarks/bench_plugin.py [--runs N]``. Everything is
+generated in a temporary directory (an app module, one directory per suite,
+their snapshots) and removed afterwards; nothing is written into the repo.
+Each suite runs as ``python -m pytest -p no:cacheprovider -q`` in a
+subprocess: once with ``--snapshot-update`` to write its snapshots, then
+``--runs`` measured runs, interleaved so drift on a shared machine hits every
+suite alike; the best run of each counts.
+
+Two times per suite: wall time of the subprocess (interpreter start and
+plugin imports included, the same for every suite) and pytest's own "in
+X.XXs" (from session start to the summary), which shows what the tests
+themselves cost. The verdict uses pytest's time, the stricter of the two.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+TESTS = 500
+TARGET = 1.30
+
+APP_SOURCE = textwrap.dedent(
+    '''
+    from pydantic import BaseModel
+
+    from fusion_core import FusionApp, Presenter, Tool, tool_error
+
+
+    class Invoice(BaseModel):
+        id: str
+        amount_cents: int
+        status: str
+
+
+    INVOICES = {
+        f"INV-{index}": {
+            "id": f"INV-{index}",
+            "amount_cents": 1000 + index * 37,
+            "status": ("paid", "pending", "overdue")[index % 3],
+            "secret": "s3cr3t",
+        }
+        for index in range({count})
+    }
+
+    invoice = Presenter("Invoice", schema=Invoice, rules=["Amounts are in cents: divide by 100."])
+
+    billing = Tool("billing", "Invoices of the shop")
+
+
+    @billing.action("get", description="One invoice", returns=invoice, read_only=True)
+    def get(id: str, ctx: object = None) -> object:
+        if id not in INVOICES:
+            return tool_error("NOT_FOUND", f"Invoice {id} does not exist.")
+        return INVOICES[id]
+
+
+    app = FusionApp([billing], name="shop")
+    '''
+).replace("{count}", str(TESTS))
+
+WIRE_TEST = textwrap.dedent(
+    """
+    def test_get_{index}(fusion_call, fusion_snapshot):
+        result = fusion_call("billing", "get", id="INV-{index}")
+        assert result == fusion_snapshot
+    """
+)
+
+PLAIN_TEST = textwrap.dedent(
+    """
+    def test_get_{index}(snapshot):
+        value = get(id="INV-{index}")
+        assert value == snapshot
+    """
+)
+
+# The same ini for every suite: the app is configured everywhere (the plugin
+# loads it lazily, on the first fusion_call), and the repo's own pytest
+# configuration (filterwarnings=error, testpaths) stays out of the way.
+INI = "[pytest]\npythonpath = .\nfusion_app = shop:app\n"
+
+SUMMARY = re.compile(r"^(?P<passed>\d+) passed.* in (?P<seconds>[\d.]+)s", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Suite:
+    """One pytest invocation to measure."""
+
+    label: str
+    directory: str
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """The best run of a suite: subprocess wall time and pytest's own time."""
+
+    wall: float
+    session: float
+
+
+class RunFailedError(RuntimeError):
+    """A pytest run did not pass all its tests; the message holds its output tail."""
+
+
+def write_project(root: Path) -> None:
+    """The app module, the two test directories and the ini file, under ``root``."""
+    (root / "pytest.ini").write_text(INI)
+    (root / "shop.py").write_text(APP_SOURCE)
+    for name, header, template in (
+        ("wire", "", WIRE_TEST),
+        ("plain", "from shop import get\n", PLAIN_TEST),
+    ):
+        directory = root / name
+        directory.mkdir()
+        tests = "".join(template.format(index=index) for index in range(TESTS))
+        (directory / f"test_{name}.py").write_text(header + tests)
+
+
+def child_environment() -> dict[str, str]:
+    """This environment, minus what would change how the inner pytest runs."""
+    drop = {"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID"}
+    drop.add("PYTEST_XDIST_WORKER_COUNT")
+    return {key: value for key, value in os.environ.items() if key not in drop}
+
+
+def run(root: Path, suite: Suite, *extra: str) -> Timing:
+    """Run one suite once; raise ``RunFailedError`` unless all its tests pass."""
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        *suite.options,
+        *extra,
+        suite.directory,
+    ]
+    start = time.perf_counter()
+    completed = subprocess.run(  # noqa: PLW1510 - the return code is checked below
+        command, cwd=root, env=child_environment(), capture_output=True, text=True
+    )
+    wall = time.perf_counter() - start
+    output = completed.stdout + completed.stderr
+    summary = SUMMARY.search(completed.stdout)
+    if completed.returncode != 0 or summary is None or int(summary["passed"]) != TESTS:
+        tail = "\n".join(output.splitlines()[-30:])
+        msg = (
+            f"{suite.label}: `{' '.join(command[1:])}` in {root} exited with "
+            f"{completed.returncode} (expected {TESTS} passed, exit 0). Output tail:\n{tail}"
+        )
+        raise RunFailedError(msg)
+    return Timing(wall=wall, session=float(summary["seconds"]))
+
+
+def measure(root: Path, suites: list[Suite], runs: int) -> dict[str, Timing]:
+    """Write every suite's snapshots, then keep each suite's best of ``runs`` runs."""
+    for suite in suites:
+        if suite.label.endswith("stdio"):
+            continue  # the stdio suite compares against the snapshots the in-process one wrote
+        run(root, suite, "--snapshot-update")
+    timings: dict[str, list[Timing]] = {suite.label: [] for suite in suites}
+    for round_ in range(runs):
+        for suite in suites:
+            timings[suite.label].append(run(root, suite))
+        print(f"  round {round_ + 1}/{runs} done", file=sys.stderr)
+    return {
+        label: Timing(
+            wall=min(timing.wall for timing in runs_),
+            session=min(timing.session for timing in runs_),
+        )
+        for label, runs_ in timings.items()
+    }
+
+
+def main() -> int:
+    """Print each suite's times and ratios, and the verdict; 1 if a run failed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=5, help="measured runs per suite (best counts)")
+    runs = parser.parse_args().runs
+    baseline = "b: handler() == snapshot (amber)"
+    suites = [
+        Suite(baseline, "plain"),
+        Suite("b': the same, plugin disabled", "plain", ("-p", "no:mcpfusion")),
+        Suite("a: fusion_call == fusion_snapshot", "wire"),
+        Suite("a over stdio", "wire", ("--fusion-transport=stdio",)),
+    ]
+    with tempfile.TemporaryDirectory(prefix="bench_plugin_") as directory:
+        root = Path(directory)
+        write_project(root)
+        try:
+            best = measure(root, suites, runs)
+        except RunFailedError as error:
+            print(f"benchmark run failed: {error}", file=sys.stderr)
+            return 1
+    base = best[baseline]
+    print(f"{TESTS} tests per suite, best of {runs} runs (python -m pytest -p no:cacheprovider -q)")
+    print(f"  {'suite':<36} {'wall':>8} {'ratio':>7}   {'pytest':>8} {'ratio':>7}")
+    for label, timing in best.items():
+        print(
+            f"  {label:<36} {timing.wall:7.2f}s {timing.wall / base.wall:6.2f}x"
+            f"   {timing.session:7.2f}s {timing.session / base.session:6.2f}x"
+        )
+    startup = base.wall - base.session
+    print(f"  (interpreter start, imports and collection outside pytest's time: ~{startup:.2f}s)")
+    inproc = best["a: fusion_call == fusion_snapshot"]
+    ratio = inproc.session / base.session
+    verdict = "met" if ratio <= TARGET else "MISSED"
+    print(
+        f"plugin overhead <= {TARGET:.2f}x: {verdict} ({ratio:.2f}x pytest time, "
+        f"{inproc.wall / base.wall:.2f}x wall)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
