@@ -220,7 +220,7 @@ def main() -> int:
             f"   {timing.session:7.2f}s {timing.session / base.session:6.2f}x"
         )
     startup = base.wall - base.session
-    print(f"  (interpreter start, imports and collection outside pytest's time: ~{startup:.2f}s)")
+    print(f"  (interpreter start and plugin imports, outside pytest's time: ~{startup:.2f}s)")
     inproc = best["a: fusion_call == fusion_snapshot"]
     ratio = inproc.session / base.session
     verdict = "met" if ratio <= TARGET else "MISSED"

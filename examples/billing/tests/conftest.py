@@ -33,3 +33,9 @@ def fusion_app() -> FusionApp:
 def fusion_context() -> BillingContext:
     """What the handlers get as ``ctx``: a store seeded afresh for each test."""
     return BillingContext(BillingStore.seeded())
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Async tests (``@pytest.mark.anyio``) run on asyncio."""
+    return "asyncio"
