@@ -60,10 +60,10 @@ from ._parse import (
     ValidationErrorBlock,
     parse,
     read_items,
-    read_priority,
     read_ui,
     split_items,
 )
+from ._parsed import read_priority
 from ._safexml import parse_xml
 
 __all__ = ["ContractError", "Violation", "check", "check_strict"]

@@ -169,8 +169,26 @@ def _discriminator_of(definition: Mapping[str, Any]) -> str:
     return DEFAULT_DISCRIMINATOR
 
 
+class _Caller:
+    """What the sync and async call fixtures share: the session and the context."""
+
+    __slots__ = ("_checked", "_context", "_session")
+
+    def __init__(self, session: FusionSession, context: Any, *, checked: bool) -> None:
+        self._session = session
+        self._context = context
+        self._checked = checked
+
+    def _prepare(
+        self, tool: str, action: str | None, context: Any, select: Any, args: Mapping[str, Any]
+    ) -> tuple[Transport, Any, dict[str, Any]]:
+        transport = self._session.transport()
+        ctx = _context(transport, self._context, context)
+        return transport, ctx, self._session.arguments(tool, action, select, args)
+
+
 @final
-class FusionCall:
+class FusionCall(_Caller):
     """``fusion_call(tool, action=None, /, *, context=..., select=..., **args)``.
 
     Calls ``tool`` (with ``action`` put under the tool's discriminator) and
@@ -179,12 +197,7 @@ class FusionCall:
     ``select`` fills ``_select``.
     """
 
-    __slots__ = ("_checked", "_context", "_session")
-
-    def __init__(self, session: FusionSession, context: Any, *, checked: bool) -> None:
-        self._session = session
-        self._context = context
-        self._checked = checked
+    __slots__ = ()
 
     def __call__(
         self,
@@ -197,24 +210,16 @@ class FusionCall:
         **args: Any,
     ) -> FusionResult:
         """Call the tool and return its result."""
-        session = self._session
-        transport = session.transport()
-        ctx = _context(transport, self._context, context)
-        arguments = session.arguments(tool, action, select, args)
+        transport, ctx, arguments = self._prepare(tool, action, context, select, args)
         wire, view = transport.call(tool, arguments, ctx)
-        return session.finish(tool, action, arguments, wire, view, checked=self._checked)
+        return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
 
 
 @final
-class AsyncFusionCall:
+class AsyncFusionCall(_Caller):
     """``await fusion_call_async(tool, action=None, /, **args)``: the async twin."""
 
-    __slots__ = ("_checked", "_context", "_session")
-
-    def __init__(self, session: FusionSession, context: Any, *, checked: bool) -> None:
-        self._session = session
-        self._context = context
-        self._checked = checked
+    __slots__ = ()
 
     async def __call__(
         self,
@@ -227,12 +232,9 @@ class AsyncFusionCall:
         **args: Any,
     ) -> FusionResult:
         """Call the tool from async code and return its result."""
-        session = self._session
-        transport = session.transport()
-        ctx = _context(transport, self._context, context)
-        arguments = session.arguments(tool, action, select, args)
+        transport, ctx, arguments = self._prepare(tool, action, context, select, args)
         wire, view = await transport.call_async(tool, arguments, ctx)
-        return session.finish(tool, action, arguments, wire, view, checked=self._checked)
+        return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
 
 
 def _context(transport: Transport, fixture_context: Any, override: Any) -> Any:

@@ -140,15 +140,17 @@ def test_single_invoice_has_item_ui_and_embedded_lines(fusion_call: FusionCall) 
         '<ui_passthrough type="summary">\n📊 **Summary**: INV-002 · ⏳ pending · 1,200.00 EUR\n'
         "</ui_passthrough>"
     )
-    assert result.embeds == (
+    table = (
         '<ui_passthrough type="markdown">\n'
         "| SKU | Description | Qty | Unit price | Total |\n"
         "| --- | --- | --- | --- | --- |\n"
         "| CONSULT-H | Consulting hours | 8 | 125.00 EUR | 1,000.00 EUR |\n"
         "| LICENSE | Menu board licence | 2 | 100.00 EUR | 200.00 EUR |\n"
-        "</ui_passthrough>",
-        "<domain_rules>\n- Line totals are quantity × unit_price_cents, in cents.\n</domain_rules>",
+        "</ui_passthrough>"
     )
+    rule = "<domain_rules>\n- Line totals are quantity × unit_price_cents, in cents.\n"
+    rule += "</domain_rules>"
+    assert result.embeds == (table, rule)
     assert result.content[2:4] == list(result.embeds)
     assert "echarts" not in result.wire
 
