@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = ["FusionContractItem", "actions_of", "contract_items"]
 
-_FOR: Final = re.compile(r"(?:Required for|For): ([^\n.]+)")
+_NAME: Final = r"[\w-]+(?:\.[\w-]+)*"
+_FOR: Final = re.compile(rf"(Required for|For): ({_NAME}(?:, {_NAME})*)")
 
 
 def actions_of(definition: Mapping[str, Any], fusion: FusionSession) -> list[str]:
@@ -54,13 +55,19 @@ def _action_schema(
     for name, prop in (source.get("properties") or {}).items():
         if name in (discriminator, SELECT_PARAM):
             continue
-        match = _FOR.search(str(prop.get("description", "")))
-        owners = [part.strip() for part in match.group(1).split(",")] if match else None
-        if owners is None or action in owners:
+        needed, optional = _owners(str(prop.get("description", "")))
+        if not needed and not optional:  # a parameter every action shares
             properties[name] = prop
-            required_here = match is not None and match.group(0).startswith("Required")
-            if required_here or (owners is None and name in (source.get("required") or [])):
+            if name in (source.get("required") or []):
                 required.append(name)
+        elif action in needed:
+            # One property serves every action that has it: where another action
+            # takes it as an optional filter its schema allows null, which an
+            # action requiring it refuses.
+            properties[name] = _not_null(prop)
+            required.append(name)
+        elif action in optional:
+            properties[name] = prop
     # The Fusion pipeline refuses keys an action does not declare.
     return {
         "type": "object",
@@ -69,6 +76,28 @@ def _action_schema(
         "additionalProperties": False,
         "$defs": source.get("$defs", {}),
     }
+
+
+def _owners(description: str) -> tuple[set[str], set[str]]:
+    """Actions a property is required for, and actions it is optional for."""
+    needed: set[str] = set()
+    optional: set[str] = set()
+    for match in _FOR.finditer(description):
+        names = {part.strip() for part in match.group(2).split(",")}
+        (needed if match.group(1) == "Required for" else optional).update(names)
+    return needed, optional
+
+
+def _not_null(prop: Mapping[str, Any]) -> dict[str, Any]:
+    """``prop`` without its ``null`` alternative (``anyOf: [X, {type: null}]`` → X)."""
+    branches = prop.get("anyOf")
+    if not isinstance(branches, list):
+        return dict(prop)
+    kept = [branch for branch in branches if branch != {"type": "null"}]
+    if len(kept) != 1:
+        return {**prop, "anyOf": kept}
+    merged = {key: value for key, value in prop.items() if key not in ("anyOf", "default")}
+    return {**kept[0], **merged}
 
 
 class FusionContractItem(pytest.Item):
@@ -115,6 +144,13 @@ class FusionContractItem(pytest.Item):
             else st.none()
         )
         examples = _examples(fusion.config)
+        # Contract tests belong to no test directory, so no fusion_context
+        # fixture reaches them: the hook decides (request is None).
+        context = (
+            fusion.config.hook.pytest_fusion_context(app=fusion.transport().app, request=None)
+            if fusion.transport().app is not None
+            else None
+        )
 
         @settings(
             max_examples=examples,
@@ -128,7 +164,7 @@ class FusionContractItem(pytest.Item):
                 call[_discriminator_of(self.definition)] = self.action
             if chosen is not None:
                 call[SELECT_PARAM] = chosen
-            wire, view = fusion.transport().call(tool, call, None)
+            wire, view = fusion.transport().call(tool, call, context)
             result = fusion.finish(tool, self.action, call, wire, view, checked=True)
             self._check(result, chosen)
 

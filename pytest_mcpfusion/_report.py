@@ -32,6 +32,7 @@ class WireReport:
     tokens: Counter[str] = field(default_factory=Counter)
     toon_tokens_saved: int = 0
     violations: int = 0
+    contract_failures: int = 0
     tokenizer_name: str | None = None
 
     def record(
@@ -81,14 +82,17 @@ class WireReport:
 
     def lines(self) -> list[str]:
         """The report as terminal lines."""
-        exercised = sorted(self.calls)
-        known = self.known_actions or set(exercised)
-        covered = len(known & set(exercised))
-        out = [f"tools and actions exercised: {covered} of {len(known)}"]
-        out.extend(f"  {name:<40} {self.calls[name]:>6} calls" for name in exercised)
+        known = self.known_actions or set(self.calls)
+        exercised = sorted(name for name in self.calls if name in known)
+        out = [f"tools and actions exercised: {len(exercised)} of {len(known)}"]
+        out.extend(f"  {name:<40} {_count(self.calls[name], 'call')}" for name in exercised)
         missing = sorted(known - set(exercised))
         if missing:
             out.append("  never called: " + ", ".join(missing))
+        unknown = sum(count for name, count in self.calls.items() if name not in known)
+        if unknown:
+            calls = _count(unknown, "call").strip()
+            out.append(f"  + {calls} to unknown tools or actions (refused)")
         out.append(
             f"blocks: {sum(self.blocks.values())}, "
             f"{sum(self.block_bytes.values()):,} bytes"
@@ -108,4 +112,9 @@ class WireReport:
                 f"TOON would save {self.toon_tokens_saved:,} tokens on data blocks"
             )
         out.append(f"contract violations: {self.violations}")
+        out.append(f"contract tests failed: {self.contract_failures}")
         return out
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:>6} {noun}{'' if number == 1 else 's'}"

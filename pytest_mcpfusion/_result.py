@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, final
 
-from fusion_core._view import ErrorEnvelope, ResponseView, Suggestion
+from fusion_core._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
@@ -84,6 +84,11 @@ class FusionResult:
     def error(self) -> ErrorEnvelope | None:
         """The parsed ``<tool_error>`` envelope: code, message, recovery, ..."""
         return self._view.error
+
+    @property
+    def validation(self) -> ValidationFailure | None:
+        """The parsed ``<validation_error>`` envelope: action and ``(field, message)`` pairs."""
+        return self._view.validation
 
     @property
     def is_error(self) -> bool:

@@ -67,6 +67,11 @@ class FusionSession:
         return "http" if server.startswith(("http://", "https://")) else "stdio"
 
     @property
+    def opened(self) -> bool:
+        """Whether a transport is open (configured, or given by a ``fusion_app`` override)."""
+        return self._transport is not None
+
+    @property
     def configured(self) -> bool:
         """Whether an app or a server was configured at all."""
         return self.app_spec is not None or self.server is not None
@@ -87,12 +92,29 @@ class FusionSession:
         return self._transport
 
     def use_app(self, app: ToolApp) -> None:
-        """Serve an app a conftest gave through the ``fusion_app`` fixture (in process)."""
+        """Serve an app a conftest gave through the ``fusion_app`` fixture.
+
+        The configured app (``--fusion-app``) keeps its configured transport, so
+        a conftest that returns it runs unchanged over stdio or HTTP. Another
+        app can only be called in process.
+        """
+        from fusion_core import load_app  # noqa: PLC0415 - only for overrides
+
         from ._transport import InProcess  # noqa: PLC0415 - avoids a name clash in __init__
 
         current = self._transport
         if current is not None and current.app is app:
             return
+        if self.app_spec is not None and load_app(self.app_spec) is app:
+            self.transport()
+            return
+        if self.transport_name != "inproc":
+            msg = (
+                f"the fusion_app fixture returns an app other than --fusion-app's, which "
+                f"cannot be served over {self.transport_name}: return the configured app, "
+                "or run in process"
+            )
+            raise pytest.UsageError(msg)
         if current is not None:
             current.close()
         self._transport = InProcess(app)

@@ -26,11 +26,13 @@ hookspec = pytest.hookspec
 
 
 @hookspec(firstresult=True)
-def pytest_fusion_context(app: Any, request: pytest.FixtureRequest) -> Any:
+def pytest_fusion_context(app: Any, request: pytest.FixtureRequest | None) -> Any:
     """Make the context object handed to tool handlers (the ``fusion_context`` fixture).
 
     :param app: the configured app (``None`` when testing a server by command or URL).
-    :param request: the requesting test's fixture request.
+    :param request: the requesting test's fixture request; ``None`` for the
+        contract tests of ``--fusion``, which belong to no test directory (so
+        only this hook, not a ``fusion_context`` fixture, gives them a context).
     :return: the context, or ``None`` to let the next implementation (and finally
         the app's own ``context_factory``) decide. The first non-``None`` result wins.
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 import fusion_core
-from fusion_core import ResponseView, ToolResponse
+from fusion_core import ResponseView, ToolResponse, load_app
 
 from . import hookspecs
 from ._assertrepr import explain
@@ -92,6 +92,9 @@ def pytest_configure(config: pytest.Config) -> None:
     session = FusionSession(config)
     if session.contract:
         session.tokenizer, session.report.tokenizer_name = offline_tokenizer()
+        if not hasattr(config, "workerinput"):
+            counter = _ContractFailures(session.report)
+            config.pluginmanager.register(counter, "fusion-contract-failures")
     config.stash[SESSION_KEY] = session
 
 
@@ -129,6 +132,18 @@ def pytest_assertrepr_compare(
     return None
 
 
+class _ContractFailures:
+    """Counts failed contract tests for the wire report, on the controller only."""
+
+    def __init__(self, report: WireReport) -> None:
+        self.report = report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """A failed ``fusion-contract::`` item adds one (xdist forwards workers' reports)."""
+        if report.failed and report.when == "call" and "fusion-contract::" in report.nodeid:
+            self.report.contract_failures += 1
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """An xdist worker sends its wire report to the controller."""
     workeroutput: dict[str, Any] | None = getattr(session.config, "workeroutput", None)
@@ -155,7 +170,7 @@ def pytest_terminal_summary(
     if not fusion.contract or hasattr(config, "workerinput"):
         return
     report: WireReport = fusion.report
-    if fusion.configured and not report.known_actions:
+    if (fusion.configured or fusion.opened) and not report.known_actions:
         report.known_actions.update(_known_actions(fusion))
     terminalreporter.write_sep("=", "Fusion wire report")
     for line in report.lines():
@@ -180,13 +195,13 @@ def _known_actions(fusion: FusionSession) -> set[str]:
 def fusion_app(pytestconfig: pytest.Config) -> ToolApp | None:
     """The configured app (``--fusion-app``), or ``None`` for a server by command or URL.
 
-    Override it in a conftest to test an app built there; calls then run in
-    process.
+    Override it in a conftest to test an app built there (calls then run in
+    process), or to return the configured app itself (it keeps its transport).
     """
     session = pytestconfig.stash[SESSION_KEY]
-    if not session.configured:
-        return None
-    return session.transport().app
+    if session.app_spec is not None:
+        return load_app(session.app_spec)
+    return session.transport().app if session.configured else None
 
 
 @pytest.fixture

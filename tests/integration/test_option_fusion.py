@@ -121,3 +121,48 @@ def test_tokens_in_the_report(shop: pytest.Pytester) -> None:
     )
     report = _report(result.stdout.str())
     assert any(line.startswith("tokens (cl100k_base): ") for line in report)
+
+
+def test_contract_tests_take_their_context_from_the_hook(shop: pytest.Pytester) -> None:
+    """pytest_fusion_context (with request=None) gives contract tests their context."""
+    shop.makeconftest(
+        '''
+import pytest
+
+SEEN = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_fusion_context(app, request):
+    SEEN.append(request)
+    return "contract-ctx"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_fusion_check(result):
+    if result.tool == "billing" and result.arguments.get("action") == "whoami":
+        if not result.is_error and result.data != {"user": "contract-ctx"}:
+            return [f"whoami saw {result.data!r}"]
+    return None
+'''
+    )
+    result = shop.runpytest(
+        "--fusion", "--fusion-app=shop:app", "--fusion-examples=5", "-p", "no:cacheprovider",
+        "-k", "whoami",
+    )
+    result.assert_outcomes(passed=2)
+
+
+def test_report_counts_failed_contract_tests_and_unknown_calls(pytester: pytest.Pytester) -> None:
+    """Failed contract tests and calls to unknown actions show in the report."""
+    pytester.makepyfile(leaky=LEAKY)
+    pytester.syspathinsert()
+    pytester.makepyfile(
+        test_unknown="def test_x(fusion_call):\n    fusion_call('users', 'nope')\n"
+    )
+    result = pytester.runpytest(
+        "--fusion", "--fusion-app=leaky:app", "--fusion-examples=5", "-p", "no:cacheprovider"
+    )
+    report = _report(result.stdout.str())
+    assert "contract tests failed: 2" in report
+    assert "tools and actions exercised: 1 of 1" in report
