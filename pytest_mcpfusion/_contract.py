@@ -11,93 +11,19 @@ text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._session import SELECT_PARAM, FusionSession, _discriminator_of
+from ._definitions import actions_of, discriminator_of
+from ._session import SELECT_PARAM, FusionSession
 
 if TYPE_CHECKING:
     from ._result import FusionResult
 
-__all__ = ["FusionContractItem", "actions_of", "contract_items"]
+__all__ = ["FusionContractItem", "contract_items"]
 
-_NAME: Final = r"[\w-]+(?:\.[\w-]+)*"
-_FOR: Final = re.compile(rf"(Required for|For): ({_NAME}(?:, {_NAME})*)")
-
-
-def actions_of(definition: Mapping[str, Any], fusion: FusionSession) -> list[str]:
-    """``tool.action`` names of a tool definition (the tool alone if it has none)."""
-    del fusion
-    name = definition["name"]
-    discriminator = _discriminator_of(definition)
-    prop = (definition.get("inputSchema") or {}).get("properties", {}).get(discriminator, {})
-    actions = prop.get("enum") or []
-    return [f"{name}.{action}" for action in actions] or [name]
-
-
-def _action_schema(
-    definition: Mapping[str, Any], action: str | None, fusion: FusionSession
-) -> dict[str, Any]:
-    """The JSON Schema of one action's own arguments (discriminator excluded).
-
-    Read from the published definition alone — the reference layout, where
-    each action-specific property says "Required for: a, b" or "For: a, b" —
-    so an app in process and the same app behind a server get the same tests.
-    """
-    del fusion
-    source = definition.get("inputSchema") or {}
-    discriminator = _discriminator_of(definition)
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for name, prop in (source.get("properties") or {}).items():
-        if name in (discriminator, SELECT_PARAM):
-            continue
-        needed, optional = _owners(str(prop.get("description", "")))
-        if not needed and not optional:  # a parameter every action shares
-            properties[name] = prop
-            if name in (source.get("required") or []):
-                required.append(name)
-        elif action in needed:
-            # One property serves every action that has it: where another action
-            # takes it as an optional filter its schema allows null, which an
-            # action requiring it refuses.
-            properties[name] = _not_null(prop)
-            required.append(name)
-        elif action in optional:
-            properties[name] = prop
-    # The Fusion pipeline refuses keys an action does not declare.
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-        "$defs": source.get("$defs", {}),
-    }
-
-
-def _owners(description: str) -> tuple[set[str], set[str]]:
-    """Actions a property is required for, and actions it is optional for."""
-    needed: set[str] = set()
-    optional: set[str] = set()
-    for match in _FOR.finditer(description):
-        names = {part.strip() for part in match.group(2).split(",")}
-        (needed if match.group(1) == "Required for" else optional).update(names)
-    return needed, optional
-
-
-def _not_null(prop: Mapping[str, Any]) -> dict[str, Any]:
-    """``prop`` without its ``null`` alternative (``anyOf: [X, {type: null}]`` → X)."""
-    branches = prop.get("anyOf")
-    if not isinstance(branches, list):
-        return dict(prop)
-    kept = [branch for branch in branches if branch != {"type": "null"}]
-    if len(kept) != 1:
-        return {**prop, "anyOf": kept}
-    merged = {key: value for key, value in prop.items() if key not in ("anyOf", "default")}
-    return {**kept[0], **merged}
 
 
 class FusionContractItem(pytest.Item):
@@ -128,13 +54,10 @@ class FusionContractItem(pytest.Item):
 
         fusion = self.fusion
         tool = self.definition["name"]
-        schema = _action_schema(self.definition, self.action, fusion)
+        # Read from the published definition alone (see strategies.action_arguments),
+        # so an app in process and the same app behind a server get the same tests.
         try:
-            args = (
-                strategies.arguments(schema)
-                if self.valid
-                else strategies.invalid_arguments(schema)
-            )
+            args = strategies.action_arguments(self.definition, self.action, valid=self.valid)
         except ValueError as exc:  # e.g. a schema that accepts every object
             pytest.skip(f"{self.name}: {exc}")
         select_keys = _select_keys(self.definition)
@@ -161,7 +84,7 @@ class FusionContractItem(pytest.Item):
         def run(arguments: dict[str, Any], chosen: list[str] | None) -> None:
             call = dict(arguments)
             if self.action is not None:
-                call[_discriminator_of(self.definition)] = self.action
+                call[discriminator_of(self.definition) or "action"] = self.action
             if chosen is not None:
                 call[SELECT_PARAM] = chosen
             wire, view = fusion.transport().call(tool, call, context)
@@ -242,16 +165,15 @@ def contract_items(session: pytest.Session, fusion: FusionSession) -> list[pytes
     """Two items (valid, invalid) per tool action of the configured app or server."""
     items: list[pytest.Item] = []
     for definition in fusion.transport().definitions():
-        for qualified in actions_of(definition, fusion):
-            action = qualified.split(".", 1)[1] if "." in qualified else None
-            if action is not None and qualified.startswith(definition["name"] + "."):
-                action = qualified[len(definition["name"]) + 1 :]
+        tool = definition["name"]
+        for action in actions_of(definition):
+            label = tool if action is None else f"{tool}/{action}"
             for valid in (True, False):
                 kind = "valid" if valid else "invalid"
                 items.append(
                     FusionContractItem.from_parent(
                         session,
-                        name=f"fusion-contract::{qualified.replace('.', '/', 1)}[{kind}]",
+                        name=f"fusion-contract::{label}[{kind}]",
                         fusion=fusion,
                         definition=definition,
                         action=action,

@@ -18,6 +18,7 @@ import pytest
 from fusion_core import ResponseView, check
 from fusion_core._snapshot import block_kinds
 
+from ._definitions import discriminator_of
 from ._report import WireReport
 from ._result import FusionResult
 from ._transport import Transport, open_transport
@@ -131,7 +132,9 @@ class FusionSession:
         if self._discriminators is None:
             self._discriminators = {}
             for definition in self.transport().definitions():
-                self._discriminators[definition["name"]] = _discriminator_of(definition)
+                self._discriminators[definition["name"]] = (
+                    discriminator_of(definition) or DEFAULT_DISCRIMINATOR
+                )
         return self._discriminators.get(tool, DEFAULT_DISCRIMINATOR)
 
     def arguments(
@@ -175,20 +178,6 @@ class FusionSession:
                 f"{result.tool}: the response breaks the Fusion contract (--fusion):\n{lines}",
                 pytrace=False,
             )
-
-
-def _discriminator_of(definition: Mapping[str, Any]) -> str:
-    """A required string property with an enum, ``action`` when present."""
-    schema = definition.get("inputSchema") or {}
-    properties = schema.get("properties") or {}
-    required = schema.get("required") or []
-    if DEFAULT_DISCRIMINATOR in properties:
-        return DEFAULT_DISCRIMINATOR
-    for name in required:
-        prop = properties.get(name) or {}
-        if prop.get("type") == "string" and "enum" in prop:
-            return str(name)
-    return DEFAULT_DISCRIMINATOR
 
 
 class _Caller:

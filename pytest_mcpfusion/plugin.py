@@ -179,13 +179,17 @@ def pytest_terminal_summary(
 
 
 def _known_actions(fusion: FusionSession) -> set[str]:
-    from ._contract import actions_of  # noqa: PLC0415 - only for the report
+    from ._definitions import actions_of  # noqa: PLC0415 - only for the report
 
     try:
         definitions = fusion.transport().definitions()
     except Exception:  # noqa: BLE001 - a report must not fail the run; the tests said why
         return set()
-    return {name for definition in definitions for name in actions_of(definition, fusion)}
+    return {
+        definition["name"] if action is None else f"{definition['name']}.{action}"
+        for definition in definitions
+        for action in actions_of(definition)
+    }
 
 
 # ------------------------------------------------------------------ fixtures

@@ -55,8 +55,12 @@ from hypothesis.strategies import SearchStrategy
 import fusion_core as fc
 from fusion_core import ui
 
+from ._definitions import discriminator_of
+
 __all__ = [
+    "action_arguments",
     "arguments",
+    "discriminator_of",
     "hostile_text",
     "invalid_arguments",
     "json_values",
@@ -101,7 +105,6 @@ _BEYOND: Final = {
     "minimum": "exclusiveMaximum", "exclusiveMinimum": "maximum",
     "maximum": "exclusiveMinimum", "exclusiveMaximum": "minimum",
 }  # fmt: skip
-_SELECT_VIA: Final = re.compile(r"Select operation via the `([^`]+)` parameter")
 _REQUIRES: Final = re.compile(
     r"^- '([^']+)': (?:.*\. )?Requires: (.+?)(?: \[DESTRUCTIVE\])?$", re.M
 )
@@ -464,12 +467,50 @@ def _action_schema(
         note = notes[name]
         needed = key in note[0] if note else name in requires.get(key, ())
         if name != field and (needed or (key in note[1] if note else name not in claimed)):
-            properties[name] = prop
+            # One property serves every action that has it: where another action
+            # takes it as an optional filter it allows null, which this one refuses.
+            properties[name] = _not_null(prop) if needed else prop
             required += [name] if needed else []
     if "_select" in properties:  # Fusion reads ``"_select": null`` as no selection
         properties["_select"] = {"anyOf": [properties["_select"], {"type": "null"}]}
     required = [name for name in dict.fromkeys(required) if name in properties]
     return {**schema, "type": "object", "properties": properties, "required": required}, strict
+
+
+def _not_null(prop: Mapping[str, Any]) -> dict[str, Any]:
+    """``prop`` without its ``null`` alternative (``anyOf: [X, {type: null}]`` → X)."""
+    branches = prop.get("anyOf")
+    if not isinstance(branches, list):
+        return dict(prop)
+    kept = [branch for branch in branches if branch != {"type": "null"}]
+    if len(kept) != 1:
+        return {**prop, "anyOf": kept}
+    rest = {key: value for key, value in prop.items() if key not in ("anyOf", "default")}
+    return {**kept[0], **rest}
+
+
+def action_arguments(
+    definition: Mapping[str, Any], action: str | None, *, valid: bool = True
+) -> SearchStrategy[dict[str, Any]]:
+    """One action's own arguments (no discriminator, no ``_select``), valid or not.
+
+    ``action=None`` (a tool without actions) draws from the whole input schema.
+    Raises ``ValueError`` when ``valid=False`` and nothing can be refused.
+    """
+    field = discriminator_of(definition)
+    if field is None or action is None:
+        schema: Mapping[str, Any] = definition.get("inputSchema") or {"type": "object"}
+        return arguments(schema) if valid else invalid_arguments(schema)
+    own, strict = _action_schema(definition, field, action)
+    own["properties"].pop("_select", None)
+    own["required"] = [name for name in own["required"] if name != "_select"]
+    if valid:
+        return arguments(own)
+    broken = _violations(_Schema(own), own, strict=strict, reserved=(field, "_select"))
+    if not broken:
+        msg = f"the arguments of {action!r} accept every object: there are no invalid ones"
+        raise ValueError(msg)
+    return st.one_of(broken)
 
 
 def tool_calls(
@@ -484,14 +525,11 @@ def tool_calls(
     """
     name: str = definition["name"]
     schema: Mapping[str, Any] = definition.get("inputSchema") or {"type": "object"}
-    named = _SELECT_VIA.search(str(definition.get("description") or ""))
-    field = named.group(1) if named else "action"
-    prop = schema.get("properties", {}).get(field)
-    if not (isinstance(prop, Mapping) and prop.get("type") == "string" and prop.get("enum")
-            and field in schema.get("required", ())):  # fmt: skip
+    field = discriminator_of(definition)
+    if field is None:
         plain = arguments(schema) if valid else invalid_arguments(schema)
         return plain.map(lambda a: (name, a))
-    keys = [key for key in prop["enum"] if isinstance(key, str)]
+    keys = [key for key in schema["properties"][field]["enum"] if isinstance(key, str)]
     valid_calls: list[SearchStrategy[dict[str, Any]]] = []
     invalid_calls: list[SearchStrategy[dict[str, Any]]] = []
     for key in keys:
