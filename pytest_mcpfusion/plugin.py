@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from fusion_core import ToolApp
 
 SESSION_KEY: Final = pytest.StashKey[FusionSession]()
+SNAPSHOT_EXTENSION_KEY: Final = pytest.StashKey[type[FusionWireExtension]]()
 WORKER_REPORT: Final = "fusion_report"
 
 
@@ -96,6 +97,11 @@ def pytest_configure(config: pytest.Config) -> None:
             counter = _ContractFailures(session.report)
             config.pluginmanager.register(counter, "fusion-contract-failures")
     config.stash[SESSION_KEY] = session
+    # One extension class per session, bound to this config's hooks: syrupy
+    # walks every subclass of its file extensions when it discovers snapshots.
+    config.stash[SNAPSHOT_EXTENSION_KEY] = type(
+        "FusionWireSnapshot", (FusionWireExtension,), {"hook": config.hook}
+    )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -258,7 +264,4 @@ def fusion_snapshot(snapshot: SnapshotAssertion, pytestconfig: pytest.Config) ->
     Stored as ``.wire`` files (one section per block, byte-exact), normalized
     by the ``pytest_fusion_normalize`` hook; ``--snapshot-update`` writes them.
     """
-    extension = type(
-        "FusionWireSnapshot", (FusionWireExtension,), {"hook": pytestconfig.hook}
-    )
-    return snapshot.use_extension(extension)
+    return snapshot.use_extension(pytestconfig.stash[SNAPSHOT_EXTENSION_KEY])
