@@ -72,8 +72,11 @@ def block_kinds(wire: Mapping[str, Any]) -> list[str]:
     return kinds
 
 
-def dump_snapshot(wire: Mapping[str, Any]) -> str:
-    """The snapshot text of a response (a ``ToolResponse`` or any MCP wire dict)."""
+def dump_snapshot(wire: Mapping[str, Any], kinds: list[str] | None = None) -> str:
+    """The snapshot text of a response (a ``ToolResponse`` or any MCP wire dict).
+
+    ``kinds`` are the blocks' kinds when the caller has them (``block_kinds``).
+    """
     lines = [MAGIC + "\n"]
     if "isError" in wire:
         lines.append(f"isError: {json.dumps(wire['isError'])}\n")
@@ -81,7 +84,8 @@ def dump_snapshot(wire: Mapping[str, Any]) -> str:
         body = json.dumps(wire["structuredContent"], ensure_ascii=False, indent=2)
         lines.append(f"structuredContent · {len(body)} chars\n{body}\n")
     texts = [block.get("text", "") for block in wire.get("content", [])]
-    for index, (kind, text) in enumerate(zip(block_kinds(wire), texts, strict=True)):
+    kinds = block_kinds(wire) if kinds is None else kinds
+    for index, (kind, text) in enumerate(zip(kinds, texts, strict=True)):
         lines.append(f"── block {index} · {kind} · {len(text)} chars\n{text}\n")
     return "".join(lines)
 

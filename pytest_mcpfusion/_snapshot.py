@@ -7,7 +7,7 @@ applies the ``pytest_fusion_normalize`` hook, and delegates.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
@@ -18,6 +18,7 @@ from ._result import FusionResult
 
 if TYPE_CHECKING:
     import pluggy
+    from syrupy.location import PyTestLocation
     from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData, SerializedData
 
 __all__ = ["FusionWireExtension"]
@@ -44,11 +45,24 @@ class FusionWireExtension(SingleFileSnapshotExtension):
         """A FusionResult, ToolResponse or MCP wire dict as snapshot bytes."""
         del exclude, include, matcher
         wire = _wire_of(data)
+        kinds = block_kinds(wire)
         if self.hook is not None:
             texts = [block.get("text", "") for block in wire.get("content", [])]
-            self.hook.pytest_fusion_normalize(blocks=texts, kinds=block_kinds(wire))
+            self.hook.pytest_fusion_normalize(blocks=texts, kinds=kinds)
             wire = {**wire, "content": [{"type": "text", "text": text} for text in texts]}
-        return dump_snapshot(wire).encode(_ENCODING, _ERRORS)
+        return dump_snapshot(wire, kinds).encode(_ENCODING, _ERRORS)
+
+    # syrupy rebuilds these paths about ten times per snapshot; they depend only
+    # on the test's file, so one computation per file serves every test in it.
+    @classmethod
+    def dirname(cls, *, test_location: PyTestLocation) -> str:
+        """The snapshot folder of a test file (cached per file)."""
+        return _cached(_DIRNAMES, cls, test_location, super().dirname)
+
+    @classmethod
+    def discovery_dirname(cls, *, test_location: PyTestLocation) -> str:
+        """The folder syrupy scans for a test file's snapshots (cached per file)."""
+        return _cached(_DISCOVERY, cls, test_location, super().discovery_dirname)
 
     def diff_lines(
         self, serialized_data: SerializedData, snapshot_data: SerializedData
@@ -58,6 +72,23 @@ class FusionWireExtension(SingleFileSnapshotExtension):
         expected = _text_of(snapshot_data)
         for line in diff_snapshots(expected, actual):
             yield line.rstrip("\n")
+
+
+_DIRNAMES: dict[tuple[type, str], str] = {}
+_DISCOVERY: dict[tuple[type, str], str] = {}
+
+
+def _cached(
+    cache: dict[tuple[type, str], str],
+    cls: type,
+    test_location: PyTestLocation,
+    compute: Callable[..., str],
+) -> str:
+    key = (cls, str(test_location.filepath))
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = compute(test_location=test_location)
+    return found
 
 
 def _wire_of(data: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ test session (per xdist worker) and closed at its end.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
@@ -61,6 +62,7 @@ class InProcess:
     def __init__(self, app: ToolApp) -> None:
         self.app: ToolApp | None = app
         self._app = app
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._portal: BlockingPortal | None = None
         self._portal_cm: contextlib.AbstractContextManager[BlockingPortal] | None = None
 
@@ -71,7 +73,19 @@ class InProcess:
     def call(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
     ) -> tuple[dict[str, Any], ResponseView]:
-        """Run ``app.call`` on the session's event loop thread."""
+        """Run ``app.call`` on the session's event loop.
+
+        From sync code (no loop running in this thread) the session's own loop
+        runs the call right here; from inside a running loop a portal thread
+        does, since a loop cannot be re-entered.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+            response = self._loop.run_until_complete(self._app.call(tool, dict(arguments), ctx))
+            return dict(response), view_of(response)
         if self._portal is None:
             from anyio.from_thread import start_blocking_portal  # noqa: PLC0415 - lazy
 
@@ -88,7 +102,11 @@ class InProcess:
         return dict(response), view_of(response)
 
     def close(self) -> None:
-        """Stop the event loop thread."""
+        """Close the session's loop and stop the portal thread."""
+        if self._loop is not None:
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+            self._loop.close()
+            self._loop = None
         if self._portal_cm is not None:
             self._portal_cm.__exit__(None, None, None)
             self._portal_cm = self._portal = None

@@ -258,10 +258,23 @@ def fusion_call_async(
 
 
 @pytest.fixture
-def fusion_snapshot(snapshot: SnapshotAssertion, pytestconfig: pytest.Config) -> Any:
+def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
     """Exact wire snapshots: ``assert result == fusion_snapshot``.
 
     Stored as ``.wire`` files (one section per block, byte-exact), normalized
     by the ``pytest_fusion_normalize`` hook; ``--snapshot-update`` writes them.
     """
-    return snapshot.use_extension(pytestconfig.stash[SNAPSHOT_EXTENSION_KEY])
+    # Built as syrupy's own ``snapshot`` fixture builds its assertion, but with
+    # our extension from the start: ``snapshot.use_extension()`` would register
+    # the test with syrupy twice, which costs as much as the rest of the check.
+    from syrupy.assertion import SnapshotAssertion  # noqa: PLC0415 - with the fixture
+    from syrupy.location import PyTestLocation  # noqa: PLC0415
+
+    option = request.config.option
+    return SnapshotAssertion(
+        update_snapshots=option.update_snapshots,
+        update_new_snapshots_only=getattr(option, "update_new_snapshots_only", False),
+        extension_class=request.config.stash[SNAPSHOT_EXTENSION_KEY],
+        test_location=PyTestLocation(request.node),
+        session=request.session.config._syrupy,  # type: ignore[attr-defined]
+    )
