@@ -62,7 +62,7 @@ class FusionContractItem(pytest.Item):
             pytest.skip(f"{self.name}: {exc}")
         select_keys = _select_keys(self.definition)
         select = (
-            st.none() | st.lists(st.sampled_from(select_keys), unique=True, min_size=1)
+            st.lists(st.sampled_from(select_keys), unique=True, min_size=1) | st.none()
             if self.valid and select_keys
             else st.none()
         )

@@ -161,7 +161,7 @@ def test_report_counts_failed_contract_tests_and_unknown_calls(pytester: pytest.
         test_unknown="def test_x(fusion_call):\n    fusion_call('users', 'nope')\n"
     )
     result = pytester.runpytest(
-        "--fusion", "--fusion-app=leaky:app", "--fusion-examples=5", "-p", "no:cacheprovider"
+        "--fusion", "--fusion-app=leaky:app", "--fusion-examples=10", "-p", "no:cacheprovider"
     )
     report = _report(result.stdout.str())
     assert "contract tests failed: 2" in report

@@ -1,0 +1,371 @@
+"""JSON Schema to hypothesis: the machinery behind ``strategies.arguments``.
+
+``Schema`` draws values that a schema accepts and values it refuses, for
+the subset of draft 2020-12 that pydantic v2 writes (listed in the
+``strategies`` module docstring). Private: the public face is
+:mod:`pytest_mcpfusion.strategies`.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from collections.abc import Iterable, Mapping
+from datetime import UTC, date, datetime, time, timedelta, timezone
+from fractions import Fraction
+from functools import reduce
+from typing import Any, Final
+
+from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
+
+__all__ = ["Schema", "violations", "with_key", "without_key"]
+
+
+_UNSUPPORTED: Final = frozenset(
+    ["not", "if", "then", "else", "patternProperties", "propertyNames", "dependentRequired",
+     "dependentSchemas", "dependencies", "contains", "minContains", "maxContains",
+     "unevaluatedProperties", "unevaluatedItems", "minProperties", "maxProperties",
+     "$dynamicRef", "$recursiveRef"]
+)  # fmt: skip
+_TYPES: Final = frozenset(["null", "boolean", "integer", "number", "string", "array", "object"])
+_ZONES: Final = st.sampled_from(
+    [UTC, timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=-8))]
+)
+_EMAIL: Final = r"[a-z0-9]{1,12}(\.[a-z0-9]{1,8})?@[a-z0-9]{1,12}\.(com|org|io)"
+_URI: Final = r"https://[a-z0-9]{1,12}\.(com|org)(/[A-Za-z0-9_~-]{1,8}){0,3}"
+_FORMATS: Final[dict[str, SearchStrategy[str]]] = {
+    "date": st.dates().map(date.isoformat),
+    "date-time": st.datetimes(timezones=_ZONES).map(datetime.isoformat),
+    "time": st.times(timezones=_ZONES).map(time.isoformat),
+    "duration": st.integers(0, 10**6).map("PT{}S".format),
+    "email": st.from_regex(_EMAIL, fullmatch=True),
+    "uri": st.from_regex(_URI, fullmatch=True),
+    "uuid": st.uuids().map(str),
+    "uuid1": st.uuids(version=1).map(str),
+    "uuid3": st.uuids(version=3).map(str),
+    "uuid4": st.uuids(version=4).map(str),
+    "uuid5": st.uuids(version=5).map(str),
+    "ipv4": st.ip_addresses(v=4).map(str),
+    "ipv6": st.ip_addresses(v=6).map(str),
+}
+# Wrong-typed values no lax coercion accepts (pydantic reads "1" as an int, 1 as True).
+_WRONG: Final[tuple[tuple[str, Any], ...]] = (
+    ("array", []), ("object", {}), ("string", "not valid"), ("null", None), ("number", 0.5)
+)  # fmt: skip
+# A bound broken is the opposite bound, exclusive where the original was not.
+_BEYOND: Final = {
+    "minimum": "exclusiveMaximum", "exclusiveMinimum": "maximum",
+    "maximum": "exclusiveMinimum", "exclusiveMaximum": "minimum",
+}  # fmt: skip
+
+
+def _merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """Both schemas' keywords; properties and required lists are united."""
+    merged = {**base, **extra}
+    if "properties" in base and "properties" in extra:
+        merged["properties"] = {**base["properties"], **extra["properties"]}
+    if "required" in base and "required" in extra:
+        merged["required"] = list(dict.fromkeys([*base["required"], *extra["required"]]))
+    return merged
+
+
+def _types(schema: Mapping[str, Any]) -> list[str] | None:
+    """The JSON types a schema allows (inferred from its keywords); ``None`` for any."""
+    declared = schema.get("type")
+    if declared is not None:
+        return [declared] if isinstance(declared, str) else list(declared)
+    hints = (
+        ("object", ("properties", "required", "additionalProperties")),
+        ("array", ("items", "prefixItems", "minItems", "maxItems", "uniqueItems")),
+        ("string", ("minLength", "maxLength", "pattern", "format")),
+        ("number", (*_BEYOND, "multipleOf")),
+    )
+    return next(([kind] for kind, keys in hints if any(k in schema for k in keys)), None)
+
+
+def _json_type(value: Any) -> str:
+    if value is None or isinstance(value, bool | str | list | dict):
+        return {type(None): "null", bool: "boolean", str: "string", list: "array"}.get(
+            type(value), "object"
+        )
+    return "number"
+
+
+def _key(value: Any) -> Any:
+    """A hashable key under which JSON-equal values (``1``, ``1.0``) are equal."""
+    if isinstance(value, list):
+        return ("array", tuple(_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((k, _key(v)) for k, v in value.items()))
+    return (_json_type(value), value)
+
+
+def with_key(key: Any, value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    """``args`` with ``key`` set to ``value``, ``key`` first."""
+    return {key: value, **{k: v for k, v in args.items() if k != key}}
+
+
+def without_key(key: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in args.items() if k != key}
+
+
+class Schema:
+    """One root schema: checked eagerly, ``$ref`` resolved, strategies built."""
+
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        self.root = root
+        self._refs: dict[str, SearchStrategy[Any]] = {}
+        self._check(root, "#")
+
+    def _check(self, schema: Any, where: str) -> None:
+        if isinstance(schema, bool):
+            return
+        if not isinstance(schema, Mapping):
+            raise ValueError(f"{where}: a schema is an object or a boolean, got {schema!r:.60}")
+        for keyword in sorted(_UNSUPPORTED.intersection(schema)):
+            raise ValueError(f"unsupported JSON Schema keyword {keyword!r} at {where}")
+        for kind in set(_types(schema) or ()) - _TYPES:
+            raise ValueError(f"unknown JSON type {kind!r} at {where}/type")
+        subschemas = [(f"{k}/{name}", sub) for k in ("properties", "$defs", "definitions")
+                      for name, sub in schema.get(k, {}).items()]  # fmt: skip
+        subschemas += [(f"{k}/{i}", sub) for k in ("anyOf", "oneOf", "allOf", "prefixItems")
+                       for i, sub in enumerate(schema.get(k, ()))]  # fmt: skip
+        subschemas += [(k, schema[k]) for k in ("items", "additionalProperties") if k in schema]
+        for path, sub in subschemas:
+            self._check(sub, f"{where}/{path}")
+        if "$ref" in schema:
+            self._target(schema["$ref"], where)
+
+    def _target(self, ref: Any, where: str) -> Any:
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            raise ValueError(f"{where}/$ref: only local references (#/...) work, got {ref!r}")
+        node: Any = self.root
+        for part in filter(None, ref[1:].split("/")):
+            name = part.replace("~1", "/").replace("~0", "~")
+            if not isinstance(node, Mapping) or name not in node:
+                raise ValueError(f"{where}/$ref: {ref!r} points to nothing")
+            node = node[name]
+        return node
+
+    def resolve(self, schema: Any, where: str) -> dict[str, Any]:
+        """The schema with its ``$ref`` and ``allOf`` folded in."""
+        if isinstance(schema, bool):
+            return {} if schema else {"enum": []}
+        result = dict(schema)
+        while "$ref" in result:
+            result = _merge(self.resolve(self._target(result.pop("$ref"), where), where), result)
+        if "allOf" in result:
+            parts = [self.resolve(sub, where) for sub in result.pop("allOf")]
+            result = reduce(_merge, parts, result)
+        return result
+
+    def values(self, schema: Any, where: str) -> SearchStrategy[Any]:
+        """Values valid for ``schema``."""
+        if schema is True or schema == {}:
+            return _any_json()
+        if schema is False:
+            return st.nothing()
+        ref = schema.get("$ref")
+        if ref is not None and set(schema) <= {"$ref", "title", "description", "default"}:
+            if ref not in self._refs:  # deferred: recursive models refer to themselves
+                target = self._target(ref, where)
+                self._refs[ref] = st.deferred(lambda: self.values(target, ref))
+            return self._refs[ref]
+        schema = self.resolve(schema, where)
+        if schema.pop("nullable", False) is True:
+            return st.none() | self.values(schema, where)
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                rest, branches = without_key(key, schema), enumerate(schema[key])
+                return st.one_of(
+                    [self.values(_merge(rest, b), f"{where}/{key}/{i}") for i, b in branches]
+                )
+        if "const" in schema or "enum" in schema:
+            choices = schema.get("enum", [schema.get("const")])
+            return st.sampled_from(choices).map(copy.deepcopy) if choices else st.nothing()
+        kinds = _types(schema)
+        return (
+            _any_json()
+            if kinds is None
+            else st.one_of([self._typed(k, schema, where) for k in kinds])
+        )
+
+    def _typed(self, kind: str, schema: dict[str, Any], where: str) -> SearchStrategy[Any]:
+        if kind in ("null", "boolean"):
+            return st.none() if kind == "null" else st.booleans()
+        if kind in ("integer", "number"):
+            return _numbers(schema, integer=kind == "integer")
+        if kind == "array":
+            return self._arrays(schema, where)
+        if kind == "object":
+            return self.objects(schema, where)
+        lo, hi = schema.get("minLength", 0), schema.get("maxLength")
+        if "pattern" not in schema and schema.get("format") not in _FORMATS:
+            return st.text(min_size=lo, max_size=hi)
+        if "pattern" in schema:  # a full match also matches JSON Schema's search
+            pattern = re.compile(schema["pattern"])  # lookarounds are not always honoured
+            base = st.from_regex(pattern, fullmatch=True).filter(pattern.search)
+        else:
+            base = _FORMATS[schema["format"]]
+        return base.filter(lambda s: lo <= len(s) and (hi is None or len(s) <= hi))
+
+    def _arrays(self, schema: dict[str, Any], where: str) -> SearchStrategy[list[Any]]:
+        lo, hi = schema.get("minItems", 0), schema.get("maxItems")
+        prefix = [self.values(s, f"{where}/prefixItems/{i}")
+                  for i, s in enumerate(schema.get("prefixItems", ()))][:hi]  # fmt: skip
+        more = max(lo - len(prefix), 0)
+        most = more + 4 if hi is None else min(hi - len(prefix), more + 4)
+        unique = _key if schema.get("uniqueItems") else None
+        items = self.resolve(schema.get("items", True), where)
+        item = self.values(schema.get("items", True), f"{where}/items")
+        if items.get("enum") == []:  # no item can exist (``_select`` of a tool with no fields)
+            item, most = st.none(), 0
+        rest = st.lists(item, min_size=more, max_size=most, unique_by=unique)
+        whole = st.tuples(st.tuples(*prefix), rest).map(lambda p: [*p[0], *p[1]])
+        if unique and prefix:
+            return whole.filter(lambda v: len({_key(i) for i in v}) == len(v))
+        return whole
+
+    def objects(self, schema: Mapping[str, Any], where: str) -> SearchStrategy[dict[str, Any]]:
+        """Objects valid for an object schema (extra keys only where declared)."""
+        properties: Mapping[str, Any] = schema.get("properties", {})
+        required, extra = list(schema.get("required", ())), schema.get("additionalProperties")
+        default = True if extra is None else extra
+        fixed = {n: self.values(properties.get(n, default), f"{where}/properties/{n}")
+                 for n in required}  # fmt: skip
+        optional = {n: self.values(s, f"{where}/properties/{n}")
+                    for n, s in properties.items() if n not in required}  # fmt: skip
+        strategy = st.fixed_dictionaries(fixed, optional=optional)
+        if extra is True or isinstance(extra, Mapping):
+            keys = st.text(max_size=12).filter(lambda k: k not in properties)
+            more = st.dictionaries(
+                keys, self.values(extra, f"{where}/additionalProperties"), max_size=3
+            )
+            strategy = st.tuples(strategy, more).map(lambda p: {**p[1], **p[0]})
+        return strategy
+
+    def object_schema(self) -> dict[str, Any]:
+        """The root, resolved; tool arguments are always an object."""
+        schema = self.resolve(self.root, "#")
+        if "object" not in (_types(schema) or ["object"]):
+            raise ValueError(f"tool arguments are an object, not {schema.get('type')!r}")
+        return schema
+
+    def allowed(self, schema: Mapping[str, Any], where: str) -> set[str] | None:
+        """The JSON types a resolved schema accepts; ``None`` for any."""
+        if "const" in schema or "enum" in schema:
+            return {_json_type(v) for v in schema.get("enum", [schema.get("const")])}
+        branches = schema.get("anyOf") or schema.get("oneOf")
+        if branches:
+            each = [self.allowed(self.resolve(b, where), where) for b in branches]
+            return None if None in each else {kind for kinds in each for kind in kinds or ()}
+        kinds = _types(schema)
+        return None if kinds is None else {*kinds, *(["null"] if schema.get("nullable") else [])}
+
+    def wrong(self, schema: Any, where: str) -> list[SearchStrategy[Any]]:
+        """Values a property schema rejects: a wrong type, or a broken bound."""
+        schema = self.resolve(schema, where)
+        allowed = self.allowed(schema, where)
+        if allowed is None:
+            return []
+        # Strings with a format (dates, durations) take numbers too, in pydantic.
+        excluded = allowed | ({"number"} if "string" in allowed else set())
+        wrong_types = [value for kind, value in _WRONG if kind not in excluded]
+        options = [st.sampled_from(wrong_types).map(copy.deepcopy)] if wrong_types else []
+        branches = [
+            self.resolve(b, where) for b in schema.get("anyOf") or schema.get("oneOf") or ()
+        ]
+        others = [b for b in branches if b.get("type") != "null"]
+        if branches and len(others) != 1:  # a union: a value may fit another branch
+            return options
+        return options + _out_of_bounds(others[0] if branches else schema)
+
+
+def _numbers(schema: Mapping[str, Any], *, integer: bool) -> SearchStrategy[Any]:
+    """Numbers within the schema's bounds (and multiples of ``multipleOf``)."""
+    lo, hi = schema.get("minimum"), schema.get("maximum")
+    ex_lo, ex_hi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+    step = schema.get("multipleOf")
+    if not integer and step is None:
+        lo = ex_lo if ex_lo is not None and (lo is None or ex_lo >= lo) else lo
+        hi = ex_hi if ex_hi is not None and (hi is None or ex_hi <= hi) else hi
+        return st.floats(lo, hi, allow_nan=False, allow_infinity=False,
+                         exclude_min=lo is not None and lo == ex_lo,
+                         exclude_max=hi is not None and hi == ex_hi)  # fmt: skip
+    unit = Fraction(str(step)) if step is not None else Fraction(1)
+    if integer:  # the integer multiples of p/q are the multiples of p
+        unit = Fraction(unit.numerator)
+    lows = [math.ceil(Fraction(lo) / unit)] if lo is not None else []
+    lows += [math.floor(Fraction(ex_lo) / unit) + 1] if ex_lo is not None else []
+    highs = [math.floor(Fraction(hi) / unit)] if hi is not None else []
+    highs += [math.ceil(Fraction(ex_hi) / unit) - 1] if ex_hi is not None else []
+    numbers = st.integers(max(lows, default=None), min(highs, default=None)).map(
+        lambda k: int(k * unit) if unit.denominator == 1 else float(k * unit)
+    )
+    # Rounding to a float may land on an exclusive bound.
+    return numbers.filter(lambda v: (ex_lo is None or v > ex_lo) and (ex_hi is None or v < ex_hi))
+
+
+def _out_of_bounds(schema: Mapping[str, Any]) -> list[SearchStrategy[Any]]:
+    """Values of the right type that break an enum, a bound, a length or a multiple."""
+    enum = [schema["const"]] if "const" in schema else schema.get("enum")
+    if enum is not None:
+        if all(isinstance(v, str) for v in enum):
+            return [st.text().filter(lambda v: v not in enum)]
+        if all(type(v) is int for v in enum):
+            return [st.integers().filter(lambda v: v not in enum)]
+        return []
+    kinds, get = _types(schema), schema.get
+    out: list[SearchStrategy[Any]] = []
+    if kinds == ["string"]:
+        if get("minLength", 0) > 0:
+            out.append(st.text(max_size=get("minLength", 0) - 1))
+        if get("maxLength") is not None:
+            out.append(st.text(min_size=get("maxLength", 0) + 1, max_size=get("maxLength", 0) + 4))
+    elif kinds in (["integer"], ["number"]):
+        integer = kinds == ["integer"]
+        out += [_numbers({_BEYOND[k]: schema[k]}, integer=integer) for k in _BEYOND if k in schema]
+        step = Fraction(str(get("multipleOf", 1))).numerator
+        if integer and step > 1:
+            out.append(st.integers().map(lambda k: k * step + 1))
+    elif kinds == ["array"]:
+        distinct = st.integers(-(10**6), 10**6)  # distinct, so a set cannot collapse them
+        if get("minItems", 0) > 0:
+            out.append(st.lists(distinct, unique=True, max_size=get("minItems", 0) - 1))
+        if get("maxItems") is not None:
+            size = get("maxItems", 0) + 1
+            out.append(st.lists(distinct, unique=True, min_size=size, max_size=size + 2))
+    return out
+
+
+def violations(
+    root: Schema, schema: Mapping[str, Any], *, strict: bool = False, reserved: Iterable[str] = ()
+) -> list[SearchStrategy[dict[str, Any]]]:
+    """One strategy per way to break an object: drop, mistype, overflow, add."""
+    valid = root.objects(schema, "#")
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    out = []
+    if schema.get("required"):
+        dropped = st.sampled_from(list(schema["required"]))
+        out.append(st.tuples(dropped, valid).map(lambda p: without_key(*p)))
+    for name, sub in properties.items():
+        bad_values = root.wrong(sub, f"#/properties/{name}")
+        out += [
+            st.tuples(st.just(name), bad, valid).map(lambda p: with_key(*p)) for bad in bad_values
+        ]
+    if strict or schema.get("additionalProperties") is False:
+        taken = {*properties, *reserved}
+        key = st.text(max_size=12).filter(lambda k: k not in taken)
+        out.append(st.tuples(key, _any_json(), valid).map(lambda p: with_key(*p)))
+    return out
+
+
+
+
+def _any_json() -> SearchStrategy[Any]:
+    """Any JSON value (where a schema accepts anything)."""
+    from .strategies import json_values  # noqa: PLC0415 - strategies imports this module
+
+    return json_values()
