@@ -58,6 +58,43 @@ APP_SOURCE = textwrap.dedent(
 )
 
 
+CALL_TESTS = '''
+from pytest_mcpfusion import FusionResult
+
+
+def test_get(fusion_call):
+    result = fusion_call("billing", "get", id="INV-1")
+    assert isinstance(result, FusionResult)
+    assert result.data == {"id": "INV-1", "amount_cents": 4500, "status": "paid"}
+    assert result.system_rules == ("Amounts are in cents: divide by 100.",)
+    assert not result.is_error
+    assert "s3cr3t" not in result.wire
+
+
+def test_list_ui(fusion_call):
+    result = fusion_call("billing", "list")
+    assert [block.type for block in result.ui_blocks] == ["summary"]
+    assert result.ui_blocks[0].content.endswith("2 invoices")
+
+
+def test_select(fusion_call):
+    result = fusion_call("billing", "get", id="INV-2", select=["amount_cents"])
+    assert result.data == {"amount_cents": 1200}
+
+
+def test_error(fusion_call):
+    result = fusion_call("billing", "get", id="nope")
+    assert result.is_error
+    assert result.error.code == "NOT_FOUND"
+    assert result.error.recovery == "Call billing.list."
+
+
+def test_app_fixture(fusion_app):
+    assert [d["name"] for d in fusion_app.definitions()] == ["billing"]
+'''
+"""Tests a downstream project writes with ``fusion_call`` against ``shop``."""
+
+
 @pytest.fixture(autouse=True)
 def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inner pytest runs are not xdist workers, even when this suite runs under -n.
