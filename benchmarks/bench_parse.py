@@ -52,13 +52,20 @@ def main() -> None:
     """Print the linearity and the 10k-row ratios."""
     print("linearity (parse of the wire JSON text):")
     per_byte: dict[str, float] = {}
+    loads_per_byte: dict[str, float] = {}
     for label, target in (("1 MB", 1_000_000), ("10 MB", 10_000_000)):
         text = json.dumps(sized(target)).encode()
         seconds = best(partial(parse, text), repeat=3)
         per_byte[label] = seconds / len(text)
+        loads_per_byte[label] = best(partial(json.loads, text), repeat=3) / len(text)
         print(f"  {label:>5}: {len(text):>10,} bytes  {seconds * 1000:8.1f} ms")
     ratio = per_byte["10 MB"] / per_byte["1 MB"]
+    loads_ratio = loads_per_byte["10 MB"] / loads_per_byte["1 MB"]
     print(f"  time per byte, 10 MB / 1 MB: {ratio:.2f}x (1.0 = linear)")
+    # The same texts through json.loads alone: what the memory hierarchy costs
+    # a linear pass once 10 MB no longer fits the caches.
+    print(f"  json.loads of the same texts, 10 MB / 1 MB: {loads_ratio:.2f}x")
+    print(f"  parse's scaling relative to json.loads': {ratio / loads_ratio:.2f}x")
 
     response = fc.response(rows(10_000)).system_rules(["Amounts are in cents."]).build()
     data_text = response.texts[0]
