@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Literal, final
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, PydanticUserError, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
 
@@ -175,6 +175,18 @@ class Mask:
         if not (isinstance(candidate, type) and issubclass(candidate, BaseModel)):
             msg = f"a Presenter schema must be a pydantic BaseModel subclass, got {model!r}"
             raise TypeError(msg)
+        if not model.__pydantic_complete__:
+            # A forward reference not yet resolvable when the model was defined:
+            # try once more now, and say clearly what is missing if it fails.
+            try:
+                model.model_rebuild()
+            except (PydanticUserError, NameError) as exc:
+                reason = str(exc).splitlines()[0]
+                msg = (
+                    f"the Presenter schema {model.__name__} is not fully defined ({reason}); "
+                    f"define the models it refers to, then call {model.__name__}.model_rebuild()"
+                )
+                raise TypeError(msg) from exc
         self.model = model
         self.root_keys: tuple[str, ...] = tuple(
             name for name, info in model.model_fields.items() if not info.exclude

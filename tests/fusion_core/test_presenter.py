@@ -220,3 +220,20 @@ def test_bad_constructor_arguments() -> None:
         Presenter("X", agent_limit=-1)
     with pytest.raises(TypeError, match="list of str"):
         Presenter("X", rules="one rule")
+
+
+def test_a_schema_with_an_unresolved_reference_is_a_clear_error() -> None:
+    """A model naming a class not defined yet: a TypeError saying what to do, then it works."""
+
+    class Invoice(BaseModel):
+        line: Line
+
+    with pytest.raises(TypeError, match=r"not fully defined.*Invoice\.model_rebuild\(\)"):
+        Presenter("Invoice", schema=Invoice)
+
+    class Line(BaseModel):
+        sku: str
+
+    Invoice.model_rebuild(_types_namespace={"Line": Line})
+    masked = Presenter("Invoice", schema=Invoice).make({"line": {"sku": "a", "x": 1}}).build()
+    assert masked.texts[0] == '{\n  "line": {\n    "sku": "a"\n  }\n}'
