@@ -49,6 +49,7 @@ other exception escapes :func:`parse`, on any input.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import sys
@@ -278,10 +279,18 @@ def read_data(text: str, *, structured: bool = False) -> DataBlock:
 
 
 def _load_json(raw: bytes, text: str) -> tuple[Any, bool]:
+    # Reading a large data block makes many containers at once; the cyclic
+    # collector would walk them again and again while they are made (they
+    # cannot form cycles), which turns a linear read superlinear.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return orjson.loads(raw), True
     except orjson.JSONDecodeError:
         pass
+    finally:
+        if collecting:
+            gc.enable()
     return _load_exact(text)
 
 
