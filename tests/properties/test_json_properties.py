@@ -14,7 +14,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fusion_core import to_json, to_plain
-from fusion_core._json import _exact, _fast
+from fusion_core._json import _exact, _fast, _plain
 
 
 class Tone(enum.Enum):
@@ -124,3 +124,9 @@ def test_supported_leaf_types_cover_the_strategies() -> None:
         "low",
         [1, 2],
     ]
+
+
+@given(_values)
+def test_to_plain_fast_path_equals_the_exact_conversion(value: Any) -> None:
+    """The orjson round trip of to_plain gives exactly what the exact conversion gives."""
+    assert repr(to_plain(value)) == repr(_plain(value, "$"))
