@@ -29,7 +29,8 @@ from ._errors import (
 )
 from ._helpers import error, required, success, success_structured, tool_error, toon_success
 from ._json import MAX_DEPTH, to_json, to_plain
-from ._parse import (
+from ._parse import parse
+from ._parsed import (
     Block,
     DataBlock,
     DirectivesBlock,
@@ -41,7 +42,6 @@ from ._parse import (
     UiBlockText,
     ValidationErrorBlock,
     ValidationField,
-    parse,
 )
 from ._presenter import FieldError, Presenter, PresenterValidationError
 from ._response import ToolResponse, view_of

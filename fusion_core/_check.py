@@ -49,6 +49,12 @@ from typing import Final, final
 
 from ._errors import FusionError, WireFormatError
 from ._parse import (
+    parse,
+    read_items,
+    read_ui,
+    split_items,
+)
+from ._parsed import (
     DataBlock,
     DirectivesBlock,
     EmbedBlock,
@@ -58,12 +64,8 @@ from ._parse import (
     ToolErrorBlock,
     UiBlockText,
     ValidationErrorBlock,
-    parse,
-    read_items,
-    read_ui,
-    split_items,
+    read_priority,
 )
-from ._parsed import read_priority
 from ._safexml import parse_xml
 
 __all__ = ["ContractError", "Violation", "check", "check_strict"]

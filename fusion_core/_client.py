@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, final
 
 from ._errors import ServerConnectionError, ServerResultError
-from ._parse import ParsedResponse, parse
+from ._parse import parse
+from ._parsed import ParsedResponse
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager

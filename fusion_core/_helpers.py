@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from ._blocks import render_data, render_error
 from ._json import to_json, to_plain
-from ._numbers import js_string_of_number
+from ._numbers import js_scalar, js_string_of_number
 from ._response import ToolResponse, with_origin
 from ._toon import encode_toon
 from ._view import ErrorEnvelope, ResponseView
@@ -101,13 +101,8 @@ def required(field: str) -> ToolResponse:
 def _detail_text(value: Any) -> str:
     if isinstance(value, str):
         return value
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return js_string_of_number(value)
-    return to_json(value)
+    scalar = js_scalar(value)
+    return scalar if scalar is not None else to_json(value)
 
 
 def _text(value: Any, name: str) -> str:

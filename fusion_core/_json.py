@@ -40,7 +40,7 @@ import orjson
 from ._errors import CycleError, NestingError, SerializationError
 from ._numbers import js_number
 
-__all__ = ["MAX_DEPTH", "to_json", "to_plain"]
+__all__ = ["MAX_DEPTH", "child_path", "to_json", "to_plain"]
 
 MAX_DEPTH: Final = 512
 """Deepest nesting of arrays and objects the encoders accept."""
@@ -213,7 +213,7 @@ def _children(value: Mapping[Any, Any] | list[Any] | tuple[Any, ...], path: str)
     if isinstance(value, Mapping):
         for key, item in value.items():
             name = _key_text(key, path)
-            yield _child_path(path, name), name, item
+            yield child_path(path, name), name, item
     else:
         for index, item in enumerate(value):
             yield f"{path}[{index}]", None, item
@@ -287,10 +287,13 @@ def _exact(value: Any, path: str) -> str:
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
-def _child_path(path: str, name: str) -> str:
+def child_path(path: str, key: object) -> str:
+    """Extend a JSON path: ``$.a`` for identifier keys, ``$["my key"]`` for others."""
+    name = key if isinstance(key, str) else repr(key)
     if _IDENTIFIER.fullmatch(name):
         return f"{path}.{name}"
-    return f"{path}[{json.dumps(name)}]"
+    escaped = name.replace("\\", "\\\\").replace('"', '\\"')
+    return f'{path}["{escaped}"]'
 
 
 def _key_text(key: Any, path: str) -> str:

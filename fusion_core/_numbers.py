@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["js_number", "js_string_of_number"]
+__all__ = ["js_number", "js_scalar", "js_string_of_number"]
 
 
 def _digits_and_point(text: str) -> tuple[str, int]:
@@ -66,3 +66,14 @@ def js_string_of_number(value: int | float) -> str:
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
     return js_number(value)
+
+
+def js_scalar(value: object) -> str | None:
+    """``String(value)`` of ``None``, a bool or a number; ``None`` for anything else."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return js_string_of_number(value)
+    return None

@@ -77,22 +77,7 @@ from ._text import decode_item, restore_closing_tag, unescape
 from ._ui import UiBlock
 from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
-__all__ = [
-    "MAX_BLOCK_SIZE",
-    "MAX_INPUT_SIZE",
-    "Block",
-    "DataBlock",
-    "DirectivesBlock",
-    "EmbedBlock",
-    "ParsedResponse",
-    "RulesBlock",
-    "SuggestionsBlock",
-    "ToolErrorBlock",
-    "UiBlockText",
-    "ValidationErrorBlock",
-    "ValidationField",
-    "parse",
-]
+__all__ = ["MAX_BLOCK_SIZE", "MAX_INPUT_SIZE", "parse"]
 
 MAX_INPUT_SIZE: Final = 64 * 1024 * 1024
 """Largest JSON text (characters or bytes) :func:`parse` reads: 64 MiB."""

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from ._builder import ResponseBuilder
 from ._helpers import success, success_structured, tool_error, toon_success
-from ._numbers import js_string_of_number
+from ._numbers import js_scalar
 from ._presenter import Presenter, select_keys
 from ._response import ToolResponse, origin_of, view_of
 from ._text import escape_attr, escape_text
@@ -127,12 +127,9 @@ def sent(value: Any) -> str:
     """How a received value is quoted back to the agent."""
     if isinstance(value, str):
         return f"'{value}'"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return js_string_of_number(value)
+    scalar = js_scalar(value)
+    if scalar is not None:
+        return scalar
     if isinstance(value, list | tuple):
         return f"array({len(value)})"
     return "object"

@@ -28,7 +28,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._errors import WireFormatError
-from ._parse import (
+from ._parse import parse
+from ._parsed import (
     DataBlock,
     DirectivesBlock,
     EmbedBlock,
@@ -37,7 +38,6 @@ from ._parse import (
     ToolErrorBlock,
     UiBlockText,
     ValidationErrorBlock,
-    parse,
 )
 
 __all__ = ["block_kinds", "diff_snapshots", "dump_snapshot", "load_snapshot"]

@@ -41,7 +41,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ._errors import CycleError, NestingError, SerializationError
-from ._json import MAX_DEPTH
+from ._json import MAX_DEPTH, child_path
 from ._numbers import js_number
 from ._toon_v4 import encode_toon_v4
 
@@ -85,7 +85,6 @@ _COLUMN_STRUCTURAL: Final = {
 }
 _UNQUOTED_KEY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*").fullmatch
 _IDENTIFIER_SEGMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch
-_PATH_NAME: Final = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*").fullmatch
 _CONTAINERS: Final = (dict, list, tuple)
 
 
@@ -116,15 +115,6 @@ def _float(value: float) -> str:
             return "0" if text == "-0" else text
         return text
     return js_number(value) if math.isfinite(value) else "null"
-
-
-def _child_path(path: str, key: object) -> str:
-    """Extend a JSON path: ``$.a`` for identifier keys, ``$["my key"]`` for others."""
-    name = key if isinstance(key, str) else repr(key)
-    if _PATH_NAME(name):
-        return f"{path}.{name}"
-    escaped = name.replace("\\", "\\\\").replace('"', '\\"')
-    return f'{path}["{escaped}"]'
 
 
 def _unsupported(value: object, path: str) -> SerializationError:
@@ -281,7 +271,7 @@ class _Encoder:
             if tokens[index] is None and not isinstance(value, _CONTAINERS):
                 item_path = f"{path}[{index}]"
                 raise _unsupported(
-                    value, item_path if name is None else _child_path(item_path, name)
+                    value, item_path if name is None else child_path(item_path, name)
                 )
         return None
 
@@ -390,12 +380,12 @@ class _Encoder:
                     if fold is not None:
                         prefix = f"{fold.prefix}.{name}" if fold.prefix else name
                         inner = fold._replace(prefix=prefix)
-                    self.fields(value, depth + 1, _child_path(path, name), inner)
+                    self.fields(value, depth + 1, child_path(path, name), inner)
             elif isinstance(value, list | tuple):
                 # The reference tests the key for truthiness: "" gets no header key.
-                self.array(key if name else "", value, depth, _child_path(path, name))
+                self.array(key if name else "", value, depth, child_path(path, name))
             else:
-                raise _unsupported(value, _child_path(path, name))
+                raise _unsupported(value, child_path(path, name))
         self.active.discard(id(obj))
 
     def fold_chain(
@@ -410,12 +400,12 @@ class _Encoder:
         """
         segments = [name]
         leaf: Any = value
-        leaf_path = _child_path(path, name)
+        leaf_path = child_path(path, name)
         seen = {id(value)}
         while len(segments) < fold.budget and isinstance(leaf, dict) and len(leaf) == 1:
             ((segment, leaf),) = leaf.items()
             segments.append(segment)
-            leaf_path = _child_path(leaf_path, segment)
+            leaf_path = child_path(leaf_path, segment)
             if isinstance(leaf, dict):
                 if id(leaf) in seen:
                     raise CycleError("this container contains itself", path=leaf_path, value=leaf)
@@ -504,7 +494,7 @@ class _Encoder:
             return
         name, value = next(iter(obj.items()))
         key = self.key(name, path)
-        value_path = _child_path(path, name)
+        value_path = child_path(path, name)
         if isinstance(value, list | tuple) and value and all(map(isinstance, value, repeat(dict))):
             table = self.table(value, value_path)
             if table is not None:

@@ -10,7 +10,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, create_model
 
 from fusion_core import _helpers, _ui
 from fusion_core._builder import ResponseBuilder
-from fusion_core._numbers import js_string_of_number
+from fusion_core._numbers import js_scalar
 from fusion_core._presenter import Presenter
 from fusion_core._tool import Tool
 
@@ -25,12 +25,9 @@ def js_string(value: Any) -> str:
     """JavaScript ``String(value)``."""
     if value is _UNDEFINED:
         return "undefined"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return js_string_of_number(value)
+    scalar = js_scalar(value)
+    if scalar is not None:
+        return scalar
     if isinstance(value, list):
         return ",".join("" if v is None else js_string(v) for v in value)
     if isinstance(value, dict):

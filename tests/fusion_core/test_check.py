@@ -10,7 +10,7 @@ import fusion_core as fc
 from fusion_core import ui
 from fusion_core._check import ContractError, Violation, check, check_strict
 from fusion_core._errors import FusionError
-from fusion_core._parse import ParsedResponse
+from fusion_core._parsed import ParsedResponse
 
 
 def _wire(*texts: str, **extra: Any) -> dict[str, Any]:

@@ -14,6 +14,9 @@ from fusion_core._errors import WireFormatError
 from fusion_core._parse import (
     MAX_BLOCK_SIZE,
     MAX_INPUT_SIZE,
+    parse,
+)
+from fusion_core._parsed import (
     DataBlock,
     DirectivesBlock,
     EmbedBlock,
@@ -23,7 +26,6 @@ from fusion_core._parse import (
     UiBlockText,
     ValidationErrorBlock,
     ValidationField,
-    parse,
 )
 from fusion_core._response import view_of
 from fusion_core._safexml import MAX_XML_SIZE, new_parser, parse_xml
