@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,21 +20,10 @@ from fusion_core._errors import WireFormatError
 from fusion_core._parse import parse
 from fusion_core._safexml import parse_xml
 
-_DEFAULT = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "visible.jsonl"
-CORPUS = Path(os.environ.get("FUSION_CONFORMANCE_CORPUS", str(_DEFAULT)))
-RESPONSE_KINDS = {"response", "helper", "presenter", "tool_call"}
+from ._corpus import load_cases
 
-
-def _load() -> list[dict[str, Any]]:
-    if not CORPUS.exists():
-        return []
-    with CORPUS.open(encoding="utf-8") as lines:
-        cases = [json.loads(line) for line in lines if line.strip()]
-    return [c for c in cases if c["kind"] in RESPONSE_KINDS and c.get("content") is not None]
-
-
-CASES = _load()
-pytestmark = pytest.mark.skipif(not CASES, reason=f"no conformance corpus at {CORPUS}")
+RESPONSE_KINDS = ("response", "helper", "presenter", "tool_call")
+CASES = [c for c in load_cases(*RESPONSE_KINDS) if c.get("content") is not None]
 
 
 def wire_of(case: dict[str, Any]) -> dict[str, Any]:
