@@ -4,7 +4,7 @@ A golden may hold lone surrogates (hostile cases). pytest puts the compared
 texts into a failure's report, and xdist sends reports to the controller as
 UTF-8, which a lone surrogate cannot be: the worker crashed while reporting
 and ``-n 2`` ended in INTERNALERROR. Each report's text is made encodable here
-(a lone surrogate reads as ``\\udXXX``), so a failure is reported, not lost.
+(a lone surrogate reads as a backslash escape), so a failure is reported, not lost.
 """
 
 from __future__ import annotations
