@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from fusion_core._numbers import js_number
+
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CORPUS = REPO.parent / "shared" / "conformance"
 SAFE_INT = 2**53
@@ -105,14 +107,19 @@ def walk(value: Any) -> Iterator[Any]:
             yield from walk(item)
 
 
+def js_prints_differently(number: int) -> bool:
+    """Whether JS prints this integer otherwise: rounded, or in exponent form."""
+    return abs(number) > SAFE_INT and js_number(float(number)) != str(number)
+
+
 def has_unsafe_int(value: Any) -> bool:
-    """An integer literal beyond 2**53, which JS would round (js-numbers)."""
+    """An integer JS would print otherwise (beyond 2**53 and not exact, or >= 1e21)."""
     for node in walk(value):
         if isinstance(node, dict) and set(node) == {"$num"}:
             literal = node["$num"]
-            if _INT_LITERAL.fullmatch(literal) and abs(int(literal)) > SAFE_INT:
+            if _INT_LITERAL.fullmatch(literal) and js_prints_differently(int(literal)):
                 return True
-        if isinstance(node, int) and not isinstance(node, bool) and abs(node) > SAFE_INT:
+        if isinstance(node, int) and not isinstance(node, bool) and js_prints_differently(node):
             return True
     return False
 

@@ -124,6 +124,8 @@ def model(schema: dict[str, Any], name: str, *, extra: str | None = None) -> typ
         info: dict[str, Any] = {"description": prop.get("description")}
         if "default" in prop:
             default: Any = decode(prop["default"])
+            if key in required:  # zod's .default() on a required key: listed as required
+                info["json_schema_extra"] = {"x-required": True}
         elif key in required:
             default = ...
         else:
@@ -283,59 +285,103 @@ def handler(spec: dict[str, Any] | None, discriminator: str, key: str) -> Callab
 
 
 _FLUENT_TYPES = {"String": str, "Number": float, "Boolean": bool}
+_KEYS = {
+    "createTool": {
+        "style", "name", "description", "discriminator", "toonDescription", "enableSelect",
+        "annotations", "commonSchema", "actions", "groups",
+    },
+    "defineTool": {
+        "style", "name", "description", "discriminator", "toonDescription", "shared",
+        "actions", "groups",
+    },
+    "fluent": {"style", "verb", "name", "calls", "returns", "handler"},
+    "action": {
+        "name", "description", "schema", "params", "destructive", "readOnly", "idempotent",
+        "returns", "handler",
+    },
+    "group": {"name", "description", "actions"},
+}  # fmt: skip
+
+
+class MissingMappingError(AssertionError):
+    """A corpus input this mapping cannot express: a failure, never a skip."""
+
+
+def known(spec: dict[str, Any], what: str, keys: set[str]) -> None:
+    """Fail on a key the mapping does not read (it would be silently ignored)."""
+    unknown = sorted(set(spec) - keys)
+    if unknown:
+        msg = f"no mapping for {what} key(s) {unknown}: add them to tests/conformance"
+        raise MissingMappingError(msg)
 
 
 def tools(specs: list[dict[str, Any]]) -> list[Tool]:
-    """Tools from ``Tool`` specs; fluent ones merge by their ``ns.`` prefix."""
+    """Tools from ``Tool`` specs; fluent builders of one namespace merge into one tool."""
     out: dict[str, Tool] = {}
     for spec in specs:
-        if spec["style"] == "fluent":
-            fluent(spec, out)
-            continue
-        common = spec.get("commonSchema") or spec.get("shared")
-        tool = Tool(
-            spec["name"],
-            spec.get("description"),
-            discriminator=spec.get("discriminator", "action"),
-            common=model(common, f"{spec['name']}_common") if common else None,
-        )
-        if spec.get("enableSelect"):
-            tool.enable_select()
-        if spec.get("toonDescription"):
-            tool.toon_description()
-        groups = spec.get("groups") or [{"name": None, "actions": spec.get("actions", [])}]
-        for group in groups:
-            target: Any = (
-                tool
-                if group["name"] is None
-                else tool.group(group["name"], group.get("description"))
-            )
-            for action in group["actions"]:
-                key = (
-                    action["name"] if group["name"] is None else f"{group['name']}.{action['name']}"
-                )
-                schema = action.get("schema") or action.get("params")
-                target.action(
-                    action["name"],
-                    handler(action.get("handler"), tool.discriminator, key),
-                    description=action.get("description"),
-                    params=model(schema, f"{spec['name']}_{key}") if schema else _Empty,
-                    returns=presenter(action["returns"]) if "returns" in action else None,
-                    read_only=action.get("readOnly", False),
-                    destructive=action.get("destructive", False),
-                    idempotent=action.get("idempotent", False),
-                )
-        out[tool.name] = tool
+        style = spec["style"]
+        if style not in _KEYS:
+            msg = f"no mapping for tool style {style!r}"
+            raise MissingMappingError(msg)
+        known(spec, f"{style} tool", _KEYS[style])
+        tool = fluent(spec) if style == "fluent" else classic(spec)
+        if tool.name in out:
+            out[tool.name].merge(tool)
+        else:
+            out[tool.name] = tool
     return list(out.values())
+
+
+def classic(spec: dict[str, Any]) -> Tool:
+    """``createTool`` / ``defineTool``: ``commonSchema`` and ``shared`` are one concept."""
+    common = spec.get("commonSchema") or spec.get("shared")
+    tool = Tool(
+        spec["name"],
+        spec.get("description"),
+        discriminator=spec.get("discriminator", "action"),
+        common=model(common, f"{spec['name']}_common") if common else None,
+        annotations=decode(spec.get("annotations")),
+    )
+    if spec.get("enableSelect"):
+        tool.enable_select()
+    if spec.get("toonDescription"):
+        tool.toon_description()
+    groups = spec.get("groups") or [{"name": None, "actions": spec.get("actions", [])}]
+    for group in groups:
+        known(group, "group", _KEYS["group"])
+        target: Any = (
+            tool if group["name"] is None else tool.group(group["name"], group.get("description"))
+        )
+        for action in group["actions"]:
+            known(action, "action", _KEYS["action"])
+            key = action["name"] if group["name"] is None else f"{group['name']}.{action['name']}"
+            schema = action.get("schema") or action.get("params")
+            target.action(
+                action["name"],
+                handler(action.get("handler"), tool.discriminator, key),
+                description=action.get("description"),
+                params=model(schema, f"{spec['name']}_{key}") if schema else _Empty,
+                returns=presenter(action["returns"]) if "returns" in action else None,
+                read_only=action.get("readOnly", False),
+                destructive=action.get("destructive", False),
+                idempotent=action.get("idempotent", False),
+            )
+    return tool
 
 
 class _Empty(BaseModel):
     """Parameters of an action that declares none."""
 
 
-def fluent(spec: dict[str, Any], out: dict[str, Tool]) -> None:
-    """``initFusion()[verb](ns.action).calls...``, merged into the ``ns`` tool."""
-    namespace, name = spec["name"].split(".", 1)
+def fluent_name(name: str) -> tuple[str, str]:
+    """``ns.action`` -> (``ns``, ``action``); a name without a dot is the ``default`` action."""
+    namespace, dot, action = name.partition(".")
+    return (namespace, action) if dot and namespace else (name, "default")
+
+
+def fluent(spec: dict[str, Any]) -> Tool:
+    """``initFusion()[verb](name).calls...``: one tool with one action."""
+    namespace, name = fluent_name(spec["name"])
     description: str | None = None
     instructions: str | None = None
     toon = False
@@ -347,27 +393,25 @@ def fluent(spec: dict[str, Any], out: dict[str, Tool]) -> None:
             instructions = args[0]
         elif method == "toonDescription":
             toon = True
-        elif method.startswith(("with", "withOptional")):
+        elif method.removeprefix("withOptional").removeprefix("with") in _FLUENT_TYPES:
             optional = method.startswith("withOptional")
-            kind = _FLUENT_TYPES[method.removeprefix("withOptional" if optional else "with")]
+            kind = _FLUENT_TYPES[method.removeprefix("withOptional").removeprefix("with")]
             info = {"description": args[1]} if len(args) > 1 else {}
             fields[args[0]] = (
                 (kind | MISSING, Field(MISSING, **info)) if optional else (kind, Field(..., **info))
             )
         else:
-            raise NotImplementedError(method)
-    tool = out.get(namespace)
-    if tool is None:
-        tool = out[namespace] = Tool(namespace, description, instructions=instructions)
+            msg = f"no mapping for fluent builder method {method!r}"
+            raise MissingMappingError(msg)
+    tool = Tool(namespace, description, instructions=instructions)
     if toon:
         tool.toon_description()
-    params = create_model(f"{namespace}_{name}", **fields)
     tool.action(
         name,
         handler(spec.get("handler"), tool.discriminator, name),
-        description=description,
-        params=params,
+        params=create_model(f"{namespace}_{name}", **fields),
         returns=presenter(spec["returns"]) if "returns" in spec else None,
         read_only=spec["verb"] == "query",
         destructive=spec["verb"] == "mutation",
     )
+    return tool
