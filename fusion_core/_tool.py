@@ -369,7 +369,11 @@ class Tool(_Registrar):
         model = self._args_models.get(action.key)
         if model is None:
             bases = tuple(b for b in (action.fields_model, self.common) if b is not None)
-            config = ConfigDict(**{**action.fields_model.model_config, "extra": "forbid"})
+            # Unknown keys are refused, unless the params model itself allows them
+            # (extra="allow": the handler receives every argument it was sent).
+            allow = action.params is not None and action.params.model_config.get("extra") == "allow"
+            extra = "allow" if allow and self.common is None else "forbid"
+            config = ConfigDict(**{**action.fields_model.model_config, "extra": extra})
             model = type(f"{self.name}.{action.key}", bases, {"model_config": config})
             self._args_models[action.key] = model
         return model

@@ -109,6 +109,28 @@ CLASSES: Final = {
             "the value's JS string (`null`, `5`) in a well-formed envelope",
         ),
         Divergence(
+            "wrap-and-firewall",
+            "a Presenter action's handler returns a builder, or a fluent tool's handler "
+            "returns data, and applying the Presenter changes the bytes; a handler returns "
+            "an un-built builder",
+            "skips the Presenter (undeclared fields leak); serializes the builder's internals",
+            "the one wrap rule (WIRE.md section 9): the Presenter always applies, a builder "
+            "is built",
+        ),
+        Divergence(
+            "exception-envelope",
+            "a Presenter action's data fails the Presenter's schema",
+            "a bare `<tool_error>` with zod's message",
+            "the `INTERNAL_ERROR` envelope of any handler exception, naming the Presenter",
+        ),
+        Divergence(
+            "validator-text",
+            "the arguments fail the action's schema (or data fails a Presenter's), for a "
+            "reason other than unknown keys",
+            "zod's English messages",
+            "the same elements, field names and order; pydantic's wording",
+        ),
+        Divergence(
             "required-any",
             "an action's schema lists a property of type `any` as required",
             "zod's `any` is always optional: left out of `Requires:`",

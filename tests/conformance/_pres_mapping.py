@@ -315,10 +315,14 @@ def known(spec: dict[str, Any], what: str, keys: set[str]) -> None:
         raise MissingMappingError(msg)
 
 
-def tools(specs: list[dict[str, Any]]) -> list[Tool]:
-    """Tools from ``Tool`` specs; fluent builders of one namespace merge into one tool."""
+def tools(specs: list[dict[str, Any]], *, any_required: bool = True) -> list[Tool]:
+    """Tools from ``Tool`` specs; fluent builders of one namespace merge into one tool.
+
+    ``any_required=False`` declares required ``any`` properties optional, as
+    zod's ``any`` is (the required-any class).
+    """
     out: dict[str, Tool] = {}
-    for spec in specs:
+    for spec in specs if any_required else [_relax_any(s) for s in specs]:
         style = spec["style"]
         if style not in _KEYS:
             msg = f"no mapping for tool style {style!r}"
@@ -330,6 +334,28 @@ def tools(specs: list[dict[str, Any]]) -> list[Tool]:
         else:
             out[tool.name] = tool
     return list(out.values())
+
+
+def _relax_any(spec: dict[str, Any]) -> dict[str, Any]:
+    def relax(schema: dict[str, Any]) -> dict[str, Any]:
+        props = schema.get("properties", {})
+        kept = [
+            k
+            for k in schema.get("required", ())
+            if props.get(k, {}).get("type", "string" if "enum" in props.get(k, {}) else "any")
+            != "any"
+        ]
+        return {**schema, "required": kept}
+
+    def action(a: dict[str, Any]) -> dict[str, Any]:
+        return {k: relax(v) if k in ("schema", "params") and v else v for k, v in a.items()}
+
+    out = dict(spec)
+    if "actions" in spec:
+        out["actions"] = [action(a) for a in spec["actions"]]
+    if "groups" in spec:
+        out["groups"] = [{**g, "actions": [action(a) for a in g["actions"]]} for g in spec["groups"]]
+    return out
 
 
 def classic(spec: dict[str, Any]) -> Tool:
@@ -360,7 +386,7 @@ def classic(spec: dict[str, Any]) -> Tool:
                 action["name"],
                 handler(action.get("handler"), tool.discriminator, key),
                 description=action.get("description"),
-                params=model(schema, f"{spec['name']}_{key}") if schema else _Empty,
+                params=model(schema, f"{spec['name']}_{key}") if schema else _Passthrough,
                 returns=presenter(action["returns"]) if "returns" in action else None,
                 read_only=action.get("readOnly", False),
                 destructive=action.get("destructive", False),
@@ -369,8 +395,10 @@ def classic(spec: dict[str, Any]) -> Tool:
     return tool
 
 
-class _Empty(BaseModel):
-    """Parameters of an action that declares none."""
+class _Passthrough(BaseModel):
+    """Parameters of an action that declares none: every argument reaches the handler."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 def fluent_name(name: str) -> tuple[str, str]:
