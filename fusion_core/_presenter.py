@@ -311,12 +311,16 @@ class Presenter(Generic[M]):
                 builder.raw_block(text)
 
     def _rule_list(self, data: Any, ctx: Any, *, is_list: bool) -> list[str]:
-        rules = [*self._auto_rules]
+        # Auto rules go with the item rules: before static ones, and inside dynamic
+        # ones, which (like the reference's) do not run for an empty collection.
+        rules: list[str] = []
         if callable(self._rules):
             item = (data[0] if data else None) if is_list else data
             if item is not None:
+                rules.extend(self._auto_rules)
                 rules.extend(_present(self._rules(item, ctx)))
         else:
+            rules.extend(self._auto_rules)
             rules.extend(self._rules)
         if is_list:
             if callable(self._collection_rules):
@@ -326,10 +330,17 @@ class Presenter(Generic[M]):
         return rules
 
     def _suggestions(self, data: Any, ctx: Any, *, is_list: bool) -> list[Suggestion]:
-        function = self._collection_suggest if is_list else self._suggest
-        if function is None or (is_list and not data):
+        # A collection uses its collection suggestions, else the item suggestions
+        # of its first item (as the reference does); an empty one suggests nothing.
+        if is_list and not data:
             return []
-        return [Suggestion.of(item) for item in function(data, ctx) if item is not None]
+        if is_list and self._collection_suggest is not None:
+            found = self._collection_suggest(data, ctx)
+        elif self._suggest is not None:
+            found = self._suggest(data[0] if is_list else data, ctx)
+        else:
+            return []
+        return [Suggestion.of(item) for item in found if item is not None]
 
     def __repr__(self) -> str:
         schema = self.schema.__qualname__ if self.schema is not None else None

@@ -125,10 +125,17 @@ CLASSES: Final = {
         ),
         Divergence(
             "validator-text",
-            "the arguments fail the action's schema (or data fails a Presenter's), for a "
-            "reason other than unknown keys",
+            "tool-call arguments fail the action's schema; data fails a Presenter's schema "
+            "for a reason other than unknown keys",
             "zod's English messages",
             "the same elements, field names and order; pydantic's wording",
+        ),
+        Divergence(
+            "select-validation",
+            "a tool with `_select` is called with a `_select` value outside its enum, or "
+            "not a list",
+            "drops the unknown values silently",
+            "a `<validation_error>` naming the `_select` entry (WIRE.md 12.7)",
         ),
         Divergence(
             "required-any",

@@ -16,7 +16,7 @@ from fusion_core._tool import Tool
 
 from ._corpus import decode
 
-_VAR = re.compile(r"\{\{([^{}]+)\}\}")
+_VAR = re.compile(r"\{\{([^{}]*)\}\}")
 _UNDEFINED: Any = object()
 _EXTRA = {"strip": "ignore", "passthrough": "allow", "strict": "forbid"}
 

@@ -280,6 +280,14 @@ def run_call(case: dict[str, Any]) -> None:
     action, tool_spec = _action(spec)
     tool = next((t for t in tools if t.name == name), None)
     if tool is not None and action is not None and tool_spec is not None:
+        if route.add(
+            "select-validation", when=_select_refused(tool_spec, args, tool.select_keys())
+        ):
+            # WIRE.md 12.7: refused with a validation error naming _select.
+            assert result.is_error
+            assert any(f[0].startswith("_select") for f in view_of(result).validation.fields)
+            route.must_differ(result.texts, golden)
+            return
         if _rejected(action, tool_spec, args, route):
             # validator-text: same elements and field names, pydantic's wording.
             assert result.is_error
@@ -298,10 +306,12 @@ def _rejected(
     action: dict[str, Any], tool_spec: dict[str, Any], args: dict[str, Any], route: Route
 ) -> bool:
     """validator-text: the arguments fail the action's schema (zod words it otherwise)."""
-    if tool_spec["style"] == "fluent":
-        return False
     common = tool_spec.get("commonSchema") or tool_spec.get("shared")
-    schema = action.get("schema") or action.get("params")
+    schema = (
+        _fluent_schema(tool_spec)
+        if tool_spec["style"] == "fluent"
+        else action.get("schema") or action.get("params")
+    )
     if schema is None and common is None:
         return False
     merged = {"type": "object", "properties": {}, "required": []}
@@ -316,6 +326,27 @@ def _rejected(
     except ValidationError:
         return route.add("validator-text")
     return False
+
+
+def _fluent_schema(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The object schema a fluent builder's ``with*`` calls declare (None: no params)."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for method, *args in spec["calls"]:
+        kind = method.removeprefix("withOptional").removeprefix("with")
+        if method.startswith("with") and kind in ("String", "Number", "Boolean"):
+            properties[args[0]] = {"type": kind.lower()}
+            if not method.startswith("withOptional"):
+                required.append(args[0])
+    return {"type": "object", "properties": properties, "required": required} if properties else None
+
+
+def _select_refused(tool_spec: dict[str, Any], args: dict[str, Any], keys: list[str]) -> bool:
+    """select-validation: ``_select`` outside the enum (the reference drops such values)."""
+    select = args.get("_select")
+    if not tool_spec.get("enableSelect") or select is None or not keys:
+        return False
+    return not isinstance(select, list) or any(value not in keys for value in select)
 
 
 def _special_path(
