@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fusion_core import ToolResponse, view_of
+from fusion_core import ToolResponse, success, success_structured, view_of
 from fusion_core._app import FusionApp
 from fusion_core._builder import ResponseBuilder
 from fusion_core._check import check
@@ -356,38 +356,87 @@ def _special_path(
     tool_spec: dict[str, Any],
     route: Route,
 ) -> bool:
-    """The wrap, firewall and envelope classes; True when the case is decided."""
-    handler = action.get("handler") or {"return": "echo"}
-    returns = action.get("returns")
+    """The wrap, firewall and envelope classes; True when the case is decided.
+
+    The handler's return value comes from the case's input (the mapping's
+    handler, run on the validated arguments); the classes follow from what it
+    is and which path the reference takes with it.
+    """
     texts, golden = result.texts, case["content"]
-    if returns is not None and handler.get("return") in {"value", "builder"}:
-        presenter = mapping.presenter(returns)
-        data = decode(handler.get("value", handler.get("data")))
-        try:
-            presenter.mask(data)
-        except PresenterValidationError as exc:
-            # exception envelope: a Presenter failure is an INTERNAL_ERROR envelope.
-            route.add("exception-envelope")
-            assert texts[0].startswith('<tool_error code="INTERNAL_ERROR" severity="error">')
-            assert view_of(result).error is not None
-            assert str(exc).split("\n")[0] in (view_of(result).error.message or "")
+    fluent = tool_spec["style"] == "fluent"
+    out = _handler_output(case, action, tool_spec)
+    if out is _RAISED:
+        return False
+    returns = action.get("returns")
+    if returns is None:
+        if out is None and not fluent:
+            # wrap: the reference writes JS null/undefined as text; None answers OK.
+            route.add("wrap-and-firewall")
+            assert texts == ["OK"]
             route.must_differ(texts, golden)
             return True
-        if handler["return"] == "builder" or tool_spec["style"] == "fluent":
-            # wrap and firewall: the reference skips the Presenter on these paths;
-            # routed where applying it changes the bytes.
-            built = mapping.apply_calls(presenter.make(data), handler.get("calls", [])).build()
-            plain = mapping.apply_calls(ResponseBuilder(data), handler.get("calls", [])).build()
-            if route.add("wrap-and-firewall", when=built.texts != plain.texts):
-                assert texts == built.texts
-                route.must_differ(texts, golden)
-                return True
-    if handler.get("return") == "builder" and not handler.get("build") and returns is None:
-        # wrap and firewall: the reference serializes an un-built builder's internals.
-        route.add("wrap-and-firewall")
-        unbuilt = ResponseBuilder(decode(handler["data"]))
-        assert texts == mapping.apply_calls(unbuilt, handler["calls"]).build().texts
+        if isinstance(out, ResponseBuilder):
+            # wrap: the reference serializes an un-built builder's internals.
+            route.add("wrap-and-firewall")
+            assert texts == out.build().texts
+            route.must_differ(texts, golden)
+            return True
+        return False
+    presenter = mapping.presenter(returns)
+    if isinstance(out, ToolResponse) and (out.is_error or view_of(out).error is not None):
+        return False  # error responses pass through, as in the reference
+    raw = not isinstance(out, ToolResponse | ResponseBuilder)
+    data = out.data if isinstance(out, ResponseBuilder) else out
+    if isinstance(out, ToolResponse):
+        data = view_of(out).structured_content if "structuredContent" in out else view_of(out).data
+    try:
+        masked = presenter.mask(data)
+    except PresenterValidationError as exc:
+        # The reference reports a failing Presenter as a bare error (raw values), or
+        # skips the Presenter (builders, helper responses, fluent tools).
+        route.add("exception-envelope" if raw and not fluent else "wrap-and-firewall")
+        error = view_of(result).error
+        assert error is not None
+        assert error.code == "INTERNAL_ERROR"
+        assert str(exc).split("\n")[0] in error.message
+        route.must_differ(texts, golden)
+        return True
+    if raw and not fluent:
+        return False  # the Presenter applies in the reference too: compare the bytes
+    if isinstance(out, ToolResponse) and "structuredContent" in out:
+        expected = success_structured(masked)
+        plain = out
+    elif isinstance(out, ToolResponse):
+        expected = presenter.make(data).build()
+        plain = out
+    elif isinstance(out, ResponseBuilder):
+        handler = action.get("handler") or {}
+        expected = mapping.apply_calls(presenter.make(data), handler.get("calls", [])).build()
+        plain = out.build()
+    else:
+        expected = presenter.make(data).build()
+        plain = success(out) if out is not None else success("OK")
+    if route.add("wrap-and-firewall", when=expected.texts != plain.texts):
+        assert texts == expected.texts
         route.must_differ(texts, golden)
         return True
     return False
 
+
+_RAISED: Any = object()
+
+
+def _handler_output(case: dict[str, Any], action: dict[str, Any], tool_spec: dict[str, Any]) -> Any:
+    """What the called handler returns for this case's arguments (``_RAISED`` if it throws)."""
+    spec = case["input"]
+    tools = {t.name: t for t in mapping.tools(spec["tools"])}
+    args = decode(spec["args"])
+    tool = tools[spec.get("name", next(iter(tools)))]
+    key = args.get(tool.discriminator)
+    declared = tool.actions[key]
+    rest = {k: v for k, v in args.items() if k not in {tool.discriminator, "_select"}}
+    try:
+        params = tool.arguments_model(declared).model_validate(rest)
+        return declared.handler(params)
+    except Exception:  # noqa: BLE001 - a throwing handler is compared as bytes
+        return _RAISED
