@@ -58,7 +58,7 @@ def fill(template: Any, scope: dict[str, Any]) -> Any:
     if isinstance(template, list):
         return [fill(item, scope) for item in template]
     if isinstance(template, dict):
-        if set(template) == {"$get"}:
+        if set(template) == {"$get"}:  # a missing path is JS undefined
             return lookup(scope, template["$get"])
         if set(template) == {"$rows"}:
             return [
@@ -71,6 +71,17 @@ def fill(template: Any, scope: dict[str, Any]) -> Any:
             return decode(template)
         return {key: fill(value, scope) for key, value in template.items()}
     return template
+
+
+def js_undefined(value: Any) -> Any:
+    """JS ``undefined`` as Python has it: a missing key in objects, ``None`` elsewhere."""
+    if value is _UNDEFINED:
+        return None
+    if isinstance(value, dict):
+        return {k: js_undefined(v) for k, v in value.items() if v is not _UNDEFINED}
+    if isinstance(value, list):
+        return [js_undefined(v) for v in value]
+    return value
 
 
 def holds(cond: dict[str, Any], scope: dict[str, Any]) -> bool:
@@ -110,8 +121,8 @@ def ui_block(spec: dict[str, Any], scope: dict[str, Any] | None = None) -> _ui.U
     if "literal" in spec:
         literal = fill(decode(spec["literal"]), scope)
         return _ui.UiBlock(literal["type"], literal["content"], _ui.UiMeta.of(literal.get("meta")))
-    args = [decode(fill(arg, scope)) for arg in spec["args"]]
-    meta = fill(decode(spec.get("meta")) or {}, scope)
+    args = [js_undefined(decode(fill(arg, scope))) for arg in spec["args"]]
+    meta = js_undefined(fill(decode(spec.get("meta")) or {}, scope))
     return _HELPERS[spec["helper"]](*args, **meta)
 
 
@@ -119,9 +130,16 @@ def model(schema: dict[str, Any], name: str, *, extra: str | None = None) -> typ
     """A pydantic model for an object ``Schema``."""
     required = set(schema.get("required", ()))
     fields: dict[str, Any] = {}
-    for key, prop in schema.get("properties", {}).items():
+    aliased = False
+    for index, (key, prop) in enumerate(schema.get("properties", {}).items()):
         annotation = annotation_of(prop, f"{name}_{key}")
         info: dict[str, Any] = {"description": prop.get("description")}
+        if key.startswith("_"):
+            # pydantic refuses field names with a leading underscore: declare the
+            # field under another name and its wire name as the alias (docs/presenters.md).
+            info["alias"] = key
+            key = f"alias{index}{key}"  # noqa: PLW2901 - the Python-side name
+            aliased = True
         if "default" in prop:
             default: Any = decode(prop["default"])
             if key in required:  # zod's .default() on a required key: listed as required
@@ -132,6 +150,8 @@ def model(schema: dict[str, Any], name: str, *, extra: str | None = None) -> typ
             default, annotation = MISSING, annotation | MISSING
         fields[key] = (annotation, Field(default, **info))
     config = ConfigDict(strict=True, extra=extra or _EXTRA[schema.get("additional", "strip")])  # type: ignore[typeddict-item]
+    if aliased:
+        config.update(serialize_by_alias=True, validate_by_alias=True, validate_by_name=False)
     return create_model(name, __config__=config, **fields)
 
 

@@ -28,7 +28,7 @@ from fusion_core._presenter import PresenterValidationError
 from . import _pres_mapping as mapping
 from ._corpus import decode, has_intlike_key, has_unsafe_int, js_like, load_cases, walk
 from ._divergence import Route
-from .test_wire_cases import _FUSION_TAG, reference_form, route_attr, route_item
+from .test_wire_cases import _FUSION_TAG, reference_form, route_attr, route_item, route_text
 
 CASES = load_cases("presenter", "tool_definition", "tool_call")
 JS_SAFE = 9007199254740991
@@ -56,6 +56,15 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
     routes = [Route() for _ in ours.texts]
     if not routes:
         return routes
+    if view.error is not None:
+        error = view.error
+        for text in (error.message, error.recovery or "", *error.available_actions):
+            route_text(routes[0], text, envelope=True)
+        for key, value in error.details:
+            route_attr(routes[0], key, envelope=True)
+            route_text(routes[0], value, envelope=True)
+        for attr in (error.code or "", error.severity or ""):
+            route_attr(routes[0], attr, envelope=True)
     if view.error is None and view.validation is None:
         data = view.data
         if not isinstance(data, str):
