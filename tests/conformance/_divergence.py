@@ -111,8 +111,8 @@ CLASSES: Final = {
         Divergence(
             "wrap-and-firewall",
             "a Presenter action's handler returns a builder, or a fluent tool's handler "
-            "returns data, and applying the Presenter changes the bytes; a handler returns "
-            "an un-built builder",
+            "returns data, and applying the Presenter changes the bytes; a fluent handler "
+            "returns an un-built builder; a classic handler returns null or undefined",
             "skips the Presenter (undeclared fields leak); serializes the builder's internals",
             "the one wrap rule (WIRE.md section 9): the Presenter always applies, a builder "
             "is built",
@@ -136,6 +136,13 @@ CLASSES: Final = {
             "not a list",
             "drops the unknown values silently",
             "a `<validation_error>` naming the `_select` entry (WIRE.md 12.7)",
+        ),
+        Divergence(
+            "select-on-scalar",
+            "a Presenter is given `_select` keys and data that is not an object or a list "
+            "of objects (a string, a number, a list holding one)",
+            "picks keys from the scalar: `{}`",
+            "the data as it is: there is nothing to select from",
         ),
         Divergence(
             "required-any",

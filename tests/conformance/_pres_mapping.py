@@ -282,7 +282,12 @@ _HELPER_FNS: dict[str, Callable[..., Any]] = {
 }
 
 
-def handler(spec: dict[str, Any] | None, discriminator: str, key: str) -> Callable[..., Any]:
+def handler(
+    spec: dict[str, Any] | None,
+    discriminator: str,
+    key: str,
+    call_args: dict[str, Any] | None = None,
+) -> Callable[..., Any]:
     """A handler from a ``Handler`` spec; it receives the validated params model."""
     spec = spec or {"return": "echo"}
 
@@ -295,7 +300,16 @@ def handler(spec: dict[str, Any] | None, discriminator: str, key: str) -> Callab
         if kind == "value":
             return decode(spec["value"])
         if kind == "echo":
-            return {**(args.model_dump() if args is not None else {}), discriminator: key}
+            dump = args.model_dump() if args is not None else {}
+            if call_args is not None and set(dump) | {discriminator} >= set(call_args) - {
+                "_select"
+            }:  # no schema: the arguments as sent, the discriminator where it was
+                return {
+                    k: key if k == discriminator else dump[k]
+                    for k in call_args
+                    if k != "_select" and (k == discriminator or k in dump)
+                }
+            return {**dump, discriminator: key}
         if kind == "helper":
             return _HELPER_FNS[spec["fn"]](*[decode(a) for a in spec["args"]])
         builder = apply_calls(ResponseBuilder(decode(spec["data"])), spec["calls"])
@@ -335,11 +349,18 @@ def known(spec: dict[str, Any], what: str, keys: set[str]) -> None:
         raise MissingMappingError(msg)
 
 
-def tools(specs: list[dict[str, Any]], *, any_required: bool = True) -> list[Tool]:
+def tools(
+    specs: list[dict[str, Any]],
+    *,
+    any_required: bool = True,
+    call_args: dict[str, Any] | None = None,
+) -> list[Tool]:
     """Tools from ``Tool`` specs; fluent builders of one namespace merge into one tool.
 
     ``any_required=False`` declares required ``any`` properties optional, as
-    zod's ``any`` is (the required-any class).
+    zod's ``any`` is (the required-any class). ``call_args`` are the call's
+    arguments: an echo handler of an action without a schema returns them as
+    the reference's handler receives them (in their order, but ``_select``).
     """
     out: dict[str, Tool] = {}
     for spec in specs if any_required else [_relax_any(s) for s in specs]:
@@ -348,7 +369,7 @@ def tools(specs: list[dict[str, Any]], *, any_required: bool = True) -> list[Too
             msg = f"no mapping for tool style {style!r}"
             raise MissingMappingError(msg)
         known(spec, f"{style} tool", _KEYS[style])
-        tool = fluent(spec) if style == "fluent" else classic(spec)
+        tool = fluent(spec) if style == "fluent" else classic(spec, call_args)
         if tool.name in out:
             out[tool.name].merge(tool)
         else:
@@ -378,7 +399,7 @@ def _relax_any(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def classic(spec: dict[str, Any]) -> Tool:
+def classic(spec: dict[str, Any], call_args: dict[str, Any] | None = None) -> Tool:
     """``createTool`` / ``defineTool``: ``commonSchema`` and ``shared`` are one concept."""
     common = spec.get("commonSchema") or spec.get("shared")
     tool = Tool(
@@ -404,7 +425,9 @@ def classic(spec: dict[str, Any]) -> Tool:
             schema = action.get("schema") or action.get("params")
             target.action(
                 action["name"],
-                handler(action.get("handler"), tool.discriminator, key),
+                handler(
+                    action.get("handler"), tool.discriminator, key, None if schema else call_args
+                ),
                 description=action.get("description"),
                 params=model(schema, f"{spec['name']}_{key}") if schema else _Passthrough,
                 returns=presenter(action["returns"]) if "returns" in action else None,
@@ -457,7 +480,8 @@ def fluent(spec: dict[str, Any]) -> Tool:
     tool.action(
         name,
         handler(spec.get("handler"), tool.discriminator, name),
-        params=create_model(f"{namespace}_{name}", **fields),
+        # Without with* params the reference validates nothing: arguments pass through.
+        params=create_model(f"{namespace}_{name}", **fields) if fields else _Passthrough,
         returns=presenter(spec["returns"]) if "returns" in spec else None,
         read_only=spec["verb"] == "query",
         destructive=spec["verb"] == "mutation",
