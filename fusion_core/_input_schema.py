@@ -16,7 +16,8 @@ do not resolve references and read only this shape:
   needs.
 
 A parameter declared by several actions must have one type: a type or
-nullability conflict is refused when the schema is built (at registration),
+nullability conflict is refused when the schema is built (at registration;
+``X | None = None`` is Python's optional, not a nullability of its own),
 instead of advertising one type and validating another. Differing enums merge
 into their union; an enum and a plain string widen to the string.
 """
@@ -111,6 +112,11 @@ def _nullable(node: dict[str, Any]) -> bool:
     return any(m.get("type") == "null" for m in node.get("anyOf", node.get("oneOf", ())))
 
 
+def _strictly_nullable(node: dict[str, Any]) -> bool:
+    """Nullable as a value, not as Python's optional idiom (``X | None = None``)."""
+    return _nullable(node) and not ("default" in node and node["default"] is None)
+
+
 def compatible(existing: dict[str, Any], incoming: dict[str, Any], name: str, key: str) -> Any:
     """The merged property for a second declaration, or an error saying why not."""
     old, new = effective_type(existing), effective_type(incoming)
@@ -121,7 +127,7 @@ def compatible(existing: dict[str, Any], incoming: dict[str, Any], name: str, ke
                 f"declares it a {old}: actions sharing a parameter must give it one type"
             )
             raise SchemaConflictError(msg)
-        if _nullable(existing) != _nullable(incoming):
+        if _strictly_nullable(existing) != _strictly_nullable(incoming):
             msg = (
                 f"parameter {name!r} of action {key!r} is nullable in one action and not "
                 f"in another: actions sharing a parameter must agree on null"

@@ -372,8 +372,8 @@ class Tool(_Registrar):
             # Unknown keys are refused, unless the params model itself allows them
             # (extra="allow": the handler receives every argument it was sent).
             allow = action.params is not None and action.params.model_config.get("extra") == "allow"
-            extra = "allow" if allow and self.common is None else "forbid"
-            config = ConfigDict(**{**action.fields_model.model_config, "extra": extra})
+            config = ConfigDict(**action.fields_model.model_config)
+            config["extra"] = "allow" if allow and self.common is None else "forbid"
             model = type(f"{self.name}.{action.key}", bases, {"model_config": config})
             self._args_models[action.key] = model
         return model

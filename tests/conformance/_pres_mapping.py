@@ -151,7 +151,9 @@ def model(schema: dict[str, Any], name: str, *, extra: str | None = None) -> typ
         fields[key] = (annotation, Field(default, **info))
     config = ConfigDict(strict=True, extra=extra or _EXTRA[schema.get("additional", "strip")])  # type: ignore[typeddict-item]
     if aliased:
-        config.update(serialize_by_alias=True, validate_by_alias=True, validate_by_name=False)
+        config["serialize_by_alias"] = True
+        config["validate_by_alias"] = True
+        config["validate_by_name"] = False
     return create_model(name, __config__=config, **fields)
 
 
@@ -395,7 +397,9 @@ def _relax_any(spec: dict[str, Any]) -> dict[str, Any]:
     if "actions" in spec:
         out["actions"] = [action(a) for a in spec["actions"]]
     if "groups" in spec:
-        out["groups"] = [{**g, "actions": [action(a) for a in g["actions"]]} for g in spec["groups"]]
+        out["groups"] = [
+            {**g, "actions": [action(a) for a in g["actions"]]} for g in spec["groups"]
+        ]
     return out
 
 

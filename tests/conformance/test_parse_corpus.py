@@ -154,7 +154,7 @@ def _comparable(case: dict[str, Any]) -> bool:
     calls = case["input"].get("calls", [])
     items = [*case["input"].get("rules", [])]
     for call in calls:
-        items += call.get("rules", []) + [call.get("text", "")]
+        items += [*call.get("rules", []), call.get("text", "")]
         items += [s.get("tool", "") + s.get("reason", "") for s in call.get("suggestions", [])]
     return (
         "meta" in case

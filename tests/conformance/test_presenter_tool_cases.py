@@ -163,7 +163,7 @@ def assert_same_failure(ours: str, reference: str) -> None:
     keys: "a", "b"``); other messages are pydantic's (validator-text class).
     """
     route = Route()
-    assert ours.split("\n")[0] == reference.split("\n")[0]
+    assert ours.split("\n", maxsplit=1)[0] == reference.split("\n", maxsplit=1)[0]
     ours_fields, reference_fields = _BULLET.findall(ours), _BULLET.findall(reference)
     assert [path for path, _ in ours_fields] == [path for path, _ in reference_fields]
     for (_, mine), (_, theirs) in zip(ours_fields, reference_fields, strict=True):
@@ -178,24 +178,18 @@ def assert_same_failure(ours: str, reference: str) -> None:
 
 def _schemas(spec: dict[str, Any], name: str) -> list[dict[str, Any]]:
     """Every ``Schema`` of the named tool's input (actions and common)."""
-    found = []
+    found: list[dict[str, Any]] = []
     for tool in spec["tools"]:
         owner = mapping.fluent_name(tool["name"])[0] if tool["style"] == "fluent" else tool["name"]
         if owner != name:
             continue
-        for key in ("commonSchema", "shared"):
-            if key in tool:
-                found.append(tool[key])
-        for group in tool.get("groups") or [{"actions": tool.get("actions", [])}]:
-            for action in group["actions"]:
-                schema = action.get("schema") or action.get("params")
-                if schema:
-                    found.append(schema)
+        found.extend(tool[key] for key in ("commonSchema", "shared") if key in tool)
+        found.extend(_action_schemas(tool))
     return found
 
 
 def _is_any(prop: dict[str, Any]) -> bool:
-    return prop.get("type", "any" if "enum" not in prop else "string") == "any"
+    return bool(prop.get("type", "any" if "enum" not in prop else "string") == "any")
 
 
 def _required_any(schema: dict[str, Any]) -> bool:
@@ -322,7 +316,9 @@ def run_call(case: dict[str, Any]) -> None:
         ):
             # WIRE.md 12.7: refused with a validation error naming _select.
             assert result.is_error
-            assert any(f[0].startswith("_select") for f in view_of(result).validation.fields)
+            validation = view_of(result).validation
+            assert validation is not None
+            assert any(field.startswith("_select") for field, _ in validation.fields)
             route.must_differ(result.texts, golden)
             return
         if _rejected(action, tool_spec, args, route):
@@ -351,11 +347,13 @@ def _rejected(
     )
     if schema is None and common is None:
         return False
-    merged = {"type": "object", "properties": {}, "required": []}
+    properties: dict[str, Any] = {}
+    required: list[str] = []
     for part in (common, schema):
         if part:
-            merged["properties"].update(part.get("properties", {}))
-            merged["required"] += part.get("required", [])
+            properties.update(part.get("properties", {}))
+            required += part.get("required", [])
+    merged = {"type": "object", "properties": properties, "required": required}
     discriminator = tool_spec.get("discriminator", "action")
     rest = {k: v for k, v in args.items() if k not in {discriminator, "_select"}}
     try:
@@ -375,7 +373,9 @@ def _fluent_schema(spec: dict[str, Any]) -> dict[str, Any] | None:
             properties[args[0]] = {"type": kind.lower()}
             if not method.startswith("withOptional"):
                 required.append(args[0])
-    return {"type": "object", "properties": properties, "required": required} if properties else None
+    if not properties:
+        return None
+    return {"type": "object", "properties": properties, "required": required}
 
 
 def _select_refused(tool_spec: dict[str, Any], args: dict[str, Any], keys: list[str]) -> bool:
@@ -426,16 +426,19 @@ def _special_path(
     data = out.data if isinstance(out, ResponseBuilder) else out
     if isinstance(out, ToolResponse):
         data = view_of(out).structured_content if "structuredContent" in out else view_of(out).data
+    failure: str | None = None
     try:
         masked = presenter.mask(data)
     except PresenterValidationError as exc:
+        failure = str(exc).split("\n")[0]
+    if failure is not None:
         # The reference reports a failing Presenter as a bare error (raw values), or
         # skips the Presenter (builders, helper responses, fluent tools).
         route.add("exception-envelope" if raw and not fluent else "wrap-and-firewall")
         error = view_of(result).error
         assert error is not None
         assert error.code == "INTERNAL_ERROR"
-        assert str(exc).split("\n")[0] in error.message
+        assert failure in error.message
         route.must_differ(texts, golden)
         return True
     if raw and not fluent:
