@@ -139,6 +139,13 @@ def run_presenter(case: dict[str, Any]) -> None:
             presenter.make(data, ctx, spec.get("select"))
         assert_same_failure(str(caught.value), case["thrown"]["message"])
         return
+    missing = _missing_any(spec["presenter"].get("schema"), data)
+    if Route().add("required-any", when=bool(missing)):
+        # zod's ``any`` accepts a missing value; a required field here must be there.
+        with pytest.raises(PresenterValidationError) as refused:
+            presenter.make(data, ctx, spec.get("select"))
+        assert {error.path for error in refused.value.errors} <= set(missing)
+        return
     builder = presenter.make(data, ctx, spec.get("select"))
     ours = mapping.apply_calls(builder, spec.get("calls", [])).build()
     routes = route_blocks(ours, case["content"])
@@ -154,6 +161,20 @@ def _has_objects(data: Any) -> bool:
     if isinstance(data, list):
         return all(isinstance(item, dict) for item in data)
     return isinstance(data, dict)
+
+
+def _missing_any(schema: dict[str, Any] | None, data: Any) -> list[str]:
+    """Required ``any`` fields the data (an object, or a list's items) leaves out."""
+    if not schema:
+        return []
+    names = [n for n in schema.get("required", ()) if _is_any(schema["properties"].get(n, {}))]
+    items = data if isinstance(data, list) else [data]
+    raw = [item for item in items if isinstance(item, dict)]
+    return [n for n in names if any(n not in item for item in _decoded(raw))]
+
+
+def _decoded(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [decode(item) for item in items]
 
 
 def assert_same_failure(ours: str, reference: str) -> None:
