@@ -353,8 +353,11 @@ class Tool(_Registrar):
 
     @property
     def select_enabled(self) -> bool:
-        """Whether ``_select`` is accepted."""
-        return self._select
+        """Whether ``_select`` is accepted: enabled, and a Presenter has fields to select.
+
+        Without fields the schema lists no ``_select`` and a sent one is ignored.
+        """
+        return self._select and bool(self.select_keys())
 
     def select_keys(self) -> list[str]:
         """The ``_select`` enum: sorted root keys of every action's Presenter."""

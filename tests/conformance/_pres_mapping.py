@@ -266,12 +266,15 @@ def apply_calls(builder: ResponseBuilder, calls: list[dict[str, Any]]) -> Respon
     return builder
 
 
+_TOON_OPTIONS = {"keyFolding": "key_folding", "flattenDepth": "flatten_depth"}
 _HELPER_FNS: dict[str, Callable[..., Any]] = {
     "success": _helpers.success,
     "successStructured": _helpers.success_structured,
     "error": _helpers.error,
     "required": _helpers.required,
-    "toonSuccess": lambda data, options=None: _helpers.toon_success(data, **(options or {})),
+    "toonSuccess": lambda data, options=None: _helpers.toon_success(
+        data, **{_TOON_OPTIONS.get(k, k): v for k, v in (options or {}).items()}
+    ),
     "toolError": lambda code, options=None: _helpers.tool_error(
         code,
         (options or {}).get("message", ""),
