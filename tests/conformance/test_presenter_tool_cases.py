@@ -11,7 +11,6 @@ losslessly; a routed case whose bytes equal the reference's fails.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -455,6 +454,21 @@ def _special_path(
             route.must_differ(texts, golden)
             return True
         return False
+    return _presenter_path(result, out, action, returns, fluent=fluent, golden=golden, route=route)
+
+
+def _presenter_path(
+    result: ToolResponse,
+    out: Any,
+    action: dict[str, Any],
+    returns: dict[str, Any],
+    *,
+    fluent: bool,
+    golden: list[Any],
+    route: Route,
+) -> bool:
+    """A Presenter action: envelope, ui-meta and firewall classes."""
+    texts = result.texts
     presenter = mapping.presenter(returns)
     if isinstance(out, ToolResponse) and (out.is_error or view_of(out).error is not None):
         return False  # error responses pass through, as in the reference
@@ -477,14 +491,17 @@ def _special_path(
         assert failure in error.message
         route.must_differ(texts, golden)
         return True
+    ui_failure: str | None = None
     try:
         presenter.make(data).build()
     except UIError as exc:
+        ui_failure = str(exc)
+    if ui_failure is not None:
         # ui-meta: an invalid width or priority is an error, raised in the handler.
         route.add("ui-meta")
         error = view_of(result).error
         assert error is not None
-        assert str(exc) in error.message
+        assert ui_failure in error.message
         route.must_differ(texts, golden)
         return True
     if raw and not fluent:
