@@ -17,6 +17,7 @@ from ._check import ContractError, Violation, check, check_strict
 from ._client import BlockingFusionClient, FusionClient
 from ._errors import (
     AppLoadError,
+    CharacterReferenceError,
     CycleError,
     FusionError,
     NestingError,
@@ -24,6 +25,7 @@ from ._errors import (
     SerializationError,
     ServerConnectionError,
     ServerResultError,
+    SizeLimitError,
     UIError,
     WireFormatError,
 )
@@ -56,6 +58,7 @@ __all__ = [
     "AppLoadError",
     "Block",
     "BlockingFusionClient",
+    "CharacterReferenceError",
     "ContractError",
     "CycleError",
     "DataBlock",
@@ -78,6 +81,7 @@ __all__ = [
     "SerializationError",
     "ServerConnectionError",
     "ServerResultError",
+    "SizeLimitError",
     "Suggestion",
     "SuggestionsBlock",
     "Tool",

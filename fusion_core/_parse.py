@@ -41,10 +41,13 @@ What bytes cannot say, and the parser's answer:
 * **Envelope or text.** A str data block that is itself a well-formed
   ``<tool_error>`` envelope reads as an envelope.
 
-Input is bounded: :data:`MAX_INPUT_SIZE` characters (or bytes) of JSON text
-and :data:`MAX_BLOCK_SIZE` characters per block; beyond that, and for
-anything that is not a Fusion response at all, :class:`WireFormatError`. No
-other exception escapes :func:`parse`, on any input.
+Input is bounded by the one size policy of ``_limits``: whatever the writer
+writes (up to ``MAX_RESPONSE_SIZE`` characters of text) is read, from JSON
+text of up to ``MAX_MESSAGE_SIZE``; beyond that, for a character reference
+that names no character, and for anything that is not a Fusion response at
+all, :class:`WireFormatError` (naming the block and offset where it can). No
+other exception escapes :func:`parse`, on any input, in time linear in its
+length.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ import orjson
 
 from ._errors import FusionError, WireFormatError
 from ._json import _INTEGRAL_FLOAT, to_json
+from ._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE
 from ._parsed import (
     Block,
     DataBlock,
@@ -77,13 +81,7 @@ from ._text import decode_item, restore_closing_tag, unescape
 from ._ui import UiBlock
 from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
-__all__ = ["MAX_BLOCK_SIZE", "MAX_INPUT_SIZE", "parse"]
-
-MAX_INPUT_SIZE: Final = 64 * 1024 * 1024
-"""Largest JSON text (characters or bytes) :func:`parse` reads: 64 MiB."""
-
-MAX_BLOCK_SIZE: Final = 16 * 1024 * 1024
-"""Largest content block (characters) :func:`parse` reads: 16 MiB."""
+__all__ = ["parse"]
 
 _ATTRS: Final = r'((?:[ \t\n]+[A-Za-z_][\w.:-]*="[^"<]*")*)'
 _ATTR: Final = re.compile(r'([A-Za-z_][\w.:-]*)="([^"<]*)"')
@@ -139,8 +137,8 @@ def _wire_of(source: object) -> Mapping[str, Any]:
 
 
 def _load_wire(source: str | bytes | bytearray | memoryview) -> Mapping[str, Any]:
-    if len(source) > MAX_INPUT_SIZE:
-        msg = f"the JSON text is {len(source)} long; parse() reads at most {MAX_INPUT_SIZE}"
+    if len(source) > MAX_MESSAGE_SIZE:
+        msg = f"the JSON text is {len(source):,} long; parse() reads at most {MAX_MESSAGE_SIZE:,}"
         raise WireFormatError(msg)
     if isinstance(source, memoryview):
         source = bytes(source)
@@ -202,6 +200,7 @@ def _texts(wire: Mapping[str, Any]) -> list[str]:
         msg = "a Fusion response has a non-empty 'content' list of text blocks"
         raise WireFormatError(msg)
     texts: list[str] = []
+    size = 0
     for index, item in enumerate(content):
         if isinstance(item, Mapping):
             kind, text = item.get("type"), item.get("text")
@@ -210,8 +209,12 @@ def _texts(wire: Mapping[str, Any]) -> list[str]:
         if kind != "text" or not isinstance(text, str):
             msg = f"every Fusion content block is {{'type': 'text', 'text': str}}, got {item!r:.80}"
             raise WireFormatError(msg, block=index)
-        if len(text) > MAX_BLOCK_SIZE:
-            msg = f"the block is {len(text)} characters; parse() reads at most {MAX_BLOCK_SIZE}"
+        size += len(text)
+        if size > MAX_RESPONSE_SIZE:
+            msg = (
+                f"the response holds more than {MAX_RESPONSE_SIZE:,} characters of text, "
+                "the most a Fusion response holds (fusion_core._limits)"
+            )
             raise WireFormatError(msg, block=index)
         texts.append(text)
     return texts

@@ -25,11 +25,9 @@ from typing import Final
 from lxml import etree
 
 from ._errors import WireFormatError
+from ._limits import MAX_XML_SIZE
 
 __all__ = ["MAX_XML_SIZE", "new_parser", "parse_xml"]
-
-MAX_XML_SIZE: Final = 10 * 1024 * 1024
-"""Largest block (characters) :func:`parse_xml` hands to lxml: 10 MiB."""
 
 _DTD: Final = re.compile(r"<!(?:DOCTYPE|ENTITY)", re.IGNORECASE)
 _CHAR_REF: Final = re.compile(r"&#(x[0-9A-Fa-f]+|[0-9]+);")

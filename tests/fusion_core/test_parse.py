@@ -11,11 +11,8 @@ import fusion_core as fc
 from fusion_core import ui
 from fusion_core._blocks import render_data
 from fusion_core._errors import WireFormatError
-from fusion_core._parse import (
-    MAX_BLOCK_SIZE,
-    MAX_INPUT_SIZE,
-    parse,
-)
+from fusion_core._limits import MAX_XML_SIZE
+from fusion_core._parse import parse
 from fusion_core._parsed import (
     DataBlock,
     DirectivesBlock,
@@ -28,7 +25,7 @@ from fusion_core._parsed import (
     ValidationField,
 )
 from fusion_core._response import view_of
-from fusion_core._safexml import MAX_XML_SIZE, new_parser, parse_xml
+from fusion_core._safexml import new_parser, parse_xml
 
 FULL = (
     fc.response({"id": 7})
@@ -284,12 +281,15 @@ def test_not_a_response_is_a_wire_format_error(source: object) -> None:
         parse(source)
 
 
-def test_size_bounds() -> None:
-    """Inputs beyond the documented bounds are refused up front."""
-    with pytest.raises(WireFormatError, match="at most"):
-        parse(" " * (MAX_INPUT_SIZE + 1))
+def test_size_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inputs beyond the size policy (scaled down here) are refused with WireFormatError."""
+    monkeypatch.setattr("fusion_core._parse.MAX_MESSAGE_SIZE", 1000)
+    monkeypatch.setattr("fusion_core._parse.MAX_RESPONSE_SIZE", 100)
+    with pytest.raises(WireFormatError, match="at most 1,000"):
+        parse(" " * 1001)
     with pytest.raises(WireFormatError, match="block 1"):
-        parse(_wire("1", "x" * (MAX_BLOCK_SIZE + 1)))
+        parse(_wire("1", "x" * 100))
+    assert parse(_wire("1", "x" * 99)).view.embeds == ("x" * 99,)
     with pytest.raises(WireFormatError, match="XML blocks"):
         parse_xml("<a>" + "x" * MAX_XML_SIZE + "</a>")
 
