@@ -32,6 +32,8 @@ Rule ids:
 ``fence-broken``       a fence whose body holds a backtick run as long as it
 ``xml-dtd``            a DTD or entity declaration outside UI content and JSON
                        data (where it is only a string)
+``character-reference`` a numeric reference that names no character
+                       (``&#x110000;``) in text a reader decodes
 =====================  ======================================================
 
 Child Presenter blocks are legitimate repeats (WIRE.md section 5): between
@@ -47,7 +49,7 @@ import re
 from dataclasses import dataclass
 from typing import Final, final
 
-from ._errors import FusionError, WireFormatError
+from ._errors import CharacterReferenceError, FusionError, WireFormatError
 from ._parse import (
     parse,
     read_items,
@@ -132,6 +134,8 @@ def check(source: object) -> list[Violation]:
     """
     try:
         parsed = parse(source)
+    except CharacterReferenceError as exc:
+        return [Violation(exc.block, "character-reference", str(exc))]
     except WireFormatError as exc:
         return [Violation(exc.block, "wire-format", str(exc))]
     return _Checker(parsed).run()
@@ -384,7 +388,12 @@ class _Checker:
         self.dtd(index, block.text)
 
     def embed(self, index: int, block: EmbedBlock, *, in_tail: bool) -> None:
-        text = block.text
+        try:
+            self.embed_text(index, block.text, in_tail=in_tail)
+        except CharacterReferenceError as exc:
+            self.add(index, "character-reference", str(exc.in_block(index)))
+
+    def embed_text(self, index: int, text: str, *, in_tail: bool) -> None:
         tag = next((name for name in _FUSION_TAGS if text.startswith("<" + name)), None)
         if tag in ("tool_error", "validation_error"):
             self.add(index, "envelope-position", f"a <{tag}> envelope must be block 0")

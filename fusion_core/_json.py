@@ -38,7 +38,7 @@ from typing import Any, Final
 import orjson
 
 from ._errors import CycleError, NestingError, SerializationError
-from ._numbers import js_number
+from ._numbers import int_text, js_number, require_int_digits
 
 __all__ = ["MAX_DEPTH", "child_path", "to_json", "to_plain"]
 
@@ -75,6 +75,23 @@ def _json_string(text: str) -> str:
         # in Python can only hold surrogates unpaired, so every one is lone.
         encoded = _SURROGATE.sub(_escape_surrogate, encoded)
     return encoded
+
+
+def _unicode_str(text: str, path: str) -> str:
+    """``text``, if it can leave the process as data (no lone surrogate).
+
+    JSON *text* escapes a lone surrogate (``\\ud800``, as ``JSON.stringify``
+    does), but plain data (``structuredContent``, TOON) has no escape for it:
+    the MCP SDK would fail to encode the result, far from the cause.
+    """
+    if not text.isascii() and _SURROGATE.search(text) is not None:
+        raise SerializationError(
+            "a str with a lone surrogate cannot go on the wire as data (structuredContent, "
+            "TOON); decode the text properly, or send the data as JSON text",
+            path=path,
+            value=text,
+        )
+    return text
 
 
 def _convert(value: Any) -> Any:
@@ -219,7 +236,7 @@ def _children(value: Mapping[Any, Any] | list[Any] | tuple[Any, ...], path: str)
             yield f"{path}[{index}]", None, item
 
 
-def _scalar_text(item: Any) -> str | None:
+def _scalar_text(item: Any, path: str) -> str | None:
     """The JSON text of a str, None, bool, int or float; ``None`` for anything else."""
     if isinstance(item, str):
         return _json_string(item)
@@ -230,7 +247,7 @@ def _scalar_text(item: Any) -> str | None:
     if item is False:
         return "false"
     if isinstance(item, int) and not isinstance(item, enum.Enum):
-        return str(int(item))
+        return int_text(item, path)
     if isinstance(item, float):
         return js_number(item) if math.isfinite(item) else "null"
     return None
@@ -247,7 +264,7 @@ def _exact(value: Any, path: str) -> str:
             item, item_path = pending
             pending = None
             while True:
-                scalar = _scalar_text(item)
+                scalar = _scalar_text(item, item_path)
                 if scalar is not None:
                     parts.append(scalar)
                 elif isinstance(item, Mapping | list | tuple):
@@ -303,7 +320,7 @@ def _key_text(key: Any, path: str) -> str:
     if isinstance(key, str):
         return key
     if isinstance(key, int) and not isinstance(key, bool):
-        return str(int(key))
+        return int_text(key, path)
     raise SerializationError(
         f"object key {key!r} is a {type(key).__qualname__}; JSON object keys must be str "
         "(or int, written in decimal)",
@@ -331,7 +348,9 @@ def to_plain(value: Any) -> Any:
     Used where JSON *data* rather than text is needed (``structuredContent``,
     TOON). Finite floats keep their value; ``NaN`` and ``±Infinity`` become
     ``None``, as in the JSON text; the same conversions and errors as
-    :func:`to_json` apply.
+    :func:`to_json` apply. A str (value or key) holding a lone surrogate, which
+    only JSON *text* can escape, raises :class:`SerializationError` naming its
+    path, as does an int of more than ``MAX_INT_DIGITS`` digits (in both).
     """
     # Fast path: an orjson round trip makes the same plain data in C (floats
     # survive exactly; NaN becomes null). Whatever orjson refuses, the exact
@@ -354,10 +373,13 @@ def _plain(value: Any, path: str) -> Any:
             item, item_path, target, slot = pending
             pending = None
             while True:
-                if item is None or isinstance(item, str | bool):
+                if item is None or isinstance(item, bool):
                     result: Any = item
+                elif isinstance(item, str):
+                    result = _unicode_str(item, item_path)
                 elif isinstance(item, int) and not isinstance(item, enum.Enum):
                     result = int(item)
+                    require_int_digits(result, item_path)
                 elif isinstance(item, float):
                     result = item if math.isfinite(item) else None
                 elif isinstance(item, Mapping | list | tuple):
@@ -381,4 +403,6 @@ def _plain(value: Any, path: str) -> Any:
             active.discard(frame.identity)
             continue
         child_path, name, child_value = child
+        if name is not None:
+            _unicode_str(name, child_path)
         pending = (child_value, child_path, frame.result, name)

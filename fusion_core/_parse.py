@@ -56,12 +56,12 @@ import gc
 import json
 import re
 import sys
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, TypeVar
 
 import orjson
 
-from ._errors import FusionError, WireFormatError
+from ._errors import CharacterReferenceError, FusionError, WireFormatError
 from ._json import _INTEGRAL_FLOAT, to_json
 from ._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE
 from ._parsed import (
@@ -110,6 +110,9 @@ _VALIDATION_ELEMENT: Final = re.compile(
     r'<field name="([^"<]*)">([^<]*)</field>\n|<recovery>([^<]*)</recovery>\n'
 )
 _JSON_START: Final = frozenset('{["-0123456789tfn')
+# What _text.unescape decodes as a numeric reference; the digit runs are
+# checked here before int() and chr() see them.
+_NUMERIC_REF: Final = re.compile(r"&#(?:x([0-9A-Fa-f]+)|([0-9]+));")
 _RETRY_SUFFIX: Final = " seconds"
 _ITEM_TAGS: Final = ("llm_directives", "domain_rules", "action_suggestions")
 
@@ -220,6 +223,37 @@ def _texts(wire: Mapping[str, Any]) -> list[str]:
     return texts
 
 
+# ------------------------------------------------------ character references
+
+
+def require_references(text: str, end: int | None = None) -> None:
+    """Raise :class:`CharacterReferenceError` at the first numeric reference
+    in ``text[:end]`` that names no character.
+
+    The readers decode references with ``chr()``, which refuses code points
+    beyond U+10FFFF, and ``int()``, which refuses more than 4,300 digits (and
+    is quadratic below that). Leading zeros are legal and stripped first, so a
+    reference is judged by at most seven digits, in time linear in its length.
+    Surrogates and NUL are characters the writer references (XML 1.0 cannot
+    carry them raw); they decode.
+    """
+    if "&#" not in text:
+        return
+    for match in _NUMERIC_REF.finditer(text, 0, len(text) if end is None else end):
+        hexadecimal, decimal = match.groups()
+        digits = (hexadecimal or decimal).lstrip("0")
+        if len(digits) <= (6 if hexadecimal else 7):
+            code = int(digits or "0", 16 if hexadecimal else 10)
+            if code <= 0x10FFFF:
+                continue
+        shown = match.group() if len(match.group()) <= 24 else match.group()[:20] + "...;"
+        msg = (
+            f"the character reference {shown} names no character (Unicode ends at "
+            "&#x10FFFF;); write the character itself or a reference in range"
+        )
+        raise CharacterReferenceError(msg, offset=match.start())
+
+
 # ------------------------------------------------------------ block readers
 
 
@@ -300,6 +334,7 @@ def read_ui(text: str) -> UiBlockText | None:
     end = len(text) - len(_UI_CLOSE)
     match = _UI_OPEN.match(text)
     if match is not None:
+        require_references(text, match.end(1))
         attributes = _attributes(match.group(1))
     else:
         header_end = text.find(">\n")
@@ -343,6 +378,7 @@ def read_items(
     text: str,
 ) -> DirectivesBlock | RulesBlock | SuggestionsBlock | None:
     """A directives, rules or suggestions block, or ``None``."""
+    require_references(text)
     if text.startswith("<llm_directives>"):
         body = _item_body(text, "llm_directives")
         if body is not None:
@@ -370,6 +406,7 @@ def read_tool_error(text: str) -> ToolErrorBlock | None:
     match = _ERROR_OPEN.match(text)
     if match is None:
         return None
+    require_references(text)
     attributes = _attributes(match.group(1))
     found: dict[str, Any] = {}
     position = match.end()
@@ -418,6 +455,7 @@ def read_validation_error(text: str) -> ValidationErrorBlock | None:
     match = _VALIDATION_OPEN.match(text)
     if match is None:
         return None
+    require_references(text)
     attributes = _attributes(match.group(1))
     fields: list[ValidationField] = []
     recovery: str | None = None
@@ -453,15 +491,26 @@ def read_envelope(text: str) -> ToolErrorBlock | ValidationErrorBlock | None:
 # ------------------------------------------------------------------- layout
 
 
+_Read = TypeVar("_Read")
+
+
+def _at(index: int, read: Callable[[str], _Read], texts: Sequence[str]) -> _Read:
+    """``read(texts[index])``, with a reader's error located in block ``index``."""
+    try:
+        return read(texts[index])
+    except WireFormatError as exc:
+        raise exc.in_block(index) from None
+
+
 def _layout(texts: Sequence[str], *, structured: bool) -> tuple[list[Block], int, int]:
     """Type every block by the layout rule; return blocks, UI end, tail start."""
-    envelope = read_envelope(texts[0])
+    envelope = _at(0, read_envelope, texts)
     first: Block = envelope or read_data(texts[0], structured=structured)
     blocks: list[Block] = [first]
     count = len(texts)
     index = 1
     while index < count:
-        ui = read_ui(texts[index])
+        ui = _at(index, read_ui, texts)
         if ui is None:
             break
         blocks.append(ui)
@@ -471,21 +520,21 @@ def _layout(texts: Sequence[str], *, structured: bool) -> tuple[list[Block], int
     tail_start = count
     for position in range(ui_end, count):
         if texts[position].startswith("<llm_directives>"):
-            items[position] = read_items(texts[position])
+            items[position] = _at(position, read_items, texts)
             if isinstance(items[position], DirectivesBlock):
                 tail_start = position
                 break
     else:
         for kind in (SuggestionsBlock, RulesBlock):
             if tail_start > ui_end:
-                candidate = read_items(texts[tail_start - 1])
+                candidate = _at(tail_start - 1, read_items, texts)
                 if isinstance(candidate, kind):
                     tail_start -= 1
                     items[tail_start] = candidate
     for position in range(ui_end, count):
         block: Block | None = None
         if position >= tail_start:
-            block = items[position] if position in items else read_items(texts[position])
+            block = items[position] if position in items else _at(position, read_items, texts)
         blocks.append(block if block is not None else EmbedBlock(texts[position]))
     return blocks, ui_end, tail_start
 

@@ -119,6 +119,12 @@ def test_hostile_values_give_lossless_json(value: Any, plain: Any) -> None:
         success_structured,
     ]
     for entry in entries:
+        if entry is success_structured and value == {"s": "a\ud800b\udfff"}:
+            # structuredContent is data, which has no escape for a lone
+            # surrogate: the SDK could not encode it (issue 8.13).
+            with pytest.raises(SerializationError, match=r"at \$\.s\)"):
+                entry(value)
+            continue
         result = entry(value)
         text = result.texts[0]
         text.encode("utf-8")
