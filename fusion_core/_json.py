@@ -80,7 +80,7 @@ def _json_string(text: str) -> str:
 def _unicode_str(text: str, path: str) -> str:
     """``text``, if it can leave the process as data (no lone surrogate).
 
-    JSON *text* escapes a lone surrogate (``\\ud800``, as ``JSON.stringify``
+    JSON *text* escapes a lone surrogate (``\ud800`` written as an escape, as ``JSON.stringify``
     does), but plain data (``structuredContent``, TOON) has no escape for it:
     the MCP SDK would fail to encode the result, far from the cause.
     """

@@ -63,7 +63,7 @@ def int_text(value: int, path: str = "$") -> str:
 
 
 def require_int_digits(value: int, path: str = "$") -> None:
-    """Raise :class:`SerializationError` if ``value`` has more than :data:`MAX_INT_DIGITS` digits."""
+    """Raise :class:`SerializationError` if ``value`` has more than ``MAX_INT_DIGITS`` digits."""
     if value.bit_length() > _SAFE_BITS:
         int_text(value, path)
 

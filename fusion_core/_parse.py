@@ -227,9 +227,9 @@ def _texts(wire: Mapping[str, Any]) -> list[str]:
 
 
 def require_references(text: str, end: int | None = None) -> None:
-    """Raise :class:`CharacterReferenceError` at the first numeric reference
-    in ``text[:end]`` that names no character.
+    """Raise :class:`CharacterReferenceError` at the first bad numeric reference.
 
+    A bad reference, in ``text[:end]``, is one that names no character.
     The readers decode references with ``chr()``, which refuses code points
     beyond U+10FFFF, and ``int()``, which refuses more than 4,300 digits (and
     is quadratic below that). Leading zeros are legal and stripped first, so a
