@@ -80,9 +80,10 @@ def _json_string(text: str) -> str:
 def _unicode_str(text: str, path: str) -> str:
     """``text``, if it can leave the process as data (no lone surrogate).
 
-    JSON *text* escapes a lone surrogate (``\ud800`` written as an escape, as ``JSON.stringify``
-    does), but plain data (``structuredContent``, TOON) has no escape for it:
-    the MCP SDK would fail to encode the result, far from the cause.
+    JSON *text* escapes a lone surrogate (a six-character escape, as
+    ``JSON.stringify`` does), but plain data (``structuredContent``, TOON)
+    has no escape for it: the MCP SDK would fail to encode the result, far
+    from the cause.
     """
     if not text.isascii() and _SURROGATE.search(text) is not None:
         raise SerializationError(
