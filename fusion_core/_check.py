@@ -81,7 +81,10 @@ _BREAK_NOT_CONTINUED: Final = re.compile(
 )
 _FENCE_OPEN: Final = re.compile(r"(`{3,})[^`\n]*\n")
 _BACKTICKS: Final = re.compile(r"`+")
-_ELEMENT_BLOCK: Final = re.compile(r"<([A-Za-z_][\w.-]*)[^>]*>[\s\S]*</\1>\Z")
+# Possessive: a backtracking "<name[^>]*>" tried every split of a long name
+# against the attributes, quadratic in the name's length (issue 8.11). The
+# closing tag is then one endswith() test, not a scan back from the end.
+_ELEMENT_OPEN: Final = re.compile(r"<([A-Za-z_][\w.-]*+)[^>]*+>")
 _DTD: Final = re.compile(r"<!(?:DOCTYPE|ENTITY)", re.IGNORECASE)
 # Text that claims to be JSON: an object, or an array that is not a TOON
 # header ("[2|]{id|name}:") or a bracketed word ("[INFO] ...").
@@ -428,12 +431,12 @@ class _Checker:
                 self.items(index, child)
             return
         elif in_tail:
-            element = _ELEMENT_BLOCK.match(text)
+            element = _element_name(text)
             if element is not None:
                 self.add(
                     index,
                     "unknown-block",
-                    f"<{element.group(1)}> is not a Fusion block kind; after <llm_directives> "
+                    f"<{element}> is not a Fusion block kind; after <llm_directives> "
                     "only <domain_rules> and <action_suggestions> may follow",
                 )
             else:
@@ -479,6 +482,18 @@ class _Checker:
                     "<llm_directives>, <domain_rules>, <action_suggestions>",
                 )
             last = max(last, rank)
+
+
+def _element_name(text: str) -> str | None:
+    """The name of the element ``text`` is (``<name ...>`` ... ``</name>``), if it is one."""
+    opening = _ELEMENT_OPEN.match(text)
+    if opening is None:
+        return None
+    name = opening.group(1)
+    closing = f"</{name}>"
+    if len(text) < opening.end() + len(closing) or not text.endswith(closing):
+        return None
+    return name
 
 
 def _is_json(text: str) -> bool:

@@ -40,7 +40,7 @@ import orjson
 from ._errors import CycleError, NestingError, SerializationError
 from ._numbers import int_text, js_number, require_int_digits
 
-__all__ = ["MAX_DEPTH", "child_path", "to_json", "to_plain"]
+__all__ = ["MAX_DEPTH", "child_path", "is_canonical_json", "to_json", "to_plain"]
 
 MAX_DEPTH: Final = 512
 """Deepest nesting of arrays and objects the encoders accept."""
@@ -159,12 +159,56 @@ def _js_floats_c(out: bytes) -> bytes:
     return b"".join(parts)
 
 
+def _rewrites_to_regex(out: bytes, raw: bytes) -> bool:
+    """Whether the rewrite of orjson output ``out`` is ``raw`` (pure Python)."""
+    return _js_floats_regex(out) == raw
+
+
+def _rewrites_to_c(out: bytes, raw: bytes) -> bool:
+    """The same answer, comparing piece by piece and stopping at the first difference.
+
+    A reader asks this of every JSON data block; hostile text (every token a
+    float to rewrite, none matching) costs one C scan and one comparison,
+    not a rewrite of the whole block.
+    """
+    if out == raw:  # the common case: identical unless a float needs rewriting
+        return not _float_fixups(out)
+    position = last = 0
+    for start, end in _float_fixups(out):
+        if not raw.startswith(out[last:start], position):
+            return False
+        position += start - last
+        fixed = js_number(float(out[start:end])).encode()
+        if not raw.startswith(fixed, position):
+            return False
+        position += len(fixed)
+        last = end
+    return len(raw) - position == len(out) - last and raw.endswith(out[last:])
+
+
 try:
     from ._speedups import float_fixups as _float_fixups
 except ImportError:  # pragma: no cover - the C accelerator is optional
     _js_floats = _js_floats_regex
+    _rewrites_to = _rewrites_to_regex
 else:
     _js_floats = _js_floats_c
+    _rewrites_to = _rewrites_to_c
+
+
+def is_canonical_json(value: Any, raw: bytes) -> bool | None:
+    """Whether ``to_json(value)`` is the UTF-8 text ``raw``; ``None`` when orjson cannot tell.
+
+    For plain JSON data (what a reader loads), ``to_json`` is orjson's
+    indented output with JavaScript's float forms; this compares without
+    building the str. ``None`` means orjson refuses the value (ints beyond 64
+    bits): ask ``to_json`` itself.
+    """
+    try:
+        out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except (orjson.JSONEncodeError, TypeError, RecursionError):
+        return None
+    return _rewrites_to(out, raw)
 
 
 def _fast(value: Any) -> str | None:

@@ -62,7 +62,7 @@ from typing import Any, Final, TypeVar
 import orjson
 
 from ._errors import CharacterReferenceError, FusionError, WireFormatError
-from ._json import _INTEGRAL_FLOAT, to_json
+from ._json import is_canonical_json, to_json
 from ._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE
 from ._parsed import (
     Block,
@@ -258,21 +258,10 @@ def require_references(text: str, end: int | None = None) -> None:
 
 
 def _is_json_canonical(text: str, value: Any, raw: bytes) -> bool:
-    """Whether ``to_json(value) == text``, cheaply when possible.
-
-    ``to_json`` is orjson's indented output, rewritten only where it contains
-    ``.0``, ``e+`` or ``e-`` (JS number forms). When orjson's output equals
-    the text and the text has none of those, ``to_json`` equals it too.
-    """
-    if b"e+" not in raw and b"e-" not in raw:
-        try:
-            same = orjson.dumps(value, option=orjson.OPT_INDENT_2) == raw
-        except (orjson.JSONEncodeError, TypeError):
-            same = False
-        # to_json rewrites orjson's "1.0" to "1" (and then "-0.0" to "0"):
-        # with no such token in the text, its output is orjson's.
-        if same and (b".0" not in raw or _INTEGRAL_FLOAT.search(raw) is None):
-            return True
+    """Whether ``to_json(value) == text``, without building the str when possible."""
+    same = is_canonical_json(value, raw)
+    if same is not None:
+        return same
     try:
         return to_json(value) == text
     except (FusionError, RecursionError):

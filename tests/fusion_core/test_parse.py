@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 import fusion_core as fc
+from fusion_core import _json
 from fusion_core import ui
 from fusion_core._blocks import render_data
 from fusion_core._errors import WireFormatError
@@ -338,3 +342,74 @@ def test_rendered_data_matches_the_block() -> None:
     for data in [0, "0", "x", [], {}, None, True, 1.5, "[1]"]:
         response = fc.success(data)
         assert render_data(parse(response).view.data) == response.texts[0]
+
+
+# ------------------------------------------- the canonical-JSON check (issue 13.3)
+
+_floats = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
+    [1.0, -0.0, 1e16, 1e20, 1e21, 1.5e-6, 1e-6, 9.99e-6, 1e-7, 4500.0, 1.05, 0.06]
+)
+_json_values = st.recursive(
+    _floats | st.integers(-(2**63), 2**63 - 1) | st.text() | st.booleans() | st.none(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _texts_for(value: Any) -> list[bytes]:
+    """Texts that are, and texts that nearly are, the canonical JSON of ``value``."""
+    canonical = fc.to_json(value).encode("utf-8", "surrogatepass")
+    indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    return [
+        canonical,
+        indented,
+        orjson.dumps(value),
+        canonical.replace(b"\n", b"\n "),
+        canonical + b"\n",
+        canonical.replace(b"0", b"0.0"),
+    ]
+
+
+@given(_json_values)
+@example({"price": 4500.0, "tiny": 1.5e-6, "big": 1e17, "note": "ends with 1.0"})
+@example([1e-6, 1e21, 0.0000015, -0.0])
+def test_canonical_check_c_and_python_agree(value: Any) -> None:
+    """The C-assisted canonical check and the pure-Python one answer alike, and rightly."""
+    out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    canonical = fc.to_json(value).encode()
+    for raw in _texts_for(value):
+        expected = raw == canonical
+        assert _json._rewrites_to_regex(out, raw) is expected
+        assert _json._rewrites_to_c(out, raw) is expected
+
+
+@given(_json_values.map(lambda value: fc.response(value).build()))
+def test_parse_without_the_c_helper_gives_the_same_views(response: fc.ToolResponse) -> None:
+    """parse() reads the same blocks and view with the pure-Python canonical check."""
+    fast = parse(response)
+    original = _json._rewrites_to
+    _json._rewrites_to = _json._rewrites_to_regex
+    try:
+        slow = parse(response)
+    finally:
+        _json._rewrites_to = original
+    assert slow.blocks == fast.blocks
+    assert slow.view == fast.view
+
+
+def test_data_with_js_float_forms_reads_as_json() -> None:
+    """Floats that JavaScript writes unlike orjson (1e16, 1.5e-6, 4500) read back as JSON."""
+    data = {"big": 1e16, "tiny": 1.5e-6, "whole": 4500.0, "plain": 0.25}
+    block = parse(fc.success(data)).blocks[0]
+    assert isinstance(block, DataBlock)
+    assert block.is_json
+    assert block.value == {"big": 10**16, "tiny": 1.5e-6, "whole": 4500, "plain": 0.25}
+
+
+def test_non_canonical_json_data_reads_as_text() -> None:
+    """JSON that to_json would not write (compact, integral floats) stays text."""
+    for text in ('{"a":1}', "[\n  1.0\n]", "[\n  1e+16\n]"):
+        block = parse(_wire(text)).blocks[0]
+        assert isinstance(block, DataBlock)
+        assert not block.is_json
+        assert block.value == text
