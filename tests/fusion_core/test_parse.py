@@ -11,8 +11,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import fusion_core as fc
-from fusion_core import _json
-from fusion_core import ui
+from fusion_core import _json, ui
 from fusion_core._blocks import render_data
 from fusion_core._errors import WireFormatError
 from fusion_core._limits import MAX_XML_SIZE
