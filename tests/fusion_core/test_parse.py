@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -412,3 +413,84 @@ def test_non_canonical_json_data_reads_as_text() -> None:
         assert isinstance(block, DataBlock)
         assert not block.is_json
         assert block.value == text
+
+
+# ------------------------------------ readers raise only their own error (issue 8.10)
+
+_TAGS = (
+    "ui_passthrough", "llm_directives", "domain_rules", "action_suggestions", "tool_error",
+    "validation_error", "message", "recovery", "retry_after", "available_actions", "action",
+    "details", "detail", "field",
+)  # fmt: skip
+_PIECES = st.sampled_from(
+    [f"<{tag}" for tag in _TAGS]
+    + [f"</{tag}>" for tag in _TAGS]
+    + [f"<{tag}>" for tag in _TAGS]
+    + [">", "\n", "- ", "  ", ' type="', ' key="', ' name="', ' code="', ' severity="', '"']
+    + ["&#x110000;", "&#xD800;", "&#0;", "&#" + "9" * 30 + ";", "&#x" + "0" * 9 + "41;"]
+    + ["&amp;", "&", "<!DOCTYPE x>", "<!ENTITY", "```", "`", ": ", "\r", "\u2028", "\ud800"]
+    + ["]]>", "{", "[", "1e+5", "1.0", "\x00", "é", " seconds", "<\\/ui_passthrough"]
+    + ["</UI_PASSTHROUGH>", "x"]
+)
+_MARKUP = st.lists(_PIECES | st.text(max_size=5), max_size=25).map("".join)
+_ANY = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(
+        st.sampled_from(["content", "type", "text", "isError", "structuredContent", "x"]),
+        inner,
+        max_size=4,
+    ),
+    max_leaves=10,
+)
+
+
+def _only_own_errors(source: object) -> None:
+    for reader in (parse, fc.check):
+        with contextlib.suppress(WireFormatError):
+            reader(source)
+
+
+@given(
+    st.lists(_MARKUP, min_size=1, max_size=5),
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    st.booleans(),
+)
+def test_near_fusion_markup_never_raises_a_foreign_exception(
+    texts: list[str], is_error: object, structured: bool
+) -> None:
+    """parse() and check() of near-Fusion markup answer or raise WireFormatError, nothing else."""
+    wire: dict[str, Any] = {"content": [{"type": "text", "text": text} for text in texts]}
+    if is_error is not None:
+        wire["isError"] = is_error
+    if structured:
+        wire["structuredContent"] = {"a": texts[0]}
+    _only_own_errors(wire)
+    _only_own_errors(json.dumps(wire))
+
+
+@given(st.binary(max_size=80) | st.text(max_size=80) | _ANY.map(json.dumps))
+@example(b"\xff\xfe{}")
+@example(b'{"content": [{"type": "text", "text": "\\ud800"}]}')
+@example('{"content": [{"type": "text", "text": "a"}], "structuredContent": ' + "9" * 5000 + "}")
+def test_any_bytes_or_wrongly_typed_json_never_raise_a_foreign_exception(source: object) -> None:
+    """Non-UTF-8 bytes, arbitrary text and JSON of the wrong shape: WireFormatError at most."""
+    _only_own_errors(source)
+
+
+def test_writer_refuses_a_response_beyond_the_size_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A response larger than MAX_RESPONSE_SIZE (scaled down here) is a SizeLimitError."""
+    monkeypatch.setattr("fusion_core._limits.MAX_RESPONSE_SIZE", 100)
+    with pytest.raises(fc.SizeLimitError, match="at most 100") as raised:
+        fc.response("x" * 60).system_rules(["y" * 60]).build()
+    assert raised.value.limit == 100
+    assert fc.response("x" * 60).build().texts == ["x" * 60]
+
+
+def test_the_reader_reads_everything_the_writer_allows() -> None:
+    """The reader's bounds are the writer's: a block far beyond the old 16 MiB limit reads."""
+    from fusion_core._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE  # noqa: PLC0415
+
+    assert MAX_MESSAGE_SIZE >= MAX_RESPONSE_SIZE
+    big = "x" * (17 * 1024 * 1024)
+    assert parse(fc.success(big)).view.data == big
