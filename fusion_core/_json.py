@@ -40,7 +40,7 @@ import orjson
 from ._errors import CycleError, NestingError, SerializationError
 from ._numbers import int_text, js_number, require_int_digits
 
-__all__ = ["MAX_DEPTH", "child_path", "is_canonical_json", "to_json", "to_plain"]
+__all__ = ["MAX_DEPTH", "child_path", "is_canonical_json", "require_plain", "to_json", "to_plain"]
 
 MAX_DEPTH: Final = 512
 """Deepest nesting of arrays and objects the encoders accept."""
@@ -87,8 +87,9 @@ def _unicode_str(text: str, path: str) -> str:
     """
     if not text.isascii() and _SURROGATE.search(text) is not None:
         raise SerializationError(
-            "a str with a lone surrogate cannot go on the wire as data (structuredContent, "
-            "TOON); decode the text properly, or send the data as JSON text",
+            "a str with a lone surrogate cannot leave the process as MCP data "
+            "(structuredContent, TOON, tool definitions); decode the text properly, or send "
+            "the data as JSON text",
             path=path,
             value=text,
         )
@@ -405,6 +406,19 @@ def to_plain(value: Any) -> Any:
     except (orjson.JSONEncodeError, TypeError, RecursionError):
         return _plain(value, "$")
     return orjson.loads(encoded)
+
+
+def require_plain(value: Any, path: str = "$") -> None:
+    """Raise :class:`SerializationError` (with the path) if ``value`` cannot leave the process.
+
+    The check :func:`to_plain` makes, without the copy: for data the MCP SDK
+    serializes itself (tool definitions), so a lone surrogate is an error
+    here, naming where it is, not a server that dies writing ``tools/list``.
+    """
+    try:
+        orjson.dumps(value, default=_orjson_default, option=_PLAIN_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError, RecursionError):
+        _plain(value, path)
 
 
 def _plain(value: Any, path: str) -> Any:

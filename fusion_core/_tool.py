@@ -25,6 +25,7 @@ from typing import Any, Final, Self, TypeVar, final, overload
 
 from pydantic import BaseModel, ConfigDict, create_model
 
+from ._json import require_plain
 from ._presenter import Presenter
 from ._toon import encode_toon
 
@@ -351,6 +352,9 @@ class Tool(_Registrar):
         }
         if self.output_schema is not None:
             definition["outputSchema"] = _clean(self.output_schema.model_json_schema())
+        # The SDK serializes definitions itself: text it cannot encode is an
+        # error naming the tool here, not a tools/list that kills the server.
+        require_plain(definition, f"tools[{self.name!a}]")
         return definition
 
     def _description(self, actions: Sequence[Action]) -> str:

@@ -774,3 +774,33 @@ def test_an_element_block_in_the_tail_is_named() -> None:
     [violation] = check(wire)
     assert violation.rule == "unknown-block"
     assert "<extra>" in violation.message
+
+
+@pytest.mark.parametrize(
+    ("where", "path"),
+    [
+        pytest.param({"description": "d\ud800"}, "tools['t'].description", id="tool-description"),
+        pytest.param({"instructions": "\udc00"}, "tools['t'].description", id="instructions"),
+        pytest.param({"action": "g\ud800"}, "tools['t'].description", id="action-description"),
+    ],
+)
+def test_lone_surrogates_in_tool_definitions_are_a_serialization_error(
+    where: dict[str, str], path: str
+) -> None:
+    """A definition the SDK could not encode (tools/list) is an error naming the tool and field."""
+    from fusion_core import FusionApp, Tool  # noqa: PLC0415
+
+    tool = Tool("t", description=where.get("description"), instructions=where.get("instructions"))
+    action_description = where.get("action")
+
+    @tool.action("go", description=action_description)
+    def go() -> ToolResponse:
+        return success("ok")
+
+    @tool.action("stop")  # with two actions, their descriptions are listed
+    def stop() -> ToolResponse:
+        return success("ok")
+
+    with pytest.raises(SerializationError) as raised:
+        FusionApp([tool]).definitions()
+    assert raised.value.path.startswith(path)
