@@ -48,7 +48,7 @@ from ._response import ToolResponse, view_of
 from ._server import ToolApp, build_server, load_app, serve_http, serve_stdio
 from ._tool import Action, Group, Tool
 from ._ui import UiBlock, UiMeta, fence
-from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
+from ._view import ErrorDetails, ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
 __all__ = [
     "MAX_DEPTH",
@@ -61,6 +61,7 @@ __all__ = [
     "DataBlock",
     "DirectivesBlock",
     "EmbedBlock",
+    "ErrorDetails",
     "ErrorEnvelope",
     "FieldError",
     "FusionApp",
