@@ -13,7 +13,7 @@ from __future__ import annotations
 from . import ui
 from ._app import FusionApp
 from ._builder import ResponseBuilder, response
-from ._check import ContractError, Violation, check, check_strict
+from ._check import ContractError, Violation, ambiguities, check, check_strict
 from ._client import BlockingFusionClient, FusionClient
 from ._errors import (
     AppLoadError,
@@ -94,6 +94,7 @@ __all__ = [
     "ValidationField",
     "Violation",
     "WireFormatError",
+    "ambiguities",
     "build_server",
     "check",
     "check_strict",
