@@ -63,7 +63,7 @@ def test_envelope_accepts_pairs_and_mappings_alike() -> None:
 def test_details_survive_pickle_and_copy() -> None:
     """Pickling or copying keeps every pair, in order."""
     details = ErrorDetails([("b", "2"), ("a", "1")])
-    for clone in (pickle.loads(pickle.dumps(details)), copy.deepcopy(details)):  # noqa: S301
+    for clone in (pickle.loads(pickle.dumps(details)), copy.deepcopy(details)):
         assert clone.pairs == details.pairs
 
 
