@@ -37,7 +37,7 @@ def test_details_are_read_only() -> None:
     with pytest.raises(TypeError):
         details["k"] = "w"  # type: ignore[index]
     with pytest.raises(AttributeError):
-        details.pairs = ()  # type: ignore[misc]
+        details.pairs = ()
 
 
 @pytest.mark.parametrize(
