@@ -8,7 +8,8 @@ planted ``CANARY-7f3a`` row) — in the ini file (``fusion_forbidden_fields``,
 ``pytest_fusion_canaries`` hooks. :class:`Forbidden` scans every block of
 every result: JSON keys of the data block and ``structuredContent``, key-like
 uses of the name in every other block (``name:``, ``"name":``, a TOON header
-field), and each canary raw, XML-escaped or JSON-escaped anywhere.
+field), and each canary anywhere: raw, JSON-escaped, or behind any XML/HTML
+character reference.
 
 :func:`unknown_references` checks the names a result points the agent to —
 suggested tools and an error's ``available_actions`` — against ``tools/list``:
@@ -17,6 +18,7 @@ a suggestion of a tool that does not exist sends the agent into an error.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -56,10 +58,11 @@ class Forbidden:
         found: list[str] = []
         if self.fields:
             found.extend(self._fields(result))
+        texts = [_readings(text) for text in result.content]
         for value in self.values:
-            forms = {value, _xml_escaped(value), json.dumps(value, ensure_ascii=False)[1:-1]}
-            for index, text in enumerate(result.content):
-                if any(form in text for form in forms):
+            forms = {value, json.dumps(value, ensure_ascii=False)[1:-1]}
+            for index, readings in enumerate(texts):
+                if any(form in text for form in forms for text in readings):
                     found.append(f"block {index}: the canary value {value!r} reached the wire")
             structured = result.structured_content
             if structured is not None and any(form in _dump(structured) for form in forms):
@@ -113,8 +116,9 @@ def _key_pattern(fields: frozenset[str]) -> re.Pattern[str]:
     )
 
 
-def _xml_escaped(value: str) -> str:
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def _readings(text: str) -> tuple[str, ...]:
+    """The text, and the text with XML/HTML references resolved (any escaping of a canary)."""
+    return (text, html.unescape(text)) if "&" in text else (text,)
 
 
 def _dump(value: Any) -> str:
