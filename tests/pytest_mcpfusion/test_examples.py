@@ -59,20 +59,20 @@ def test_reuse_ids_puts_a_drawn_id_into_id_arguments() -> None:
 
 
 def test_actions_without_arguments_run_first() -> None:
-    """list (no argument) before get (needs an id); order otherwise kept."""
+    """The list action (no argument) runs before get (needs an id); order otherwise kept."""
     tool = Tool("billing", "Invoices")
 
     @tool.action("get")
-    def get(id: str) -> object:
-        return {"id": id}
+    def get(invoice_id: str) -> object:
+        return {"id": invoice_id}
 
     @tool.action("list")
     def list_() -> object:
         return []
 
     @tool.action("pay")
-    def pay(id: str, amount: int) -> object:
-        return {"id": id}
+    def pay(invoice_id: str, amount: int) -> object:
+        return {"id": invoice_id, "paid": amount}
 
     definition = FusionApp([tool]).definitions()[0]
     assert prime_first(definition, ["get", "list", "pay"]) == ["list", "get", "pay"]
@@ -81,9 +81,9 @@ def test_actions_without_arguments_run_first() -> None:
 def test_examples_on_the_action_are_kept_and_validated() -> None:
     """examples= stores argument mappings; a non-mapping is a TypeError naming the action."""
     tool = Tool("billing", "Invoices")
-    tool.action("get", lambda id: {"id": id}, examples=[{"id": "INV-1"}])
-    assert tool.actions["get"].examples == ({"id": "INV-1"},)
-    with pytest.raises(TypeError, match="'pay'.*argument"):
-        tool.action("pay", lambda id: {}, examples=["INV-1"])  # type: ignore[list-item]
+    tool.action("get", lambda key: {"id": key}, examples=[{"key": "INV-1"}])
+    assert tool.actions["get"].examples == ({"key": "INV-1"},)
+    with pytest.raises(TypeError, match=r"'pay'.*argument"):
+        tool.action("pay", lambda key: {}, examples=["INV-1"])  # type: ignore[list-item]
     with pytest.raises(TypeError, match="list of argument mappings"):
-        tool.action("void", lambda id: {}, examples={"id": "x"})
+        tool.action("void", lambda key: {}, examples={"key": "x"})  # type: ignore[call-overload]
