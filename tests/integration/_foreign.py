@@ -69,7 +69,7 @@ def crash() -> CallToolResult:
 def counter() -> CallToolResult:
     """Counts its calls: state kept by the server process."""
     COUNT["n"] += 1
-    return _texts(json.dumps({"count": COUNT["n"]}))
+    return _texts(json.dumps({"count": COUNT["n"]}, indent=2))
 
 
 if __name__ == "__main__":
