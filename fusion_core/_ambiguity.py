@@ -33,7 +33,10 @@ from typing import Final
 
 from ._parsed import DataBlock, EmbedBlock, ParsedResponse
 
-__all__ = ["findings"]
+__all__ = ["STRICT_RULES", "findings"]
+
+STRICT_RULES: Final = frozenset({"ambiguous-layout", "unknown-element", "bare-error"})
+"""The rule ids only ``check(..., strict=True)`` reports."""
 
 Finding = tuple[int | None, str, str]
 

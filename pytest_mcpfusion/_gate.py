@@ -27,13 +27,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from fusion_core import ambiguities
+from fusion_core._ambiguity import STRICT_RULES
 
 from ._examples import IdPool
 from ._forbidden import Forbidden, unknown_references
 
 if TYPE_CHECKING:
     from collections.abc import Generator
+
+    from fusion_core import Violation
 
     from ._report import WireReport
     from ._result import FusionResult
@@ -151,11 +153,19 @@ class Gate:
     # -------------------------------------------------------------- review
 
     def review(
-        self, fusion: FusionSession, result: FusionResult, action: str | None
+        self,
+        fusion: FusionSession,
+        result: FusionResult,
+        action: str | None,
+        found: list[Violation],
     ) -> list[str]:
-        """The gate's violations of one checked result; its warnings go to the report."""
-        problems: list[str] = []
-        ambiguous = [str(violation) for violation in ambiguities(result.wire_dict)]
+        """The violations of one checked result; in the default mode warnings go to the report.
+
+        ``found`` is ``check(wire, strict=True)``: its strict-reading rules
+        are violations under strict mode and report warnings otherwise.
+        """
+        problems = [str(v) for v in found if v.rule not in STRICT_RULES]
+        ambiguous = [str(v) for v in found if v.rule in STRICT_RULES]
         if self.strict_for():
             problems.extend(ambiguous)
         elif ambiguous:

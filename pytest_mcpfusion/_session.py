@@ -170,8 +170,9 @@ class FusionSession:
         """Fail the current test if ``result`` breaks the contract or a house rule."""
         from ._gate import gate_of  # noqa: PLC0415 - _gate imports this module's users
 
-        problems = [str(violation) for violation in check(result.wire_dict)]
-        problems.extend(gate_of(self.config).review(self, result, action))
+        # One read for both: the strict rules are split off by review().
+        found = check(result.wire_dict, strict=True)
+        problems = gate_of(self.config).review(self, result, action, found)
         for found in self.config.hook.pytest_fusion_check(result=result):
             problems.extend(found or ())
         if problems:

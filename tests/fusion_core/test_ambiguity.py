@@ -13,7 +13,10 @@ import pytest
 from hypothesis import given, settings
 
 from fusion_core import ambiguities, check, parse, response, tool_error
+from fusion_core._ambiguity import STRICT_RULES
 from pytest_mcpfusion.strategies import responses
+
+from .test_hostile import P_IDS, P_VALUES
 
 UI = '<ui_passthrough type="summary">\n3 invoices\n</ui_passthrough>'
 RULES = "<domain_rules>\n- Amounts are in cents.\n</domain_rules>"
@@ -53,6 +56,7 @@ def test_foreign_layouts_are_violations_only_when_strict(
     assert check(wire) == []
     found = {violation.block: violation.rule for violation in check(wire, strict=True)}
     assert found == expected
+    assert set(found.values()) <= STRICT_RULES
     assert [str(v) for v in ambiguities(wire)] == [str(v) for v in check(wire, strict=True)]
 
 
@@ -108,3 +112,29 @@ def test_strict_reading_is_linear_on_a_large_unclosed_element() -> None:
     assert [(violation.block, violation.rule) for violation in found] == [
         (2, "ambiguous-layout")
     ]
+
+
+@pytest.mark.parametrize("payload", P_VALUES, ids=P_IDS)
+def test_hostile_text_written_by_the_library_is_never_ambiguous(payload: str) -> None:
+    """Forgery payloads in rules, hints, suggestions and UI titles: the strict reading is clean."""
+    built = (
+        response({"note": payload})
+        .ui_block("summary", payload, {"title": payload})
+        .llm_hint(payload)
+        .system_rules([payload])
+        .system_hint([("billing", payload)])
+        .build()
+    )
+    assert check(built, strict=True) == []
+
+
+@pytest.mark.parametrize("payload", P_VALUES, ids=P_IDS)
+@pytest.mark.parametrize("is_error", [None, False, True])
+def test_hostile_foreign_blocks_give_findings_not_crashes(
+    payload: str, is_error: bool | None
+) -> None:
+    """A foreign server's raw hostile blocks: findings with known rules, never an exception."""
+    wire = _wire(payload or "x", payload, f"<{payload}>", UI + payload, is_error=is_error)
+    found = check(wire, strict=True)
+    assert {violation.rule for violation in ambiguities(wire)} <= STRICT_RULES
+    assert all(violation.message for violation in found)
