@@ -23,7 +23,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from ._definitions import actions_of
 
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from ._result import FusionResult
 
 __all__ = ["Forbidden", "unknown_references"]
-
-_MAX_DEPTH: Final = 200  # deeper data is walked no further (parse() bounds it anyway)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,20 +89,44 @@ class Forbidden:
         return found
 
 
-def _keys(value: Any, fields: frozenset[str], path: str = "$", depth: int = 0) -> list[str]:
-    if depth > _MAX_DEPTH:
-        return []
+def _keys(value: Any, fields: frozenset[str]) -> list[str]:
+    """Every forbidden key in ``value`` with its JSON path; paths are built only for hits."""
     found: list[str] = []
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            where = f"{path}.{key}"
-            if key in fields:
-                found.append(f"the forbidden field {key!r} reached the wire at {where}")
-            found.extend(_keys(item, fields, where, depth + 1))
-    elif isinstance(value, list):
-        for position, item in enumerate(value):
-            found.extend(_keys(item, fields, f"{path}[{position}]", depth + 1))
+    # (value, parent index, step): a path is rebuilt from the parents on a hit.
+    nodes: list[tuple[Any, int, str]] = [(value, -1, "$")]
+    position = 0
+    while position < len(nodes):
+        current = nodes[position][0]
+        if isinstance(current, Mapping):
+            if not fields.isdisjoint(current):
+                found.extend(
+                    f"the forbidden field {key!r} reached the wire at "
+                    f"{_path(nodes, position)}.{key}"
+                    for key in current
+                    if key in fields
+                )
+            nodes.extend(
+                (item, position, f".{key}")
+                for key, item in current.items()
+                if isinstance(item, Mapping | list)
+            )
+        elif isinstance(current, list):
+            nodes.extend(
+                (item, position, f"[{index}]")
+                for index, item in enumerate(current)
+                if isinstance(item, Mapping | list)
+            )
+        position += 1
     return found
+
+
+def _path(nodes: list[tuple[Any, int, str]], position: int) -> str:
+    steps: list[str] = []
+    while position >= 0:
+        _, parent, step = nodes[position]
+        steps.append(step)
+        position = parent
+    return "".join(reversed(steps))
 
 
 def _key_pattern(fields: frozenset[str]) -> re.Pattern[str]:
