@@ -12,14 +12,11 @@ Run: ``.venv/bin/python benchmarks/bench_gate.py [--runs N]``.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _rows import invoice_rows
 
-from benchmarks._rows import invoice_rows
 from fusion_core import check, response, ui, view_of
 from pytest_mcpfusion import FusionResult
 from pytest_mcpfusion._forbidden import Forbidden, unknown_references
