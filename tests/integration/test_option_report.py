@@ -53,3 +53,15 @@ def test_same_seed_gives_the_same_bytes(shop: pytest.Pytester) -> None:
     first = [(shop.path / name).read_bytes() for name in ("a.json", "a.html")]
     _run(shop)
     assert [(shop.path / name).read_bytes() for name in ("a.json", "a.html")] == first
+
+
+def test_xdist_workers_merge_into_one_report(shop: pytest.Pytester) -> None:
+    """Under -n 2 the controller writes one schema-valid report counting every worker's calls."""
+    shop.makepyfile(test_shop=TESTS)
+    result = _run(shop, "-p", "xdist", "-n", "2", "--fusion-report=report.json")
+    result.assert_outcomes(passed=7)
+    document = json.loads((shop.path / "report.json").read_text(encoding="utf-8"))
+    jsonschema.validate(document, SCHEMA)
+    calls = {action["name"]: action["total_calls"] for action in document["actions"]}
+    assert set(calls) == {"billing.get", "billing.list", "billing.whoami"}
+    assert all(count >= 5 for count in calls.values())  # both of each action's items, merged
