@@ -95,3 +95,15 @@ def test_strict_ini_key(foreign: pytest.Pytester) -> None:
     foreign.makeini("[pytest]\nfusion_strict = true\n")
     result = _run(foreign)
     result.stdout.fnmatch_lines(["*test_calls.py::test_misordered FAILED*"])
+
+
+def test_warnings_from_xdist_workers_reach_the_report(foreign: pytest.Pytester) -> None:
+    """Under -n 2 each worker's ambiguity warnings are merged into the controller's report."""
+    result = _run(foreign, "-p", "xdist", "-n", "2")
+    result.stdout.fnmatch_lines(
+        [
+            "*Fusion wire report*",
+            "*misordered: block 1: ?ambiguous-layout?*",
+            "*misordered: block 3: ?unknown-element? <secret_notes>*",
+        ]
+    )
