@@ -107,6 +107,9 @@ class _Faults:
 
             group.start_soon(send)
             group.start_soon(watch)
+        close = getattr(request, "close", None)
+        if close is not None:  # a request cancelled before it started is never awaited
+            close()
         if failed:  # the SDK's own error (a timeout, an MCPError), not an exception group
             raise failed[0]
         return outcome[0] if outcome else None
