@@ -36,9 +36,9 @@ CLASSES: Final = {
     for d in (
         Divergence(
             "escaping",
-            "an item (rule, directive, suggestion), UI attribute or error text holds `<` or "
-            "`&`; an attribute holds `>`, a quote, a tab or a line break; a suggestion's tool "
-            "holds `: `",
+            "an item (rule, directive, suggestion) or UI attribute holds `<` or `&`; element "
+            "text (error envelopes too) holds `]]>`; an attribute holds `>`, a quote, a tab, "
+            "a line break, NEL, U+2028 or U+2029; a suggestion's tool holds `: `",
             "writes them raw: the markup is not well-formed or reads as other elements",
             "entities and character references (`&lt;`, `&amp;`, `&quot;`, `&#xA;`, "
             "`:&#x20;`); well-formed, parses back to the same view",
@@ -52,16 +52,18 @@ CLASSES: Final = {
         ),
         Divergence(
             "multi-line-items",
-            "a rule, directive, suggestion or list item holds a line break (LF, CR, CRLF) "
-            "or U+2028/U+2029/NEL",
+            "a rule, directive, suggestion or list item holds a line break: LF, CR or CRLF "
+            "(U+2028, U+2029 and NEL are ordinary characters)",
             "the break starts what reads as a new item, or a nested list item",
-            "two spaces after every break: a continuation line, never a new item",
+            "two spaces after every break, and a backslash before a continuation that would "
+            "start a Markdown block: never a new item",
         ),
         Divergence(
             "ui-content",
-            "UI content holds the block's closing tag `</ui_passthrough`",
-            "the block ends early; the rest reads as text outside it",
-            "a backslash after `<` (reversible), so the block ends where it should",
+            "UI content holds the opening or closing tag of a Fusion element, in any letter "
+            "case (`</ui_passthrough`, `<domain_rules>`)",
+            "the block ends early, or text forges another block",
+            "a backslash after `<` (reversible): the block ends where it should",
         ),
         Divergence(
             "fences",
@@ -74,7 +76,8 @@ CLASSES: Final = {
             "js-numbers",
             "a value (data, schema default, UI JSON) holds an integer beyond 2^53",
             "rounds it to the nearest double (`9007199254740993` becomes `…992`)",
-            "the exact integer; the text equals the reference's once the integer is rounded",
+            "the exact integer (up to 4,300 digits); the text equals the reference's once the "
+            "integer is rounded",
         ),
         Divergence(
             "js-key-order",
@@ -85,9 +88,11 @@ CLASSES: Final = {
         ),
         Divergence(
             "js-undefined",
-            "a value holds `undefined` (`{\"$undefined\": true}`)",
-            "omits it from JSON objects, writes `null` in arrays, `undefined` in text",
-            "a missing key (objects), `None` (arrays): the same JSON, said once here",
+            "the data itself is `undefined` (`success(undefined)`), or TOON data holds "
+            "`undefined`",
+            "a block without text; TOON writes `key: null`",
+            "`None` (`null`); a missing key, which TOON writes no line for (in JSON objects "
+            "and arrays the bytes are the reference's)",
         ),
         Divergence(
             "ui-meta",
@@ -152,7 +157,7 @@ CLASSES: Final = {
         ),
         Divergence(
             "schema-dialect",
-            "an input schema holds an integer property",
+            "an input schema holds an integer property without both bounds",
             "zod adds `minimum`/`maximum` of ±(2^53−1) to every integer",
             "no such bounds (Python integers are exact); everything else is the reference's",
         ),
