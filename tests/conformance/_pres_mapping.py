@@ -181,8 +181,15 @@ def annotation_of(prop: dict[str, Any], name: str) -> Any:
     return annotated | None if prop.get("nullable") else annotated
 
 
+_PRES_KEYS = {
+    "name", "style", "schema", "rules", "collectionRules", "ui", "collectionUi", "agentLimit",
+    "limit", "suggestActions", "collectionSuggestActions", "embeds", "autoRules",
+}  # fmt: skip
+
+
 def presenter(spec: dict[str, Any]) -> Presenter[Any]:
-    """A Presenter from a ``Pres`` spec."""
+    """A Presenter from a ``Pres`` spec (a key it does not read is a failure)."""
+    known(spec, "Presenter", _PRES_KEYS)
     name = spec["name"]
     schema = model(spec["schema"], name) if "schema" in spec else None
 
@@ -263,6 +270,9 @@ def apply_calls(builder: ResponseBuilder, calls: list[dict[str, Any]]) -> Respon
             builder.system_hint(call["suggestions"])
         elif op == "rawBlock":
             builder.raw_block(call["text"])
+        else:
+            msg = f"no mapping for builder op {op!r}"
+            raise MissingMappingError(msg)
     return builder
 
 
