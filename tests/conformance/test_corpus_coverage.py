@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ._corpus import corpus_files, load_cases
 
 KINDS = ("response", "helper", "presenter", "tool_definition", "tool_call")
@@ -14,6 +16,6 @@ def test_every_case_has_a_replayed_kind() -> None:
         1
         for file in corpus_files()
         for line in file.read_text(encoding="utf-8").splitlines()
-        if line.strip() and '"kind"' in line
+        if line.strip() and "kind" in json.loads(line)
     )
     assert len(everything) == total > 0
