@@ -36,6 +36,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     parser = argparse.ArgumentParser(
         prog="python -m fusion_core",
         description="Serve a Fusion app over MCP with the official mcp SDK.",
+        allow_abbrev=False,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve = commands.add_parser(
@@ -44,6 +45,8 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         description="Serve an app over stdio (default) or streamable HTTP.",
         epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        # No abbreviations: "--token SECRET" must be refused, not read as --token-env.
+        allow_abbrev=False,
     )
     serve.add_argument("app", metavar="MODULE:APP", help="the app to serve, e.g. billing.app:app")
     serve.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")

@@ -34,6 +34,7 @@ import importlib
 import inspect
 import logging
 import re
+import socket
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
@@ -287,7 +288,7 @@ async def serve_http(
     ``allowed_hosts`` and ``allowed_origins`` add names (and turn the checks
     on for other binds). With ``bearer_token``, every request must carry
     ``Authorization: Bearer <token>``. ``on_listening`` is called with the URL
-    once the socket is bound (``port=0`` picks a free port).
+    once the server accepts connections (``port=0`` picks a free port).
     """
     import uvicorn  # noqa: PLC0415 - comes with mcp; as slow to import
 
@@ -302,12 +303,17 @@ async def serve_http(
         asgi_app = BearerTokenMiddleware(asgi_app, bearer_token)
     config = uvicorn.Config(asgi_app, host=bare_host(host), port=port, log_level=log_level)
     sock = config.bind_socket()
+    bound = bare_host(host)
+    url = f"http://{f'[{bound}]' if ':' in bound else host}:{sock.getsockname()[1]}{path}"
+
+    class _Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and on_listening is not None:
+                on_listening(url)
+
     try:
-        bound_port = sock.getsockname()[1]
-        shown = f"[{bare_host(host)}]" if ":" in bare_host(host) else host
-        if on_listening is not None:
-            on_listening(f"http://{shown}:{bound_port}{path}")
-        await uvicorn.Server(config).serve(sockets=[sock])
+        await _Server(config).serve(sockets=[sock])
     finally:
         sock.close()
 
