@@ -7,6 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel, field_validator, model_validator
 
 from fusion_core import FusionApp, Presenter, Tool, build_server, ui
@@ -270,6 +272,41 @@ def test_odd_calls_get_envelopes_not_exceptions(
     assert result.is_error
     assert result.texts[0].startswith(("<tool_error", "<validation_error"))
     result.texts[0].encode("utf-8")  # no lone surrogate: the envelope can be sent
+
+
+# Any text, lone surrogates included (JSON's \\ud800 escapes decode to them).
+_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=12)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+_NAMES = st.sampled_from(["rows", "nope"]) | _TEXT
+_ACTIONS = st.sampled_from(["get", "many", "object", "summary", "bad_rules"]) | _JSON
+
+
+@settings(max_examples=300)
+@given(
+    name=_NAMES,
+    action=_ACTIONS,
+    arguments=st.dictionaries(st.sampled_from(["id", "n", "_select"]) | _TEXT, _JSON, max_size=4),
+)
+def test_any_call_is_answered_with_a_response_that_can_be_sent(
+    name: str, action: Any, arguments: dict[str, Any]
+) -> None:
+    """Property: whatever the name and arguments, ``call()`` answers, and the answer encodes."""
+    from fusion_core._server import _unencodable  # noqa: PLC0415 - the server's own check
+
+    logging.disable(logging.CRITICAL)
+    try:
+        result = _APP.call_sync(name, {**arguments, "action": action})
+    finally:
+        logging.disable(logging.NOTSET)
+    assert _unencodable(result) is None
+    assert result.is_error or (name == "rows" and action in {"get", "many", "summary"})
+
+
+_APP = _app()
 
 
 @pytest.fixture
