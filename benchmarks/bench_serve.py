@@ -11,9 +11,12 @@ For every protocol version the installed SDK negotiates (each handshake
 version, pinned, and the stateless 2026-07-28), sequentially (one client, one
 call at a time) and with 16 concurrent clients (16 HTTP clients; over stdio,
 which has one client per process, 16 requests in flight on the session), it
-prints calls/s, p50 and p99 latency, and the ratio fusion/bare of calls/s
-(target ≥ 0.95). Rounds alternate fusion and bare so that the machine's drift
-hits both; the ratio is that of the median calls/s over the rounds.
+prints calls/s, p50 and p99 latency, the server process's CPU time per call
+(read from ``/proc``), and two ratios: calls/s fusion/bare (target ≥ 0.95)
+and server CPU bare/fusion (what the pipeline costs, whatever the noise of a
+shared machine does to latency). Rounds alternate fusion and bare so that the
+machine's drift hits both; each figure is the best round (most calls/s,
+least CPU per call), the one least disturbed by other work on the machine.
 
 Run ``python benchmarks/bench_serve.py [--quick]``; ``bare`` and ``apps`` are
 its own child-process entry points.
@@ -144,8 +147,8 @@ def _commands() -> dict[str, list[str]]:
 
 
 @contextlib.contextmanager
-def _http_server(command: list[str]) -> Iterator[str]:
-    """Start an HTTP server subprocess on a free port; yield the URL it prints; stop it."""
+def _http_server(command: list[str]) -> Iterator[tuple[str, int]]:
+    """Start an HTTP server subprocess on a free port; yield its URL and pid; stop it."""
     process = subprocess.Popen(
         [*command, "--http"] if command[-1] == "bare" else [*command, "--http", "--port", "0"],
         cwd=ROOT,
@@ -162,7 +165,7 @@ def _http_server(command: list[str]) -> Iterator[str]:
                 threading.Thread(target=process.stderr.read, daemon=True).start()
                 url = line.rsplit(" at ", 1)[1].strip()
                 _wait_accepting(url)
-                yield url
+                yield url, process.pid
                 return
         raise RuntimeError(f"{command} did not start")
     finally:
@@ -205,18 +208,42 @@ class Sample:
 
     seconds: float
     latencies: list[float] = field(default_factory=list)
+    server_cpu: float = 0.0  # CPU seconds the server process used for these calls
 
     @property
     def rate(self) -> float:
         return len(self.latencies) / self.seconds
 
 
+def _cpu(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _child_pid(*words: str, absent: str = "--http") -> int:
+    """The pid of this process's child whose command line has ``words`` (not ``absent``)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        ppid = next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
+        if int(ppid) == os.getpid() and all(w in command for w in words) and absent not in command:
+            return int(entry.name)
+    raise LookupError(f"no child process running {words}")
+
+
 async def _run(
-    clients: list[Any], call: tuple[str, dict[str, Any]], total: int, tasks: int
+    clients: list[Any], call: tuple[str, dict[str, Any]], total: int, tasks: int, pid: int
 ) -> Sample:
     """``total`` calls spread over ``tasks`` tasks, round-robin over ``clients``."""
     name, arguments = call
     latencies: list[float] = []
+    cpu_before = _cpu(pid)
 
     async def worker(client: Any, calls: int) -> None:
         for _ in range(calls):
@@ -229,7 +256,7 @@ async def _run(
     async with anyio.create_task_group() as group:
         for index in range(tasks):
             group.start_soon(worker, clients[index % len(clients)], total // tasks)
-    return Sample(time.perf_counter() - start, latencies)
+    return Sample(time.perf_counter() - start, latencies, _cpu(pid) - cpu_before)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -238,16 +265,24 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def _report(label: str, samples: dict[str, list[Sample]]) -> float:
-    rates = {server: statistics.median(s.rate for s in runs) for server, runs in samples.items()}
+    rates = {server: max(s.rate for s in runs) for server, runs in samples.items()}
     pooled = {server: [x for s in runs for x in s.latencies] for server, runs in samples.items()}
+    cpu = {
+        server: min(s.server_cpu / len(s.latencies) for s in runs)
+        for server, runs in samples.items()
+    }
     ratio = rates["fusion"] / rates["bare"]
     cells = "  ".join(
-        f"{server} {rates[server]:7.0f}/s p50 {_percentile(pooled[server], 0.5) * 1e3:5.2f} "
-        f"p99 {_percentile(pooled[server], 0.99) * 1e3:6.2f} ms"
+        f"{server} {rates[server]:5.0f}/s p50 {_percentile(pooled[server], 0.5) * 1e3:5.2f} "
+        f"p99 {_percentile(pooled[server], 0.99) * 1e3:6.2f} ms cpu {cpu[server] * 1e6:4.0f} us"
         for server in ("fusion", "bare")
     )
-    verdict = "ok" if ratio >= 0.95 else "BELOW 0.95"
-    print(f"{label:<58} {cells}  ratio {ratio:4.2f} {verdict}", flush=True)
+    verdict = "ok" if ratio >= 0.95 else "BELOW"
+    cpu_ratio = cpu["bare"] / cpu["fusion"] if cpu["fusion"] else float("nan")
+    print(
+        f"{label:<50} {cells}  calls/s ratio {ratio:4.2f} {verdict:<5} cpu ratio {cpu_ratio:4.2f}",
+        flush=True,
+    )
     return ratio
 
 
@@ -256,6 +291,7 @@ async def _measure(
     connect: Callable[[str, str, int], Any],
     mode: str,
     options: argparse.Namespace,
+    pids: Callable[[], dict[str, int]],
 ) -> list[float]:
     """Every call, sequential then concurrent, fusion and bare alternating."""
     ratios = []
@@ -264,6 +300,7 @@ async def _measure(
         async with connect("fusion", mode, count) as fusion, connect("bare", mode, count) as bare:
             negotiated = fusion[0].protocol_version
             assert negotiated == bare[0].protocol_version
+            server_pids = pids()
             for call_label, call in CALLS.items():
                 fusion_result = await fusion[0].call_tool(*call)
                 bare_result = await bare[0].call_tool(*call)
@@ -275,7 +312,9 @@ async def _measure(
                     for server in order:
                         clients = fusion if server == "fusion" else bare
                         tasks = CONCURRENCY if concurrent else 1
-                        run: Awaitable[Sample] = _run(clients, call, total, tasks)
+                        run: Awaitable[Sample] = _run(
+                            clients, call, total, tasks, server_pids[server]
+                        )
                         samples[server].append(await run)
                 shape = f"{CONCURRENCY} concurrent" if concurrent else "sequential"
                 ratios.append(_report(f"{label} {negotiated} {shape:<13} {call_label}", samples))
@@ -297,8 +336,9 @@ async def _bench(options: argparse.Namespace) -> None:
     commands = _commands()
     ratios: list[float] = []
     print(
-        f"calls/s (median of {options.rounds} alternating rounds), latency p50/p99 over all "
-        f"rounds; sequential: {options.calls} calls, concurrent: {4 * options.calls} calls",
+        f"calls/s and server CPU/call: best of {options.rounds} alternating rounds; "
+        f"p50/p99 over all rounds; sequential: {options.calls} calls, "
+        f"concurrent: {4 * options.calls} calls",
         flush=True,
     )
 
@@ -309,8 +349,15 @@ async def _bench(options: argparse.Namespace) -> None:
         )
         return _clients(parameters, mode, 1)
 
-    with _http_server(commands["fusion"]) as fusion_url, _http_server(commands["bare"]) as bare_url:
-        urls = {"fusion": fusion_url, "bare": bare_url}
+    with _http_server(commands["fusion"]) as fusion, _http_server(commands["bare"]) as bare:
+        urls = {"fusion": fusion[0], "bare": bare[0]}
+        http_pids = {"fusion": fusion[1], "bare": bare[1]}
+
+        def stdio_pids() -> dict[str, int]:
+            return {
+                "fusion": _child_pid("fusion_core", "serve", "bench_serve:app"),
+                "bare": _child_pid("bench_serve.py", "bare"),
+            }
 
         def http_connect(server: str, mode: str, count: int) -> Any:
             return _clients(urls[server], mode, count)
@@ -319,8 +366,8 @@ async def _bench(options: argparse.Namespace) -> None:
             # The client offers its newest handshake version; pin each in turn.
             pinned = version if mode == "legacy" else handshake[-1]
             setattr(session_module, "LATEST_HANDSHAKE_VERSION", pinned)  # noqa: B010 - untyped
-            ratios += await _measure("stdio", stdio_connect, mode, options)
-            ratios += await _measure("http ", http_connect, mode, options)
+            ratios += await _measure("stdio", stdio_connect, mode, options, stdio_pids)
+            ratios += await _measure("http ", http_connect, mode, options, lambda: http_pids)
     print(
         f"worst ratio {min(ratios):.2f}, median {statistics.median(ratios):.2f} "
         f"over {len(ratios)} cells (target ≥ 0.95 on every transport and version)"
