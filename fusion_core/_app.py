@@ -229,7 +229,10 @@ class FusionApp:
         finish = functools.partial(_finish, tool=served.tool, action=action, ctx=ctx, select=select)
         if served.is_async[action.key]:
             with recording() as made:
-                result = await action.handler(**kwargs)
+                try:
+                    result = await action.handler(**kwargs)
+                except SystemExit as exc:  # sys.exit() in a handler ends the call, not the server
+                    raise _HandlerExitError(exc) from None
                 return finish(result, made)
         outcome = await to_thread.run_sync(
             functools.partial(_run_sync, action, kwargs, finish),
@@ -240,6 +243,14 @@ class FusionApp:
         # A sync callable that returned an awaitable: await it here, on the loop.
         with recording() as made:
             return finish(await outcome.awaitable, made)
+
+
+class _HandlerExitError(RuntimeError):
+    """A handler raised ``SystemExit`` or ``KeyboardInterrupt``: its call fails, serving goes on."""
+
+    def __init__(self, exc: BaseException) -> None:
+        detail = f"({exc.code!r})" if isinstance(exc, SystemExit) else ""
+        super().__init__(f"the handler raised {type(exc).__name__}{detail}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,9 +265,17 @@ def _run_sync(
     kwargs: dict[str, Any],
     finish: Callable[[Any, Mapping[int, Any]], ToolResponse],
 ) -> ToolResponse | _Pending:
-    """In a worker thread: the handler, then the wrap rule and the output schema."""
+    """In a worker thread: the handler, then the wrap rule and the output schema.
+
+    ``SystemExit`` (``sys.exit()``, argparse's ``error()``) and
+    ``KeyboardInterrupt`` raised here come from the handler's own code (signals
+    reach the main thread only): they end this call with an envelope.
+    """
     with recording() as made:
-        result = action.handler(**kwargs)
+        try:
+            result = action.handler(**kwargs)
+        except (SystemExit, KeyboardInterrupt) as exc:
+            raise _HandlerExitError(exc) from None
         if inspect.isawaitable(result):
             return _Pending(result)
         return finish(result, made)

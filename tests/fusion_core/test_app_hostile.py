@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -231,6 +232,38 @@ def test_whatever_a_pipeline_step_raises_is_an_envelope(
     assert app.call_sync("hostile", {"action": "fine", "n": 2}).texts[0] == (
         '{\n  "id": 2,\n  "name": "ok"\n}'
     )
+
+
+def _exits() -> None:
+    sys.exit(2)  # what argparse's error() does inside a library a handler calls
+
+
+def _interrupts() -> None:
+    raise KeyboardInterrupt
+
+
+async def _exits_async() -> None:
+    sys.exit("bye")
+
+
+@pytest.mark.parametrize(
+    ("handler", "shown"),
+    [
+        (_exits, "SystemExit(2)"),
+        (_interrupts, "KeyboardInterrupt"),
+        (_exits_async, "SystemExit('bye')"),
+    ],
+)
+def test_a_handler_that_exits_ends_its_call_not_the_server(
+    handler: Callable[[], Any], shown: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``sys.exit()`` in a handler (or a KeyboardInterrupt raised by its code) is an envelope."""
+    app = FusionApp([Tool("t").action("quit", handler).action("ok", lambda: "still here")])
+    with caplog.at_level(logging.CRITICAL, logger="fusion_core"):
+        result = app.call_sync("t", {"action": "quit"})
+    assert result.is_error
+    assert f"[t/quit] the handler raised {shown}" in result.texts[0]
+    assert app.call_sync("t", {"action": "ok"}).texts == ["still here"]
 
 
 def test_a_failing_context_factory_is_an_envelope() -> None:
