@@ -167,7 +167,7 @@ class FusionApp:
             label = f"{tool.name}/{key}"
             select = args.pop(SELECT_PARAM, None)
             params, problems = self._validate(tool, action, args)
-            if tool.select_enabled and select is not None:
+            if served.select_keys and select is not None:
                 select_problems = check_select(select, served.select_keys)
                 root = [p for p in problems if p[0] == "(root)"]
                 problems = [p for p in problems if p[0] != "(root)"] + select_problems + root
@@ -355,7 +355,7 @@ def _state(tool: Tool) -> tuple[object, ...]:
         len(tool._actions),
         len(tool._groups),
         tool._toon,
-        tool.select_enabled,
+        tool._select,  # the flag: select_enabled also reads every Presenter (O(actions))
         tool.output_schema,
         tool.description,
         tool.instructions,
@@ -384,7 +384,7 @@ class _Served:
             tool=tool,
             actions=actions,
             keys=tuple(actions),
-            select_keys=tool.select_keys(),
+            select_keys=tool.select_keys() if tool.select_enabled else [],
             is_async={key: _is_async(action.handler) for key, action in actions.items()},
         )
 

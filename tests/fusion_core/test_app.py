@@ -404,9 +404,9 @@ async def test_a_tool_changed_after_it_was_served_is_served_as_it_is_now() -> No
     app = FusionApp([tool])
     assert (await app.call("grow", {"action": "a"})).texts == ["a"]
     before = app.definitions()
-    tool.action("b", lambda: "b")
+    tool.action("b", lambda: {"x": 1}, returns=_X_PRESENTER)
     tool.enable_select()
-    assert (await app.call("grow", {"action": "b"})).texts == ["b"]
+    assert (await app.call("grow", {"action": "b"})).texts == ['{\n  "x": 1\n}']
     after = app.definitions()[0]
     assert after["inputSchema"]["properties"]["action"]["enum"] == ["a", "b"]
     assert "_select" in after["inputSchema"]["properties"]
