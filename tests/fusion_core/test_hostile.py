@@ -34,7 +34,7 @@ from fusion_core import (
     ui,
     view_of,
 )
-from fusion_core._text import decode_item, restore_closing_tag, unescape
+from fusion_core._text import decode_item, restore_fusion_tags, unescape
 from fusion_core._ui import SUMMARY_PREFIX
 
 DATA_ENTRY_POINTS: dict[str, Callable[[Any], ToolResponse]] = {
@@ -321,7 +321,7 @@ def _ui_parts(text: str) -> tuple[str, str | None, str]:
     return (
         unescape(opening.group(1)),
         None if title is None else unescape(title),
-        restore_closing_tag(content),
+        restore_fusion_tags(content),
     )
 
 
