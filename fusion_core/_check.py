@@ -344,7 +344,9 @@ class _Checker:
                 f"UI priority {priority!r} is not a finite number; write a number, or omit "
                 "the attribute when there is none",
             )
-        raw_content = block.text[len(header.group()) if header else 0 :]
+        # The lenient reader (unescaped quotes) ends the header at the first ">\n".
+        start = len(header.group()) if header else block.text.find(">\n") + 2
+        raw_content = block.text[start:]
         raw_content = raw_content[: -len("\n</ui_passthrough>")]
         self.ui_tags(index, raw_content)
         self.fence(index, block.content)

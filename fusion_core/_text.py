@@ -65,11 +65,11 @@ LINE_BREAK: Final = re.compile("\r\n|\r|\n")
 # (a nested item, indented code), a bullet or thematic break (- + * _), an
 # ordered item (1. 1)), a heading (#), a setext underline (= -), a block
 # quote (>), a fence (` ~), an HTML block (<), a table row or delimiter
-# (| :), a link reference definition ([). A backslash goes before its first
+# (| :-), a link reference definition ([). A backslash goes before its first
 # character (a CommonMark escape, or a plain backslash before a space or a
 # digit: either way no structure), and before a first backslash, so that
 # the one after the indent is always ours and decoding just drops it.
-_BLOCK_START: Final = r"[ \t\-+*_#=>`~<|:\[\\]|[0-9](?=[0-9]{0,8}[.)])"
+_BLOCK_START: Final = r"[ \t\-+*_#=>`~<|\[\\]|:(?=-)|[0-9](?=[0-9]{0,8}[.)])"
 _CONTINUE: Final = re.compile(r"(\r\n|\r|\n)(?:(?=(" + _BLOCK_START + "))|)")
 _CONTINUATION: Final = re.compile(r"(\r\n|\r|\n)  \\?")
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -218,7 +218,7 @@ def bad_continuation(encoded: str) -> int | None:
     return None
 
 
-_UNSAFE_LINE: Final = re.compile(r"[ \t\-+*_#=>`~<|:\[]|[0-9]{1,9}[.)]")
+_UNSAFE_LINE: Final = re.compile(r"[ \t\-+*_#=>`~<|\[]|:-|[0-9]{1,9}[.)]")
 
 
 # --------------------------------------------------------------- UI content

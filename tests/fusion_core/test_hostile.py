@@ -34,7 +34,7 @@ from fusion_core import (
     ui,
     view_of,
 )
-from fusion_core._text import decode_item, restore_fusion_tags, unescape
+from fusion_core._text import decode_item, find_fusion_tag, restore_fusion_tags, unescape
 from fusion_core._ui import SUMMARY_PREFIX
 
 DATA_ENTRY_POINTS: dict[str, Callable[[Any], ToolResponse]] = {
@@ -250,8 +250,11 @@ def _check_wrapper(text: str, tag: str) -> None:
     """
     assert text.startswith(f"<{tag}")
     assert text.endswith(f"\n</{tag}>")
-    assert text.count(f"</{tag}") == 1
+    assert text.lower().count(f"</{tag}") == 1
     if tag == "ui_passthrough":
+        # Readers fold case (html.parser); no Fusion tag may appear in content.
+        inner = text[text.index(">\n") + 2 : -len(f"\n</{tag}>")]
+        assert find_fusion_tag(inner) is None
         return
     assert text.count(f"<{tag}") == 1
     for other in (*_BULLET_TAGS, "ui_passthrough", "tool_error"):
@@ -260,14 +263,24 @@ def _check_wrapper(text: str, tag: str) -> None:
             assert f"</{other}" not in text
 
 
+def _markdown_lines(text: str) -> list[str]:
+    """Lines as CommonMark splits them: LF, CR, CRLF (U+2028, NEL are ordinary)."""
+    return re.split("\r\n|\r|\n", text)
+
+
+_BLOCK_LINE = re.compile(r"  (?:[ \t\-+*_#=>`~<|\[]|:-|[0-9]{1,9}[.)])")
+
+
 def _items(text: str, tag: str, count: int) -> list[str]:
     """The decoded items of a bullet block, checking that exactly ``count`` exist."""
     _check_wrapper(text, tag)
     body = text.removeprefix(f"<{tag}>\n").removesuffix(f"\n</{tag}>")
     assert "<" not in body
-    lines = body.splitlines()
+    lines = _markdown_lines(body)
     assert sum(1 for line in lines if line.startswith("- ")) == count
     assert all(line.startswith(("- ", "  ")) or line == "" for line in lines)
+    # A continuation line starts no Markdown block (no nested "  - x" item).
+    assert not any(_BLOCK_LINE.match(line) for line in lines)
     raw_items = re.split(r"\n(?=- )", body)
     assert len(raw_items) == count
     return [decode_item(item.removeprefix("- ")) for item in raw_items]
@@ -383,8 +396,9 @@ def test_ui_content_injection(helper: Callable[[str], UiBlock], payload: str) ->
         assert all(line.startswith("| ") and line.endswith(" |") for line in lines)
         assert all(line.count(" | ") - line.count("\\| ") == 1 for line in lines)
     else:
-        lines = content.splitlines()
+        lines = _markdown_lines(content)
         assert sum(1 for line in lines if line.startswith("- ")) == 2
+        assert not any(_BLOCK_LINE.match(line) for line in lines)
 
 
 def _envelope(text: str) -> Any:

@@ -178,7 +178,8 @@ def test_code_block_with_fence_inside() -> None:
         ("a|b", "a\\|b"),
         ("line1\nline2", "line1<br>line2"),
         ("a\r\nb", "a<br>b"),
-        ("a\u2028b", "a<br>b"),
+        ("a\rb", "a<br>b"),
+        ("a\u2028b\x85c", "a\u2028b\x85c"),
         (None, ""),
         (True, "true"),
         (1.0, "1"),
@@ -188,7 +189,7 @@ def test_code_block_with_fence_inside() -> None:
     ],
 )
 def test_table_cell_escaping(cell: Any, expected: str) -> None:
-    """Cells escape | and turn line breaks into <br>; values print as JS would."""
+    """Cells escape | and turn CommonMark line breaks into <br>; values print as JS would."""
     block = ui.table(["h|x"], [[cell]])
     assert block.content == f"| h\\|x |\n| --- |\n| {expected} |"
 
@@ -197,14 +198,17 @@ def test_table_cell_escaping(cell: Any, expected: str) -> None:
     ("item", "expected"),
     [
         ("one\ntwo", "- one\n  two"),
-        ("one\n- forged", "- one\n  - forged"),
+        ("one\n- forged", "- one\n  \\- forged"),
+        ("one\r1. forged", "- one\r  \\1. forged"),
+        ("one\n  # forged", "- one\n  \\  # forged"),
+        ("one\u2028- same line", "- one\u2028- same line"),
         ("a\r\nb", "- a\r\n  b"),
         (3, "- 3"),
         (None, "- "),
     ],
 )
 def test_list_continuation_indent(item: Any, expected: str) -> None:
-    """A multi-line list item continues indented, so it cannot start a new item."""
+    """A multi-line list item continues indented and starts no block, so no new item."""
     assert ui.list([item]).content == expected
 
 
