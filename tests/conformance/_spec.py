@@ -12,8 +12,14 @@ from __future__ import annotations
 import re
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-_CLOSING = re.compile(r"<(\\*)/ui_passthrough")
+_BREAK = re.compile("\r\n|\r|\n")
+_FUSION = (
+    "ui_passthrough|llm_directives|domain_rules|action_suggestions|tool_error|"
+    "validation_error|message|recovery|available_actions|action|details|detail|"
+    "retry_after|field"
+)
+_TAG = re.compile(r"<(\\*/?(?:" + _FUSION + r"))(?!\w)", re.IGNORECASE)
+_STARTS_BLOCK = re.compile(r"[ \t\-+*_#=>`~<|\[\\]|:-|[0-9]{1,9}[.)]")
 SUMMARY = "📊 **Summary**: "
 
 
@@ -22,8 +28,9 @@ def _char_refs(text: str) -> str:
 
 
 def text(value: str) -> str:
-    """Element text: ``&`` and ``<`` as entities, XML-illegal chars as refs."""
-    return _char_refs(value.replace("&", "&amp;").replace("<", "&lt;"))
+    """Element text: ``&``, ``<`` and the ``>`` of ``]]>`` as entities, XML-illegal chars as refs."""
+    escaped = value.replace("&", "&amp;").replace("<", "&lt;").replace("]]>", "]]&gt;")
+    return _char_refs(escaped.replace("\r", "&#xD;"))
 
 
 def attr(value: str) -> str:
@@ -43,13 +50,18 @@ def attr(value: str) -> str:
 
 
 def continued(value: str) -> str:
-    """Two spaces after every line break: a newline cannot start an item."""
-    return _BREAK.sub(lambda m: m.group() + "  ", value)
+    """Two spaces after every line break, and a backslash before a line that starts a block."""
+    lines = _BREAK.split(value)
+    breaks = _BREAK.findall(value)
+    out = lines[0]
+    for line_break, line in zip(breaks, lines[1:], strict=True):
+        out += line_break + "  " + ("\\" if _STARTS_BLOCK.match(line) else "") + line
+    return out
 
 
 def item(value: str) -> str:
-    """One bullet item's text."""
-    return continued(text(value))
+    """One bullet item's text: continued, then escaped."""
+    return text(continued(value))
 
 
 def bullets(tag: str, items: list[str]) -> str:
@@ -66,8 +78,8 @@ def suggestions(pairs: list[tuple[str, str]]) -> str:
 
 
 def content(value: str) -> str:
-    """UI content: the closing tag (and its escaped forms) gains a backslash."""
-    return _CLOSING.sub(lambda m: "<\\" + m.group(1) + "/ui_passthrough", value)
+    """UI content: every Fusion tag, any case (and its escaped forms) gains a backslash."""
+    return _TAG.sub(lambda m: "<\\" + m.group(1), value)
 
 
 def fence(language: str, body: str) -> str:

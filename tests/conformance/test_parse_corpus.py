@@ -69,6 +69,26 @@ _FENCE = re.compile(r"(`{3,})[^`\n]*\n([\s\S]*)\n\1\Z")
 _UI = re.compile(r"(<ui_passthrough[^\n]*>)\n([\s\S]*)\n</ui_passthrough>\Z")
 _ITEM_TAGS = ("llm_directives", "domain_rules", "action_suggestions")
 _JSONISH = re.compile(r"\{|\[[\s{\[\"\]]")
+# WIRE.md 12.2: UI content holds no Fusion tag in any letter case, and an
+# item's continuation line (after LF, CR or CRLF) is two spaces and text that
+# starts no CommonMark block.
+_FUSION_NAMES = (
+    "ui_passthrough|llm_directives|domain_rules|action_suggestions|tool_error|"
+    "validation_error|message|recovery|available_actions|action|details|detail|"
+    "retry_after|field"
+)
+_FUSION_TAG = re.compile(r"</?(?:" + _FUSION_NAMES + r")(?!\w)", re.IGNORECASE)
+_LINE_END = re.compile("\r\n|\r|\n")
+_BLOCK_START = re.compile(r"[ \t\-+*_#=>`~<|\[]|:-|[0-9]{1,9}[.)]")
+
+
+def _item_lines_ok(body: str) -> bool:
+    lines = _LINE_END.split(body)
+    return all(
+        line.startswith("- ") or (line.startswith("  ") and not _BLOCK_START.match(line, 2))
+        or line == ""
+        for line in lines
+    )
 
 
 def _xml_ok(text: str) -> bool:
@@ -92,24 +112,34 @@ def _ui_ok(text: str) -> bool:
     if priority is not None and not re.fullmatch(r"-?\d+(\.\d+)?(e[-+]\d+)?", priority):
         return False
     content = match.group(2)
-    if "</ui_passthrough" in content:
+    if _FUSION_TAG.search(content):
         return False
     fence = _FENCE.match(content)
     return fence is None or "`" * len(fence.group(1)) not in fence.group(2)
 
 
-def _block_ok(index: int, text: str) -> bool:
-    if text.startswith("<ui_passthrough"):
+def _block_ok(index: int, text: str, case: dict[str, Any]) -> bool:
+    # Block 0 is an envelope only when isError is set, and a str data block
+    # is verbatim text unless structuredContent says it is JSON.
+    if index == 0 and case.get("isError") is None:
+        return "structuredContent" not in case or _json_ok(text)
+    if index > 0 and text.startswith("<ui_passthrough"):
         return _ui_ok(text)
     if text.startswith(("<tool_error", "<validation_error")) or (
         index > 0 and text.startswith(tuple("<" + tag + ">" for tag in _ITEM_TAGS))
     ):
         if not _xml_ok(text):
             return False
-        lines = text.split("\n")[1:-1]
         is_items = not text.startswith(("<tool_error", "<validation_error"))
-        return not is_items or all(line.startswith(("- ", "  ")) for line in lines)
-    if index == 0 and _JSONISH.match(text):
+        body = text.split("\n", 1)[1].rsplit("\n", 1)[0]
+        return not is_items or _item_lines_ok(body)
+    if index == 0 and "structuredContent" in case:
+        return _json_ok(text)
+    return True
+
+
+def _json_ok(text: str) -> bool:
+    if _JSONISH.match(text):
         try:
             json.loads(text)
         except ValueError:
@@ -123,11 +153,11 @@ def well_formed(case: dict[str, Any]) -> bool:
     if not all(isinstance(text, str) for text in texts):
         return False
     first = texts[0]
-    if first.startswith("<tool_error"):
+    if first.startswith("<tool_error") and case.get("isError") is not None:
         severity = parse_xml(first).get("severity") if _xml_ok(first) else None
         if (severity == "warning") == bool(case.get("isError")):
             return False
-    return all(_block_ok(index, text) for index, text in enumerate(texts))
+    return all(_block_ok(index, text, case) for index, text in enumerate(texts))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])

@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from fusion_core._app import FusionApp
 from fusion_core._builder import ResponseBuilder
 from fusion_core._presenter import PresenterValidationError
-from fusion_core._text import escape_attr, escape_text
+from fusion_core._text import encode_item, escape_attr, escape_text, neutralize_fusion_tags
 
 from . import _pres_mapping as mapping
 from ._corpus import decode, has_unsafe_int, load_cases, walk
@@ -46,18 +46,26 @@ def has_special_text(value: Any) -> bool:
 
 
 def escaped(text: str) -> str:
-    """The reference's block with our escaping of items and UI attributes."""
+    """The reference's block with our escaping of items, UI attributes and UI content.
+
+    An item is a ``- `` line and the lines up to the next one (the reference
+    writes continuation lines raw); it is encoded as the project encodes items.
+    """
     match = _BULLETS.match(text)
     if match:
-        items = "\n".join(
-            "- " + escape_text(line[2:]) if line.startswith("- ") else line
-            for line in match.group(2).split("\n")
-        )
-        return f"<{match.group(1)}>\n{items}\n</{match.group(1)}>"
+        items: list[str] = []
+        for line in match.group(2).split("\n"):
+            if line.startswith("- ") or not items:
+                items.append(line.removeprefix("- "))
+            else:
+                items[-1] += "\n" + line
+        body = "\n".join("- " + encode_item(item) for item in items)
+        return f"<{match.group(1)}>\n{body}\n</{match.group(1)}>"
     if text.startswith("<ui_passthrough "):
         head, _, rest = text.partition("\n")
         head = _ATTR.sub(lambda m: f'{m.group(1)}="{escape_attr(m.group(2))}"', head)
-        return f"{head}\n{rest}"
+        content = rest.removesuffix("\n</ui_passthrough>")
+        return f"{head}\n{neutralize_fusion_tags(content)}\n</ui_passthrough>"
     return text
 
 

@@ -49,9 +49,9 @@ from ._corpus import (
 
 CASES = load_cases("response", "helper")
 _LANGUAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#.\-]*")
-_XML_SPECIAL = re.compile("[<&]|[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_XML_SPECIAL = re.compile("[<&]|]]>|[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _ATTR_SPECIAL = re.compile("[<>&\"'\t\n\r]|[\x00-\x08\x0b\x0c\x0e-\x1f]")
-_BREAK = re.compile("[\n\r\x85\u2028\u2029]")
+_BREAK = re.compile("[\n\r]")  # CommonMark line endings; U+2028, NEL are ordinary
 
 HELPERS: dict[str, Callable[..., UiBlock]] = {
     "echarts": ui.echarts,
