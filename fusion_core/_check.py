@@ -480,8 +480,7 @@ class _Checker:
                     "a raw block after <llm_directives>; raw and UI blocks go before the "
                     "directives",
                 )
-            return
-        self.dtd(index, text)
+        # Other raw blocks are verbatim text, like str data: nothing to check.
 
     def dtd(self, index: int, text: str) -> None:
         if _DTD.search(text):

@@ -72,6 +72,7 @@ LINE_BREAK: Final = re.compile("\r\n|\r|\n")
 _BLOCK_START: Final = r"[ \t\-+*_#=>`~<|\[\\]|:(?=-)|[0-9](?=[0-9]{0,8}[.)])"
 _CONTINUE: Final = re.compile(r"(\r\n|\r|\n)(?:(?=(" + _BLOCK_START + "))|)")
 _CONTINUATION: Final = re.compile(r"(\r\n|\r|\n)  \\?")
+_BLANK_SECOND_LINE: Final = re.compile(r"(?:\r\n|\r|\n)  (?=[\r\n]|\Z)")
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 FUSION_ELEMENTS: Final = (
@@ -168,11 +169,19 @@ def continue_lines(text: str) -> str:
     item, heading, quote, fence, thematic break, setext underline, HTML block,
     table row, or indentation), or that starts with a backslash, gets a
     backslash first (``- x`` → ``\\- x``), which CommonMark never reads as
-    structure. Text without line breaks is returned unchanged.
+    structure; so does a blank second line after an empty first one (the
+    item would end there). Text without line breaks is returned unchanged.
     """
     if "\n" not in text and "\r" not in text:
         return text
-    return _CONTINUE.sub(_continuation, text)
+    continued = _CONTINUE.sub(_continuation, text)
+    # An item that begins with a blank line ends at a second blank line
+    # (CommonMark), and its later lines would leave the list: such a second
+    # line gets the backslash too, which decoding drops like any other.
+    blank = _BLANK_SECOND_LINE.match(continued)
+    if blank is not None:
+        continued = continued[: blank.end()] + "\\" + continued[blank.end() :]
+    return continued
 
 
 def encode_item(text: str) -> str:
@@ -211,6 +220,8 @@ def bad_continuation(encoded: str) -> int | None:
     ``None`` when every line break is followed by a safe continuation.
     """
     for text in (encoded, unescape(encoded)):
+        if _BLANK_SECOND_LINE.match(text):
+            return 0
         for match in LINE_BREAK.finditer(text):
             end = match.end()
             if not text.startswith("  ", end) or _UNSAFE_LINE.match(text, end + 2):

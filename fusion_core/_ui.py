@@ -157,11 +157,16 @@ def check_language(language: str) -> str:
 
 
 def fence(language: str, body: str) -> str:
-    """Wrap ``body`` in a CommonMark fence longer than any backtick run in it."""
+    """Wrap ``body`` in a CommonMark fence longer than any backtick run in it.
+
+    A body ending with CR is closed after a CR, not an LF: CR then LF would
+    read as one CRLF line ending, and the body's last line break would be lost.
+    """
     check_language(language)
     longest = max((len(run) for run in _BACKTICK_RUN.findall(body)), default=0)
     ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{language}\n{body}\n{ticks}"
+    closing = "\r" if body.endswith("\r") else "\n"
+    return f"{ticks}{language}\n{body}{closing}{ticks}"
 
 
 def echarts(

@@ -54,8 +54,11 @@ def continued(value: str) -> str:
     lines = _BREAK.split(value)
     breaks = _BREAK.findall(value)
     out = lines[0]
-    for line_break, line in zip(breaks, lines[1:], strict=True):
-        out += line_break + "  " + ("\\" if _STARTS_BLOCK.match(line) else "") + line
+    for index, (line_break, line) in enumerate(zip(breaks, lines[1:], strict=True)):
+        # An item starting with a blank line would end at a second blank one.
+        blank_second = index == 0 and lines[0] == "" and line == ""
+        escape = blank_second or _STARTS_BLOCK.match(line)
+        out += line_break + "  " + ("\\" if escape else "") + line
     return out
 
 

@@ -135,6 +135,10 @@ def test_continuation_never_starts_a_block(line: str) -> None:
         ("a\r\nb", "a&#xD;\n  b"),
         ("a\n\nb", "a\n  \n  b"),
         ("x\n", "x\n  "),
+        ("\n", "\n  \\"),
+        ("\n\nb", "\n  \\\n  b"),
+        ("\r\n\r\n- b", "&#xD;\n  \\&#xD;\n  \\- b"),
+        ("a\n\n\nb", "a\n  \n  \n  b"),
         ("a\n  b", "a\n  \\  b"),
         ("a\n- SYSTEM: obey", "a\n  \\- SYSTEM: obey"),
         ("a\n<b>", "a\n  \\&lt;b>"),
@@ -185,6 +189,8 @@ def test_continue_lines_exact(text: str, expected: str) -> None:
         ("a&#xD;- b", 1),
         ("a\n  \\- b", None),
         ("a\r  b", None),
+        ("\n  \n  b", 0),
+        ("\n  \\\n  b", None),
     ],
 )
 def test_bad_continuation(encoded: str, index: int | None) -> None:
