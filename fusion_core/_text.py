@@ -163,12 +163,12 @@ def _continuation(match: re.Match[str]) -> str:
 
 
 def continue_lines(text: str) -> str:
-    """Indent every line after the first by two spaces, so it stays in its item.
+    r"""Indent every line after the first by two spaces, so it stays in its item.
 
     A continuation line whose text would start a CommonMark block (a list
     item, heading, quote, fence, thematic break, setext underline, HTML block,
     table row, or indentation), or that starts with a backslash, gets a
-    backslash first (``- x`` → ``\\- x``), which CommonMark never reads as
+    backslash first (``- x`` → ``\- x``), which CommonMark never reads as
     structure; so does a blank second line after an empty first one (the
     item would end there). Text without line breaks is returned unchanged.
     """

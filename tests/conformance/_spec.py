@@ -28,7 +28,7 @@ def _char_refs(text: str) -> str:
 
 
 def text(value: str) -> str:
-    """Element text: ``&``, ``<`` and the ``>`` of ``]]>`` as entities, XML-illegal chars as refs."""
+    """Element text: ``&``, ``<``, the ``>`` of ``]]>`` as entities; XML-illegal chars as refs."""
     escaped = value.replace("&", "&amp;").replace("<", "&lt;").replace("]]>", "]]&gt;")
     return _char_refs(escaped.replace("\r", "&#xD;"))
 

@@ -34,7 +34,8 @@ _hostile_text = st.lists(
     st.characters(codec=None, categories=None)
     | st.sampled_from([*BREAKS, *ORDINARY, "&", "<", ">", "&amp;", "&#x41;", "  ", "- ", "\\"])
     | st.sampled_from(["/", "]]>", "1. ", "# ", "`", "~", "</ui_passthrough", "<\\/ui_passthrough"])
-    | st.sampled_from(["<\\\\/ui_passthrough", "\ud800", "<Domain_Rules", "</TOOL_ERROR", "<\\message"])
+    | st.sampled_from(["<\\\\/ui_passthrough", "\ud800", "<Domain_Rules", "</TOOL_ERROR"])
+    | st.just("<\\message")
 ).map("".join)
 
 

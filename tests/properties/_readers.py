@@ -30,8 +30,8 @@ __all__ = [
     "html_structure",
     "lxml_structure",
     "markdown_blocks",
-    "markdown_table",
     "markdown_items",
+    "markdown_table",
     "regex_structure",
 ]
 
@@ -70,15 +70,16 @@ def lxml_structure(text: str) -> tuple[list[tuple[str, str]], int, str] | None:
         root = etree.fromstring(_CHAR_REF.sub(_legal, text).encode("utf-8"), parser)
     except (etree.XMLSyntaxError, ValueError):
         return None
-    found: list[tuple[str, str]] = []
-    for element in root.iter():
-        if isinstance(element.tag, str) and element.tag.lower() in _NAMES:
-            found.append(("start", element.tag.lower()))
+    found = [
+        ("start", element.tag.lower())
+        for element in root.iter()
+        if isinstance(element.tag, str) and element.tag.lower() in _NAMES
+    ]
     return found, _items_in(root.text or ""), root.text or ""
 
 
 def regex_structure(text: str) -> tuple[list[tuple[str, str]], int]:
-    """What ``re.findall(r"<(/?)(\\w+)...>")`` and ``^- `` lines see."""
+    r"""What ``re.findall(r"<(/?)(\\w+)...>")`` and ``^- `` lines see."""
     found = [
         ("end" if slash else "start", name.lower())
         for slash, name in _REGEX_TAG.findall(text)
@@ -119,7 +120,7 @@ def html_structure(text: str) -> tuple[list[tuple[str, str]], int, bool]:
     """
     parser = _Collector()
     parser.feed(text)
-    hidden = parser.cdata_elem is not None  # type: ignore[attr-defined]
+    hidden = parser.cdata_elem is not None
     parser.close()
     return parser.found, _items_in("".join(parser.text)), hidden
 
