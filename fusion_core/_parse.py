@@ -38,8 +38,13 @@ What bytes cannot say, and the parser's answer:
   thing on the wire but put those blocks in different fields.
 * **TOON.** ``toon_success`` text is read as a str (TOON is not
   self-describing; ``a: 1`` is also plain text).
-* **Suggestions.** ``- tool: reason`` splits at the first ``": "``: a tool
-  name containing ``": "`` cannot be told apart.
+* **Suggestions.** ``- tool: reason`` splits at the first ``": "``; the
+  writer puts ``": "`` in a tool name as ``:&#x20;``, so its output is
+  unambiguous (another server's may not be).
+* **Items.** An item's continuation lines (after LF, CR or CRLF, once
+  references are decoded) lose their two-space indent and then one
+  backslash, if any: the writer adds one before a line that would start a
+  Markdown block or starts with a backslash (``_text.continue_lines``).
 * **Envelope or text.** Every envelope sets ``isError`` and no data
   response does, so that flag decides: ``success("<tool_error>...")`` (no
   ``isError``) reads back as its str data, whatever the text looks like.
