@@ -95,9 +95,7 @@ def backtick_text(draw: st.DrawFn) -> str:
     """Lines of backtick and tilde runs of any length (at line starts and ends) and text."""
     run = st.builds(lambda char, n: char * n, st.sampled_from("`~"), st.integers(1, 40))
     indent = st.sampled_from(["", " ", "   ", "    ", "\t"])
-    word = st.text(
-        st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"), max_size=5
-    )
+    word = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"), max_size=5)
     lines = draw(st.lists(st.lists(run | word, max_size=4).map("".join), min_size=1, max_size=6))
     text = draw(indent) + lines[0]
     for line in lines[1:]:
@@ -114,13 +112,7 @@ def tool_names() -> SearchStrategy[str]:
 
 def cell_values() -> SearchStrategy[Any]:
     """Table cells and list items: hostile text and the scalars the helpers print."""
-    return (
-        hostile_text()
-        | st.integers(-(2**70), 2**70)
-        | st.floats()
-        | st.none()
-        | st.booleans()
-    )
+    return hostile_text() | st.integers(-(2**70), 2**70) | st.floats() | st.none() | st.booleans()
 
 
 _ENVELOPES: Final = (

@@ -43,8 +43,11 @@ _MARKDOWN: Final = MarkdownIt("commonmark").enable("table")
 
 
 def _xml_char(code: int) -> bool:
-    return code in (9, 10, 13) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or (
-        0x10000 <= code <= 0x10FFFF
+    return (
+        code in (9, 10, 13)
+        or 0x20 <= code <= 0xD7FF
+        or 0xE000 <= code <= 0xFFFD
+        or (0x10000 <= code <= 0x10FFFF)
     )
 
 
