@@ -89,7 +89,8 @@ def fence(language: str, body: str) -> str:
     """A fence one backtick longer than the longest run in the body (min 3)."""
     longest = max((len(run) for run in re.findall("`+", body)), default=0)
     ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{language}\n{body}\n{ticks}"
+    closing = "\r" if body.endswith("\r") else "\n"  # CR + LF would be one break
+    return f"{ticks}{language}\n{body}{closing}{ticks}"
 
 
 def cell(value: str) -> str:

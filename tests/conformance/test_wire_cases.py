@@ -285,7 +285,7 @@ def _helper_diverges(ui_case: dict[str, Any]) -> bool:
     if helper == "list":
         return any(isinstance(i, str) and _BREAK.search(i) for i in args[0])
     if helper in ("mermaid", "codeBlock"):
-        return "```" in args[-1]
+        return "```" in args[-1] or args[-1].endswith("\r")
     return False
 
 

@@ -167,6 +167,15 @@ def test_fence_is_longer_than_any_backtick_run(body: str, ticks: int) -> None:
     assert fence("md", body) == f"{marker}md\n{body}\n{marker}"
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [("a\r", "```\na\r\r```"), ("\r", "```\n\r\r```"), ("a\r\n", "```\na\r\n\n```")],
+)
+def test_fence_after_a_trailing_cr_closes_after_cr(body: str, expected: str) -> None:
+    """A body ending with CR is closed after a CR, so CR + LF cannot merge into one break."""
+    assert fence("", body) == expected
+
+
 def test_code_block_with_fence_inside() -> None:
     """A code body holding ``` gets a four-backtick fence."""
     assert ui.code_block("md", "```py\nx\n```").content == "````md\n```py\nx\n```\n````"
