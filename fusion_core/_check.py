@@ -413,7 +413,6 @@ class _Checker:
                         f"suggestion {item[:40]!r} is not 'tool: reason'; write the tool "
                         "name, ': ', then the reason",
                     )
-        self.dtd(index, block.text)
 
     def continuations(self, index: int, tag: str, body: str) -> None:
         """Each item line break is followed by two spaces and text that starts no block."""

@@ -116,8 +116,8 @@ CASES = [
     (_wire("1", "<llm_directives>\n- a\n</llm_directives>", "raw"), [(2, "block-order")]),
     (_wire("1", "<llm_directives>\n- a\n</llm_directives>", "<domain_rule>\n- a\n</domain_rule>"),
      [(2, "unknown-block")]),
-    (_wire("1", '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><a>&e;</a>'),
-     [(1, "xml-dtd")]),
+    (_wire("1", '<domain_rules>\n- <!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>\n'
+           "</domain_rules>"), [(1, "unescaped-text"), (1, "xml-dtd")]),
 ]
 
 
