@@ -746,7 +746,9 @@ def _reference_sites(reference: str) -> dict[str, tuple[dict[str, Any], int]]:
 
     def wire(*blocks: str, first: str | None = None) -> dict[str, Any]:
         content = [{"type": "text", "text": first}] if first is not None else [text]
-        return {"content": content + [{"type": "text", "text": b} for b in blocks]}
+        # An envelope is read as one only when isError is set (issue 8, point 12).
+        flag = {"isError": True} if first is not None else {}
+        return {"content": content + [{"type": "text", "text": b} for b in blocks], **flag}
 
     return {
         "rules": (wire(f"<domain_rules>\n- {reference}\n</domain_rules>"), 1),
