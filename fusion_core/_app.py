@@ -15,7 +15,8 @@ arguments, ctx)`` is exactly what ``tools/call`` returns. A call goes:
    action's Presenter when it has one (``fusion_core._pipeline.wrap``);
 6. any exception in 5 — handler, Presenter, serialization, output schema —
    is logged with its traceback and answered with the ``INTERNAL_ERROR``
-   envelope, which carries the exception's message and nothing else.
+   envelope, which carries as much of the exception as ``expose_errors``
+   allows (``docs/errors.md``) and never a value a Presenter hid.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ from ._pipeline import (
     validation_error,
     wrap,
 )
-from ._presenter import recording
+from ._presenter import CallRecord, recording
+from ._redact import ERROR_EXPOSURES, ErrorExposure
 from ._response import ToolResponse
 from ._tool import SELECT_PARAM, Action, Tool
 
@@ -57,10 +59,14 @@ class FusionApp:
     """A set of tools and the pipeline that serves them.
 
     ``context_factory`` (sync or async, no arguments) makes the context of a
-    call when ``call()`` is given none.
+    call when ``call()`` is given none. ``expose_errors`` says how much of an
+    unexpected exception reaches the client: ``"message"`` (the default, as
+    the reference: its message, cleaned of values a Presenter hid),
+    ``"type"`` (its class name) or ``"none"`` (a fixed text); see
+    ``docs/errors.md``.
     """
 
-    __slots__ = ("_tools", "context_factory", "name")
+    __slots__ = ("_tools", "context_factory", "expose_errors", "name")
 
     def __init__(
         self,
@@ -68,9 +74,14 @@ class FusionApp:
         *,
         name: str = "fusion",
         context_factory: ContextFactory | None = None,
+        expose_errors: ErrorExposure = "message",
     ) -> None:
+        if expose_errors not in ERROR_EXPOSURES:
+            msg = f"expose_errors must be one of {ERROR_EXPOSURES}, got {expose_errors!r}"
+            raise ValueError(msg)
         self.name = name
         self.context_factory = context_factory
+        self.expose_errors: ErrorExposure = expose_errors
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             self.add(tool)
@@ -124,13 +135,15 @@ class FusionApp:
             select = None
         if problems:
             return validation_error(label, problems)
+        record = CallRecord()
         try:
             if ctx is None and self.context_factory is not None:
                 ctx = await _resolve(self.context_factory())
-            return await self._run(tool, action, params, ctx, select)
+            return await self._run(tool, action, params, ctx, select, record)
         except Exception as exc:
             logger.exception("tool call %s failed", label)
-            return internal_error(label, exc)
+            given = [(pair[0], pair[1]) for pair in record.given]
+            return internal_error(label, exc, self.expose_errors, given)
 
     def call_sync(
         self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
@@ -159,7 +172,13 @@ class FusionApp:
             return None, field_problems(exc)
 
     async def _run(
-        self, tool: Tool, action: Action, params: BaseModel | None, ctx: Any, select: Any
+        self,
+        tool: Tool,
+        action: Action,
+        params: BaseModel | None,
+        ctx: Any,
+        select: Any,
+        record: CallRecord,
     ) -> ToolResponse:
         kwargs: dict[str, Any] = {}
         if action.takes_ctx:
@@ -175,9 +194,9 @@ class FusionApp:
                     else action.fields_model.model_fields
                 )
                 kwargs.update({name: getattr(params, name) for name in names})
-        with recording() as made:
+        with recording(record):
             result = await _resolve(action.handler(**kwargs))
-            response = wrap(result, action.returns, ctx, select, made)
+            response = wrap(result, action.returns, ctx, select, record)
         if tool.output_schema is not None and "structuredContent" in response:
             try:
                 tool.output_schema.model_validate(response["structuredContent"])
