@@ -83,8 +83,11 @@ class _Unsupported(Exception):  # noqa: N818 - internal control flow, never esca
 class _Deriver:
     """Rewrites a model's core schema into an equivalent typed-dict schema."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, for_serializer: bool = False) -> None:
         self.json_native = True
+        # The serializer's schema leaves hidden fields out: the validated
+        # dicts no longer hold them.
+        self.for_serializer = for_serializer
 
     def convert(self, schema: Any) -> Any:
         kind = schema.get("type")
@@ -116,6 +119,10 @@ class _Deriver:
         if kind == "definitions":
             out["definitions"] = [self.convert(item) for item in schema["definitions"]]
         elif kind == "union":
+            if any(_holds_model(c) for c in schema["choices"]):
+                # Smart-mode unions of models pick members by rules of their own,
+                # and a serializer can confuse members: the model path decides.
+                raise _Unsupported("a union of models")
             out["choices"] = [
                 (self.convert(c[0]), c[1]) if isinstance(c, tuple) else self.convert(c)
                 for c in schema["choices"]
@@ -143,6 +150,9 @@ class _Deriver:
         extra: Literal["allow", "forbid", "ignore"] = (
             config.pop("extra_fields_behavior", None) or inner.get("extra_behavior") or "ignore"
         )
+        if extra == "allow" and any("validation_alias" in f for f in inner["fields"].values()):
+            # model_dump lets an extra key named like an aliased field replace it.
+            raise _Unsupported(f"{name} allows extra keys and has aliases")
         fields: dict[str, Any] = {}
         hidden: list[str] = []
         for field_name, field in inner["fields"].items():
@@ -151,6 +161,8 @@ class _Deriver:
             field_schema, required = self._field_schema(field["schema"])
             exclude = bool(field.get("serialization_exclude"))
             if exclude:
+                if self.for_serializer:
+                    continue
                 hidden.append(field_name)
             fields[field_name] = cs.typed_dict_field(
                 field_schema,
@@ -193,6 +205,20 @@ class _Deriver:
                 inner = inner["schema"]
             return self.convert(inner), False
         return self.convert(schema), False
+
+
+def _holds_model(schema: Any) -> bool:
+    """Whether a (possibly nested) schema holds a model or a reference to one."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple | list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") in {"model", "definition-ref", "typed-dict", "dataclass"}:
+                return True
+            stack.extend(v for k, v in node.items() if k not in {"default", "metadata"})
+    return False
 
 
 def _dropper(keys: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -294,7 +320,9 @@ class Mask:
         self.fast = True
         self._one, self._many = one_validator.validate_python, many_validator.validate_python
         if not deriver.json_native:
-            one_ser, many_ser = SchemaSerializer(item_schema), SchemaSerializer(many_schema)
+            written = _Deriver(for_serializer=True).convert(model.__pydantic_core_schema__)
+            one_ser = SchemaSerializer(written)
+            many_ser = SchemaSerializer(cs.list_schema(written))
             self._dump_one = lambda value: one_ser.to_python(value, mode="json")
             self._dump_many = lambda value: many_ser.to_python(value, mode="json")
 
