@@ -171,7 +171,7 @@ class FusionApp:
         except ValidationError as exc:
             return None, field_problems(exc)
 
-    async def _run(
+    async def _run(  # noqa: PLR0917 - one private call site, in call()
         self,
         tool: Tool,
         action: Action,

@@ -89,13 +89,14 @@ def _field_errors(
     found: list[FieldError] = []
     first_index: int | None = None
     for loc, message in describe_validation_error(error):
+        where = loc
         if skip_index and loc and isinstance(loc[0], int):
             if first_index is None:
                 first_index = loc[0]
             if loc[0] != first_index:
                 continue
-            loc = loc[1:]
-        found.append(FieldError(safe_path(loc, names), message))
+            where = loc[1:]
+        found.append(FieldError(safe_path(where, names), message))
     return first_index, found
 
 

@@ -25,7 +25,6 @@ import enum
 import itertools
 import os
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from types import SimpleNamespace
@@ -62,6 +61,13 @@ def canary() -> str:
 
 
 _canaries = st.builds(canary)
+
+# Types built at run time, out of the type checker's sight.
+LIST: Any = list
+DICT: Any = dict
+LITERAL: Any = Literal
+ANNOTATED: Any = Annotated
+UNION: Any = Union
 
 
 class Color(enum.Enum):
@@ -190,7 +196,8 @@ def _field_plan(draw: st.DrawFn, name: str, kinds: st.SearchStrategy[Kind]) -> F
     alias = draw(st.none() | st.sampled_from(_ALIASES))
     exclude = draw(st.booleans())
     if exclude and kind.simple:
-        kind = Kind(kind.annotation, _canaries if kind.annotation is str else kind.values, True)
+        values = _canaries if kind.annotation is str else kind.values
+        kind = Kind(kind.annotation, values, simple=True)
     choice = draw(st.sampled_from(["required", "missing", "default"] if kind.simple else
                                   ["required", "missing"]))  # fmt: skip
     default: Any = ...
@@ -234,7 +241,8 @@ def _model_plan(draw: st.DrawFn, kinds: st.SearchStrategy[Kind]) -> ModelPlan:
     plans = tuple(draw(_field_plan(name, kinds)) for name in names)
     seen: set[str] = set()
     unique = []
-    for plan in plans:  # an alias names one field only
+    for drawn in plans:  # an alias names one field only
+        plan = drawn
         if plan.alias is not None and plan.alias in seen:
             plan = FieldPlan(plan.name, plan.kind, None, plan.exclude, plan.default)
         seen.add(plan.alias or plan.name)
@@ -283,17 +291,14 @@ def _tagged(draw: st.DrawFn, inner: st.SearchStrategy[Kind]) -> Kind:
     members = []
     for tag in ("cat", "dog"):
         field = draw(inner)
-        model = create_model(  # type: ignore[call-overload]
+        model = create_model(
             f"T{tag}{next(_model_names)}",
             __config__=ConfigDict(extra=draw(st.sampled_from(["allow", "ignore", "forbid"]))),
-            kind=(Literal[tag], ...),
+            kind=(LITERAL[tag], ...),
             body=(field.annotation, ...),
         )
         members.append((tag, model, field))
-    annotation = Annotated[
-        Union[members[0][1], members[1][1]],  # noqa: UP007 - built at runtime
-        Field(discriminator="kind"),
-    ]
+    annotation = ANNOTATED[UNION[members[0][1], members[1][1]], Field(discriminator="kind")]
     values = st.one_of(
         *[
             st.fixed_dictionaries(
@@ -319,11 +324,11 @@ def _kinds(draw: st.DrawFn, depth: int, *, fast: bool) -> Kind:
         return draw(leaves)
     if shape == "list":
         kind = draw(inner)
-        return Kind(list[kind.annotation], st.lists(kind.values, max_size=3))
+        return Kind(LIST[kind.annotation], st.lists(kind.values, max_size=3))
     if shape == "dict":
         kind = draw(inner)
         return Kind(
-            dict[str, kind.annotation],
+            DICT[str, kind.annotation],
             st.dictionaries(_text(), kind.values, max_size=3),
         )
     if shape == "optional":
@@ -334,9 +339,9 @@ def _kinds(draw: st.DrawFn, depth: int, *, fast: bool) -> Kind:
     plan = draw(_model_plan(inner))
     kind = _model_kind(plan)
     if shape == "models":
-        return Kind(list[plan.model], st.lists(kind.values, max_size=3))
+        return Kind(LIST[plan.model], st.lists(kind.values, max_size=3))
     if shape == "dictmodels":
-        return Kind(dict[str, plan.model], st.dictionaries(_text(), kind.values, max_size=2))
+        return Kind(DICT[str, plan.model], st.dictionaries(_text(), kind.values, max_size=2))
     if shape == "union":
         other = draw(_model_plan(inner))
         return Kind(plan.model | other.model, kind.values | _model_kind(other).values)
