@@ -40,7 +40,7 @@ models that both paths give the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, Literal, final
 
 from pydantic import BaseModel, PydanticUserError, TypeAdapter, ValidationError
@@ -88,6 +88,15 @@ class _Deriver:
         # The serializer's schema leaves hidden fields out: the validated
         # dicts no longer hold them.
         self.for_serializer = for_serializer
+        # Hidden fields of the root model: dropped by the Mask in one Python
+        # loop over the rows, cheaper than an after-validator call per row.
+        self.root_hidden: tuple[tuple[str, bool], ...] = ()  # (name, required)
+
+    def convert_root(self, schema: Any) -> Any:
+        """Convert a model's own core schema (its root model node handled by the Mask)."""
+        if schema.get("type") == "model":
+            return self._model(schema, root=True)
+        return self.convert(schema)
 
     def convert(self, schema: Any) -> Any:
         kind = schema.get("type")
@@ -133,7 +142,7 @@ class _Deriver:
             out["items_schema"] = [self.convert(item) for item in schema["items_schema"]]
         return out
 
-    def _model(self, schema: Any) -> Any:
+    def _model(self, schema: Any, *, root: bool = False) -> Any:
         cls = schema["cls"]
         name = cls.__qualname__
         decorators = cls.__pydantic_decorators__
@@ -154,7 +163,7 @@ class _Deriver:
             # model_dump lets an extra key named like an aliased field replace it.
             raise _Unsupported(f"{name} allows extra keys and has aliases")
         fields: dict[str, Any] = {}
-        hidden: list[str] = []
+        hidden: list[tuple[str, bool]] = []
         for field_name, field in inner["fields"].items():
             if not _FIELD_KEYS.issuperset(field):
                 raise _Unsupported(f"{name}.{field_name} has {sorted(set(field) - _FIELD_KEYS)}")
@@ -163,7 +172,7 @@ class _Deriver:
             if exclude:
                 if self.for_serializer:
                     continue
-                hidden.append(field_name)
+                hidden.append((field_name, required))
             fields[field_name] = cs.typed_dict_field(
                 field_schema,
                 required=required,
@@ -182,13 +191,15 @@ class _Deriver:
             extra_behavior=extra,
             config=cs.CoreConfig(**config),  # type: ignore[typeddict-item]
             extras_schema=extras_schema,
-            ref=None if hidden else schema.get("ref"),
+            ref=None if hidden and not root else schema.get("ref"),
         )
-        if hidden:
+        if hidden and root:
+            self.root_hidden = tuple(hidden)
+        elif hidden:
             # Validated like the model validates them, then dropped: a hidden
             # field is never an "extra" key and never leaves the mask.
             typed = cs.no_info_after_validator_function(
-                _dropper(tuple(hidden)), typed, ref=schema.get("ref")
+                _dropper(tuple(name for name, _required in hidden)), typed, ref=schema.get("ref")
             )
         return typed
 
@@ -232,6 +243,29 @@ def _dropper(keys: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any]
     return drop
 
 
+def _root_dropper(
+    hidden: tuple[tuple[str, bool], ...],
+) -> Callable[[Iterable[dict[str, Any]]], None] | None:
+    """A loop removing the root model's hidden fields from validated rows."""
+    if not hidden:
+        return None
+    if len(hidden) == 1 and hidden[0][1]:
+        only = hidden[0][0]
+
+        def drop_one(items: Iterable[dict[str, Any]]) -> None:
+            for item in items:  # a required field: always there after validation
+                del item[only]
+
+        return drop_one
+
+    def drop(items: Iterable[dict[str, Any]]) -> None:
+        for item in items:
+            for key, _required in hidden:
+                item.pop(key, None)
+
+    return drop
+
+
 def _missing_sentinel() -> Any:
     from pydantic import MISSING  # noqa: PLC0415 - one import, kept next to its one use
 
@@ -258,6 +292,7 @@ class Mask:
     """
 
     __slots__ = (
+        "_drop",
         "_dump_many",
         "_dump_one",
         "_many",
@@ -292,9 +327,9 @@ class Mask:
             name for name, info in model.model_fields.items() if not info.exclude
         )
         adapter = TypeAdapter(list[model])  # type: ignore[valid-type]
-        self._slow_one: Callable[[Any], Any] = lambda value: model.model_validate(
-            value
-        ).model_dump(mode="json")
+        self._slow_one: Callable[[Any], Any] = lambda value: model.model_validate(value).model_dump(
+            mode="json"
+        )
         self._slow_many: Callable[[Any], Any] = lambda values: adapter.dump_python(
             adapter.validate_python(values), mode="json"
         )
@@ -304,11 +339,12 @@ class Mask:
         self._many: Callable[[Any], Any] | None = None
         self.fast = False
         self.reason: str | None = None
+        self._drop: Callable[[Iterable[dict[str, Any]]], None] | None = None
         deriver = _Deriver()
         try:
             if _own_dump(model):
                 raise _Unsupported(f"{model.__qualname__} overrides model_dump or its schema")
-            item_schema: CoreSchema = deriver.convert(model.__pydantic_core_schema__)
+            item_schema: CoreSchema = deriver.convert_root(model.__pydantic_core_schema__)
             many_schema = cs.list_schema(item_schema)
             one_validator, many_validator = (
                 SchemaValidator(item_schema),
@@ -318,6 +354,7 @@ class Mask:
             self.reason = str(exc)
             return
         self.fast = True
+        self._drop = _root_dropper(deriver.root_hidden)
         self._one, self._many = one_validator.validate_python, many_validator.validate_python
         if not deriver.json_native:
             written = _Deriver(for_serializer=True).convert(model.__pydantic_core_schema__)
@@ -328,32 +365,27 @@ class Mask:
 
     def one(self, value: Any) -> dict[str, Any]:
         """Mask one object (a mapping, a model instance, an object read by attributes)."""
-        return _masked(self._one, self._dump_one, self._slow_one, value)  # type: ignore[no-any-return]
+        if self._one is None:
+            return self._slow_one(value)  # type: ignore[no-any-return]
+        try:
+            result = self._one(value)
+        except ValidationError:
+            return self._slow_one(value)  # type: ignore[no-any-return]
+        if self._drop is not None:
+            self._drop((result,))
+        return self._dump_one(result) if self._dump_one is not None else result  # type: ignore[no-any-return]
 
     def many(self, values: Sequence[Any]) -> list[dict[str, Any]]:
         """Mask a list of objects in one validator call."""
-        return _masked(self._many, self._dump_many, self._slow_many, values)  # type: ignore[no-any-return]
+        if self._many is None:
+            return self._slow_many(values)  # type: ignore[no-any-return]
+        try:
+            result = self._many(values)
+        except ValidationError:
+            return self._slow_many(values)  # type: ignore[no-any-return]
+        if self._drop is not None:
+            self._drop(result)
+        return self._dump_many(result) if self._dump_many is not None else result  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return f"Mask({self.model.__qualname__}, fast={self.fast})"
-
-
-def _masked(
-    fast: Callable[[Any], Any] | None,
-    dump: Callable[[Any], Any] | None,
-    slow: Callable[[Any], Any],
-    value: Any,
-) -> Any:
-    """The fast path's result, or the model path's when the fast path refuses the data.
-
-    The model path is the reference: data the derived schema cannot read
-    (objects read by attributes, model instances) or rejects goes through it,
-    and its error is the one raised.
-    """
-    if fast is None:
-        return slow(value)
-    try:
-        result = fast(value)
-    except ValidationError:
-        return slow(value)
-    return dump(result) if dump is not None else result
