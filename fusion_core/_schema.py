@@ -326,13 +326,17 @@ class Mask:
         self.root_keys: tuple[str, ...] = tuple(
             name for name, info in model.model_fields.items() if not info.exclude
         )
-        adapter = TypeAdapter(list[model])  # type: ignore[valid-type]
-        self._slow_one: Callable[[Any], Any] = lambda value: model.model_validate(value).model_dump(
-            mode="json"
-        )
-        self._slow_many: Callable[[Any], Any] = lambda values: adapter.dump_python(
-            adapter.validate_python(values), mode="json"
-        )
+        adapters: list[TypeAdapter[Any]] = []  # built on first use: it costs a schema build
+
+        def slow_many(values: Any) -> Any:
+            if not adapters:
+                adapters.append(TypeAdapter(list[model]))  # type: ignore[valid-type]
+            return adapters[0].dump_python(adapters[0].validate_python(values), mode="json")
+
+        self._slow_one: Callable[[Any], Any] = lambda value: model.model_validate(
+            value
+        ).model_dump(mode="json")
+        self._slow_many: Callable[[Any], Any] = slow_many
         self._dump_one: Callable[[Any], Any] | None = None
         self._dump_many: Callable[[Any], Any] | None = None
         self._one: Callable[[Any], Any] | None = None
