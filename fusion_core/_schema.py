@@ -90,7 +90,7 @@ class _Deriver:
         self.for_serializer = for_serializer
         # Hidden fields of the root model: dropped by the Mask in one Python
         # loop over the rows, cheaper than an after-validator call per row.
-        self.root_hidden: tuple[tuple[str, bool], ...] = ()  # (name, required)
+        self.root_hidden: tuple[tuple[str, bool], ...] = ()  # (name, always present)
 
     def convert_root(self, schema: Any) -> Any:
         """Convert a model's own core schema (its root model node handled by the Mask)."""
@@ -172,7 +172,8 @@ class _Deriver:
             if exclude:
                 if self.for_serializer:
                     continue
-                hidden.append((field_name, required))
+                # Present after validation unless its default is MISSING.
+                hidden.append((field_name, required or field_schema["type"] == "default"))
             fields[field_name] = cs.typed_dict_field(
                 field_schema,
                 required=required,
@@ -191,7 +192,9 @@ class _Deriver:
             extra_behavior=extra,
             config=cs.CoreConfig(**config),  # type: ignore[typeddict-item]
             extras_schema=extras_schema,
-            ref=None if hidden and not root else schema.get("ref"),
+            # A root model node is referenced by nothing (recursion makes the root
+            # a definitions schema): no ref, which validates a little faster.
+            ref=None if hidden or root else schema.get("ref"),
         )
         if hidden and root:
             self.root_hidden = tuple(hidden)
@@ -253,15 +256,18 @@ def _root_dropper(
         only = hidden[0][0]
 
         def drop_one(items: Iterable[dict[str, Any]]) -> None:
-            for item in items:  # a required field: always there after validation
+            for item in items:  # always there after validation: del is the cheapest
                 del item[only]
 
         return drop_one
 
     def drop(items: Iterable[dict[str, Any]]) -> None:
         for item in items:
-            for key, _required in hidden:
-                item.pop(key, None)
+            for key, present in hidden:
+                if present:
+                    del item[key]
+                else:
+                    item.pop(key, None)
 
     return drop
 
