@@ -40,7 +40,7 @@ from ._presenter import CallRecord, Presenter, select_keys
 from ._redact import ErrorExposure, exception_text
 from ._response import ToolResponse, origin_of, view_of
 from ._text import escape_attr, escape_text
-from ._view import ErrorEnvelope, ResponseView, ValidationFailure
+from ._view import ErrorEnvelope, ResponseView, ValidationFailure, ValidationField
 
 __all__ = [
     "internal_error",
@@ -137,6 +137,8 @@ def internal_error(
     ``given`` are the ``(data, masked)`` pairs Presenters saw during the call:
     the values they dropped are removed from the message.
     """
+    # An exception without a message says so with an empty message, as the
+    # reference does (``[tool/action] ``); the label still says where it failed.
     message = exception_text(exc, exposure, given)
     return tool_error("INTERNAL_ERROR", f"[{label}] {message}", suggestion=RETRY_HINT)
 
@@ -186,7 +188,8 @@ def validation_error(label: str, problems: Sequence[tuple[str, str]]) -> ToolRes
     )
     lines.append(f"<recovery>{escape_text(VALIDATION_RECOVERY)}</recovery>")
     lines.append("</validation_error>")
-    failure = ValidationFailure(action=label, fields=tuple(problems), recovery=VALIDATION_RECOVERY)
+    fields = tuple(ValidationField(name, message) for name, message in problems)
+    failure = ValidationFailure(action=label, fields=fields, recovery=VALIDATION_RECOVERY)
     return ToolResponse(["\n".join(lines)], view=ResponseView(validation=failure), is_error=True)
 
 
@@ -264,7 +267,8 @@ def _error_again(result: ToolResponse, presenter: Presenter[Any], ctx: Any) -> T
         if view.error is not None:
             return _envelope_response(view.error)
         if view.validation is not None:
-            return validation_error(view.validation.action or "", view.validation.fields)
+            fields = [(field.name, field.message) for field in view.validation.fields]
+            return validation_error(view.validation.action or "", fields)
         return ToolResponse([], view=ResponseView(), is_error=True)
     built = _extras(presenter.make(view.data, ctx), view).build()
     return ToolResponse(built.texts, view=view_of(built), is_error=True)

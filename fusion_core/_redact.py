@@ -141,13 +141,15 @@ def _message(detail: Any) -> str:
     return str(detail["msg"])
 
 
-def describe_validation_error(error: ValidationError) -> list[tuple[tuple[int | str, ...], str]]:
-    """``(loc, message)`` per problem; no message quotes a value of the data.
+def describe_validation_error(
+    error: ValidationError,
+) -> list[tuple[tuple[int | str, ...], str, str]]:
+    """``(loc, type, message)`` per problem; no message quotes a value of the data.
 
     Show a ``loc`` with :func:`safe_path`: its parts can be data (dict keys).
     """
     return [
-        (tuple(detail["loc"]), _message(detail))
+        (tuple(detail["loc"]), detail["type"], _message(detail))
         for detail in error.errors(include_url=False, include_input=False, include_context=True)
     ]
 
@@ -157,7 +159,7 @@ def _validation_text(error: ValidationError) -> str:
     problems = describe_validation_error(error)
     plural = "s" if len(problems) != 1 else ""
     lines = [f"{len(problems)} validation error{plural} for {error.title}"]
-    lines.extend(f"  • '{safe_path(loc, None)}': {message}" for loc, message in problems)
+    lines.extend(f"  • '{safe_path(loc, None)}': {message}" for loc, _kind, message in problems)
     return "\n".join(lines)
 
 
@@ -211,8 +213,5 @@ def exception_text(
         return NONE_TEXT
     if exposure == "type":
         return type(exc).__name__
-    if isinstance(exc, ValidationError):
-        text = _validation_text(exc)
-    else:
-        text = str(exc) or type(exc).__name__
+    text = _validation_text(exc) if isinstance(exc, ValidationError) else str(exc)
     return scrub(text, hidden_values(pairs))
