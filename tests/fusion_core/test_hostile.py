@@ -10,17 +10,29 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import pytest
 from lxml import etree
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationError,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from fusion_core import (
     CycleError,
+    FusionApp,
     FusionError,
     NestingError,
+    Presenter,
     SerializationError,
     Suggestion,
+    Tool,
     ToolResponse,
     UiBlock,
     check,
@@ -716,6 +728,126 @@ def test_str_data_that_looks_like_something_else_is_data(data: str) -> None:
         assert parse(result).view == view_of(result)
         assert parse(json.dumps(result)).view == view_of(result)
         assert parse(result).view.error is None
+
+
+# ---------------------------------------------------------------------------
+# Hidden values (issue 8, points 1-5): hostile schemas, data and exceptions.
+# Each row is a handler behind a Presenter whose schema hides SECRET; no block
+# and no error text may carry it, whatever the path.
+# ---------------------------------------------------------------------------
+
+SECRET = "hunter2-secret"
+
+
+class _Hidden(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: int
+    secret: str = Field(default="", exclude=True)
+
+
+class _Shown(BaseModel):
+    id: int
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+    nested: list[_Hidden] = []
+    by_key: dict[str, int] = {}
+    kind: Literal["a", "b"] = "a"
+
+
+class _Forbid(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int
+
+
+class _Picky(BaseModel):
+    id: int
+    code: str = ""
+
+    @field_validator("code")
+    @classmethod
+    def _check(cls, value: str) -> str:
+        msg = f"code {value!r} is not valid"
+        raise PydanticCustomError("bad_code", msg) if value.startswith("c") else ValueError(msg)
+
+
+class _Getter:
+    id = 1
+
+    @property
+    def code(self) -> str:
+        raise RuntimeError(SECRET)
+
+
+class _Attrs(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: int
+    code: str
+
+
+def _raise(exc: BaseException) -> Callable[[], Any]:
+    def handler() -> Any:
+        raise exc
+
+    return handler
+
+
+def _after_make(presenter: Presenter[Any], data: Any, exc: type[Exception]) -> Callable[[], Any]:
+    def handler() -> Any:
+        presenter.make(data)
+        raise exc(f"failed on {data!r}")
+
+    return handler
+
+
+def _validation_error(model: type[BaseModel], data: Any) -> ValidationError:
+    try:
+        model.model_validate(data)
+    except ValidationError as exc:
+        return exc
+    raise AssertionError  # pragma: no cover - the rows give invalid data
+
+
+HIDDEN = Presenter("Hidden", _Hidden)
+SHOWN = Presenter("Shown", _Shown)
+PICKY = Presenter("Picky", _Picky)
+_ALLOW_ROW = {"id": 1, "secret": SECRET}
+_NESTED_ROW = {"id": 1, "nested": [{"id": 2, "secret": SECRET}]}
+_BAD_NESTED = {"id": "x", "nested": [{"secret": SECRET}]}
+HIDDEN_ROWS: dict[str, tuple[Presenter[Any], Callable[[], Any]]] = {
+    "excluded field under extra=allow": (HIDDEN, lambda: _ALLOW_ROW),
+    "excluded field of a nested model": (SHOWN, lambda: _NESTED_ROW),
+    "serializer on a field": (SHOWN, lambda: {"id": 1, "card": SECRET}),
+    "undeclared key": (SHOWN, lambda: {"id": 1, "password": SECRET}),
+    "builder data updated after make": (SHOWN, lambda: _updated(SHOWN, {"id": 1})),
+    "exception quoting masked data": (HIDDEN, _after_make(HIDDEN, _ALLOW_ROW, RuntimeError)),
+    "KeyError quoting masked data": (HIDDEN, _after_make(HIDDEN, [_ALLOW_ROW], KeyError)),
+    "ValidationError of a nested model": (SHOWN, _raise(_validation_error(_Shown, _BAD_NESTED))),
+    "ValidationError quoting its input": (SHOWN, _raise(_validation_error(_Forbid, {"x": SECRET}))),
+    "a discriminator-like tag holding a secret": (SHOWN, lambda: {"id": 1, "kind": SECRET}),
+    "a dict key holding a secret": (SHOWN, lambda: {"id": 1, "by_key": {SECRET: "x"}}),
+    "an undeclared key named like a secret": (Presenter("F", _Forbid), lambda: {SECRET: 1}),
+    "a validator's message quoting the value": (PICKY, lambda: {"id": 1, "code": SECRET}),
+    "a custom error quoting the value": (PICKY, lambda: {"id": 1, "code": "c" + SECRET}),
+    "an attribute getter raising with a secret": (Presenter("A", _Attrs), _Getter),
+}
+
+
+def _updated(presenter: Presenter[Any], data: Any) -> Any:
+    builder = presenter.make(data)
+    builder.data["password"] = SECRET
+    builder.data["nested"] = [{"id": 2, "secret": SECRET}]
+    return builder
+
+
+@pytest.mark.parametrize("name", list(HIDDEN_ROWS))
+@pytest.mark.parametrize("exposure", ["message", "type", "none"])
+def test_hidden_values_never_reach_the_wire(name: str, exposure: Any) -> None:
+    """No block and no error text carries a value the Presenter's schema hides."""
+    presenter, handler = HIDDEN_ROWS[name]
+    tool = Tool("t").action("run", handler, returns=presenter)
+    result = FusionApp([tool], expose_errors=exposure).call_sync("t", {"action": "run"})
+    assert SECRET not in repr(dict(result))
+    assert "input_value" not in repr(dict(result))
+
 
 # =====================================================================
 # Readers that never fall over, strings that always leave the process
