@@ -230,9 +230,11 @@ class _Caller:
         try:
             transport = self._session.transport()
         except pytest.UsageError as exc:  # a few lines, not a traceback through the fixture
-            pytest.fail(str(exc), pytrace=False)
-        ctx = _context(transport, self._context, context)
-        return transport, ctx, self._session.arguments(tool, action, select, args)
+            failure = str(exc)
+        else:
+            ctx = _context(transport, self._context, context)
+            return transport, ctx, self._session.arguments(tool, action, select, args)
+        pytest.fail(failure, pytrace=False)
 
 
 @final
@@ -262,8 +264,10 @@ class FusionCall(_Caller):
         try:
             wire, view = transport.call(tool, arguments, ctx)
         except (ServerLimitError, ServerConnectionError) as exc:
-            pytest.fail(limit_message(exc), pytrace=False)
-        return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
+            failure = limit_message(exc)
+        else:
+            return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
+        pytest.fail(failure, pytrace=False)  # outside the except: no chained traceback
 
 
 @final
@@ -287,8 +291,10 @@ class AsyncFusionCall(_Caller):
         try:
             wire, view = await transport.call_async(tool, arguments, ctx)
         except (ServerLimitError, ServerConnectionError) as exc:
-            pytest.fail(limit_message(exc), pytrace=False)
-        return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
+            failure = limit_message(exc)
+        else:
+            return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
+        pytest.fail(failure, pytrace=False)  # outside the except: no chained traceback
 
 
 def _context(transport: Transport, fixture_context: Any, override: Any) -> Any:

@@ -346,9 +346,8 @@ def test_an_answer_over_the_timeout_raises_naming_the_call(tmp_path: Path) -> No
     """A server that does not answer in time: the call ends with the limit named."""
     with (tmp_path / "stderr.txt").open("w") as errlog, BlockingFusionClient.stdio(
         UNBOUNDED_SERVER, cwd=ROOT, timeout=1.0, errlog=errlog
-    ) as client:
-        with pytest.raises(ServerLimitError) as caught:
-            client.call("stall", {"seconds": 600})
+    ) as client, pytest.raises(ServerLimitError) as caught:
+        client.call("stall", {"seconds": 600})
     assert (caught.value.kind, caught.value.limit) == ("timeout", 1.0)
     assert "tools/call 'stall' {\"seconds\": 600}" in str(caught.value)
     assert "within 1 s" in str(caught.value)
@@ -371,9 +370,11 @@ def test_long_arguments_are_trimmed_in_the_message() -> None:
     from . import unbounded_sdk_server  # noqa: PLC0415 - imports the SDK's server
 
     server = unbounded_sdk_server.mcp._lowlevel_server
-    with BlockingFusionClient.in_memory(server, max_response_bytes=100) as client:
-        with pytest.raises(ServerLimitError) as caught:
-            client.call("echo", {"text": "y" * 10_000})
+    with (
+        BlockingFusionClient.in_memory(server, max_response_bytes=100) as client,
+        pytest.raises(ServerLimitError) as caught,
+    ):
+        client.call("echo", {"text": "y" * 10_000})
     assert len(str(caught.value)) < 500
     assert "…" in str(caught.value)
 

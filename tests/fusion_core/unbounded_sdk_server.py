@@ -10,7 +10,6 @@ Run it as ``python -m tests.fusion_core.unbounded_sdk_server`` from the reposito
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Final
 
@@ -21,21 +20,21 @@ mcp: Final = MCPServer("unbounded")
 
 @mcp.tool()
 def grow(n: int) -> str:
-    """A JSON string of ``n`` characters: the output grows with the argument."""
-    return json.dumps("x" * n)
+    """``n`` characters (the SDK sends them as a JSON string): the output grows with ``n``."""
+    return "x" * n
 
 
 @mcp.tool()
-def stall(seconds: float) -> str:
+def stall(seconds: float) -> dict[str, float]:
     """Sleeps ``seconds`` (at most an hour), then answers."""
     time.sleep(min(max(seconds, 0.0), 3600.0))
-    return json.dumps({"slept": seconds})
+    return {"slept": seconds}
 
 
 @mcp.tool()
-def echo(text: str) -> str:
-    """The text, as JSON."""
-    return json.dumps({"text": text})
+def echo(text: str) -> dict[str, str]:
+    """The text, in an object."""
+    return {"text": text}
 
 
 if __name__ == "__main__":
