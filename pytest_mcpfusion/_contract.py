@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import shlex
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -98,6 +98,14 @@ class FusionContractGroup(pytest.Collector):
         return self.path, None, self.nodeid
 
 
+class _Stop(BaseException):
+    """Ends a contract test at once; a BaseException, so hypothesis does not shrink it."""
+
+    def __init__(self, failure: ContractFailure) -> None:
+        super().__init__(str(failure))
+        self.failure = failure
+
+
 def limit_message_of(exc: BaseException) -> str:
     """The short message of a start-up, limit or connection error."""
     if isinstance(exc, ServerLimitError | ServerConnectionError):
@@ -174,13 +182,18 @@ class FusionContractItem(pytest.Item):
             try:
                 wire, view = fusion.transport().call(tool, call, context)
             except (ServerLimitError, ServerConnectionError) as exc:
-                raise ContractFailure(tool, self.action, call, [limit_message(exc)]) from None
+                # No shrinking: every further try would cost a timeout and a restart.
+                failure = ContractFailure(tool, self.action, call, [limit_message(exc)])
+                raise _Stop(failure) from None
             result = fusion.finish(tool, self.action, call, wire, view, checked=False)
             problems = fusion.problems(result) or self._broken(result, chosen)
             if problems:
                 raise ContractFailure(tool, self.action, call, problems, result)
 
-        run()
+        try:
+            run()
+        except _Stop as stop:
+            raise stop.failure from None
 
     def repr_failure(
         self, excinfo: ExceptionInfo[BaseException], style: Any = None
@@ -197,11 +210,7 @@ class FusionContractItem(pytest.Item):
         # Without an ini file (or a rootdir conftest.py) the id has no file to
         # start from, and pytest cannot select it: -k can.
         chosen = ["-k", self.name] if self.nodeid.startswith("::") else [self.nodeid]
-        words = ["pytest", *chosen, "--fusion"]
-        for option, dest in (("--fusion-app", "fusion_app"), ("--fusion-server", "fusion_server")):
-            given = config.getoption(dest)
-            if given:
-                words.append(f"{option}={given}")
+        words = ["pytest", *chosen, "--fusion", *_fusion_options(config.invocation_params.args)]
         words.append(f"--hypothesis-seed={self.seed}")
         return shlex.join(words)
 
@@ -274,6 +283,20 @@ def _select_keys(definition: Mapping[str, Any]) -> list[str]:
 def _examples(config: pytest.Config) -> int:
     given: int | None = config.getoption("fusion_examples")
     return given if given is not None else int(config.getini("fusion_examples"))
+
+
+def _fusion_options(args: Sequence[str]) -> list[str]:
+    """The ``--fusion-*`` options of the command line (with their values), as given."""
+    kept: list[str] = []
+    taking = False
+    for arg in args:
+        if taking:
+            kept.append(arg)
+            taking = False
+        elif arg.startswith("--fusion-"):
+            kept.append(arg)
+            taking = "=" not in arg and arg != "--fusion-strict"
+    return kept
 
 
 def _seed(config: pytest.Config) -> int:
