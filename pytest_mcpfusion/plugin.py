@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 import fusion_core
-from fusion_core import ResponseView, ToolResponse, load_app
+from fusion_core import AppLoadError, ResponseView, ToolResponse, load_app
 from fusion_core._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 
 from . import hookspecs
@@ -310,9 +310,13 @@ def fusion_app(pytestconfig: pytest.Config) -> ToolApp | None:
     process), or to return the configured app itself (it keeps its transport).
     """
     session = pytestconfig.stash[SESSION_KEY]
-    if session.app_spec is not None:
-        return load_app(session.app_spec)
-    return session.transport().app if session.configured else None
+    if not session.configured:
+        return None
+    try:
+        return load_app(session.app_spec) if session.app_spec else session.transport().app
+    except (pytest.UsageError, AppLoadError) as exc:  # a few lines, not a traceback
+        failure = f"--fusion-app={session.app_spec}: {exc}" if session.app_spec else str(exc)
+    pytest.fail(failure, pytrace=False)
 
 
 @pytest.fixture
