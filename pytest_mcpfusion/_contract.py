@@ -125,7 +125,7 @@ class FusionContractItem(pytest.Item):
         valid: bool,
         **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**kwargs, nodeid=_item_id(kwargs["parent"], kwargs["name"]))
         self.fusion = fusion
         self.definition = definition
         self.action = action
@@ -283,6 +283,19 @@ def _select_keys(definition: Mapping[str, Any]) -> list[str]:
 def _examples(config: pytest.Config) -> int:
     given: int | None = config.getoption("fusion_examples")
     return given if given is not None else int(config.getini("fusion_examples"))
+
+
+def _item_id(parent: pytest.Collector, name: str) -> Any:
+    """The item's id where pytest structures ids (9.2+: path, names, ``[params]``), else None.
+
+    ``--lf`` compares structured ids: ``billing/get[valid]`` must be the name
+    ``billing/get`` with the params ``valid``, as pytest parses it back.
+    """
+    parent_id = getattr(parent, "id", None)
+    if parent_id is None or not hasattr(parent_id, "with_params"):
+        return None  # ids are strings: pytest builds ours from the name
+    base, _, params = name.partition("[")
+    return parent_id.child(base).with_params(params.removesuffix("]") or None)
 
 
 def _fusion_options(args: Sequence[str]) -> list[str]:
