@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar, cast
@@ -383,6 +384,11 @@ def _load(app_spec: str) -> ToolApp:
         return load_app(app_spec)
     except AppLoadError as exc:
         msg = f"--fusion-app={app_spec}: {exc}"
+        raise StartupError(msg) from exc
+    except Exception as exc:  # the app's own module raised: say where
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+        msg = f"--fusion-app={app_spec}: importing it raised {type(exc).__name__}: {exc}{where}"
         raise StartupError(msg) from exc
 
 

@@ -56,6 +56,17 @@ def test_a_bad_app_spec(shop: pytest.Pytester) -> None:
     assert "--fusion-app=shop:nope" in _short(result)
 
 
+def test_an_app_whose_module_raises(pytester: pytest.Pytester) -> None:
+    """An exception while importing the app: exit code 4, naming it and where it was raised."""
+    pytester.makepyfile(broken="raise RuntimeError('DATABASE_URL is not set')\n")
+    pytester.syspathinsert()
+    result = pytester.runpytest_subprocess("--fusion", "--fusion-app=broken:app")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = _short(result)
+    assert "--fusion-app=broken:app: importing it raised RuntimeError: DATABASE_URL" in output
+    assert "broken.py:1)" in output
+
+
 def test_a_bad_app_spec_under_xdist(shop: pytest.Pytester) -> None:
     """The controller reports it before any worker starts."""
     result = shop.runpytest_subprocess(
