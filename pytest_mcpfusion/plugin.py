@@ -187,11 +187,12 @@ def pytest_make_collect_report(
     chosen node ids (``file.py::test``) runs only what it names.
     """
     report = yield
+    if not isinstance(collector, pytest.Session):
+        return report
     config = collector.config
     fusion = config.stash[SESSION_KEY]
     if (
-        isinstance(collector, pytest.Session)
-        and report.passed
+        report.passed
         and fusion.contract
         and fusion.configured
         and not _reaches_the_contracts(config)
