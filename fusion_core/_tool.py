@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Self, TypeVar, final, overload
 
 from pydantic import BaseModel, ConfigDict, create_model
 
+from ._json import require_plain
 from ._presenter import Presenter
 from ._toon import encode_toon
 
@@ -55,6 +56,7 @@ class Action:
     takes_ctx: bool = False
     takes_kwargs: bool = False
     fields_model: type[BaseModel] = field(default=BaseModel, repr=False)
+    examples: tuple[dict[str, Any], ...] = field(default=(), repr=False, compare=False)
 
     @property
     def required(self) -> list[str]:
@@ -72,6 +74,7 @@ def _action(
     read_only: bool,
     destructive: bool,
     idempotent: bool,
+    examples: Sequence[Mapping[str, Any]] = (),
 ) -> Action:
     """Inspect the handler once: who gets the context, what the params are."""
     candidate: object = handler
@@ -124,7 +127,21 @@ def _action(
         takes_ctx=takes_ctx,
         takes_kwargs=takes_kwargs,
         fields_model=fields_model,
+        examples=_examples(key, examples),
     )
+
+
+def _examples(key: str, given: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """``examples=``: argument mappings the contract tests send first (see docs/plugin.md)."""
+    if isinstance(given, Mapping | str | bytes):
+        msg = f"action {key!r}: examples= takes a list of argument mappings, got {given!r:.80}"
+        raise TypeError(msg)
+    examples = tuple(given)
+    for example in examples:
+        if not isinstance(example, Mapping) or not all(isinstance(k, str) for k in example):
+            msg = f"action {key!r}: an example maps argument names to values, got {example!r:.80}"
+            raise TypeError(msg)
+    return tuple(dict(example) for example in examples)
 
 
 class _Registrar:
@@ -148,6 +165,7 @@ class _Registrar:
         read_only: bool = False,
         destructive: bool = False,
         idempotent: bool = False,
+        examples: Sequence[Mapping[str, Any]] = (),
     ) -> Callable[[H], H]: ...
 
     @overload
@@ -162,6 +180,7 @@ class _Registrar:
         read_only: bool = False,
         destructive: bool = False,
         idempotent: bool = False,
+        examples: Sequence[Mapping[str, Any]] = (),
     ) -> Self: ...
 
     def action(
@@ -175,11 +194,14 @@ class _Registrar:
         read_only: bool = False,
         destructive: bool = False,
         idempotent: bool = False,
+        examples: Sequence[Mapping[str, Any]] = (),
     ) -> Any:
         """Add an action; without ``handler``, use as a decorator.
 
         ``action("get", handler, ...)`` returns the tool (for chaining);
         ``@tool.action("get", ...)`` returns the function unchanged.
+        ``examples`` are argument mappings (without the discriminator) that
+        ``pytest --fusion`` sends first, to reach the action's success path.
         """
 
         def register(function: H) -> H:
@@ -193,6 +215,7 @@ class _Registrar:
                     read_only=read_only,
                     destructive=destructive,
                     idempotent=idempotent,
+                    examples=examples,
                 )
             )
             return function
@@ -351,6 +374,9 @@ class Tool(_Registrar):
         }
         if self.output_schema is not None:
             definition["outputSchema"] = _clean(self.output_schema.model_json_schema())
+        # The SDK serializes definitions itself: text it cannot encode is an
+        # error naming the tool here, not a tools/list that kills the server.
+        require_plain(definition, f"tools[{self.name!a}]")
         return definition
 
     def _description(self, actions: Sequence[Action]) -> str:

@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from fusion_core import ServerConnectionError, ServerLimitError
+from fusion_core import ServerConnectionError, ServerLimitError, load_app
 
 from ._definitions import actions_of, discriminator_of
+from ._examples import action_examples, prime_first, reuse_ids
 from ._failure import ContractFailure, describe, leaves
+from ._gate import gate_of
 from ._session import SELECT_PARAM, FusionSession, limit_message
 
 if TYPE_CHECKING:
@@ -81,7 +83,7 @@ class FusionContractGroup(pytest.Collector):
             raise self.CollectError(f"cannot list the tools: {limit_message_of(exc)}") from None
         for definition in definitions:
             tool = definition["name"]
-            for action in actions_of(definition):
+            for action in prime_first(definition, actions_of(definition)):
                 label = tool if action is None else f"{tool}/{action}"
                 for valid in (True, False):
                     yield FusionContractItem.from_parent(
@@ -164,16 +166,12 @@ class FusionContractItem(pytest.Item):
             else None
         )
 
-        # Quiet: the failure is described by repr_failure, with the seed to replay it.
-        @seed(self.seed)
-        @settings(
-            max_examples=examples,
-            deadline=None,
-            verbosity=Verbosity.quiet,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-        )
-        @given(arguments=args, chosen=select)
-        def run(arguments: dict[str, Any], chosen: list[str] | None) -> None:
+        gate = gate_of(fusion.config)
+        label = tool if self.action is None else f"{tool}.{self.action}"
+        ok_before = fusion.report.outcome_count(label, "ok")
+        ids = gate.ids.snapshot() if self.valid else {}  # fixed for the whole test
+
+        def send(arguments: dict[str, Any], chosen: list[str] | None) -> None:
             call = dict(arguments)
             if self.action is not None:
                 call[discriminator_of(self.definition) or "action"] = self.action
@@ -186,14 +184,44 @@ class FusionContractItem(pytest.Item):
                 failure = ContractFailure(tool, self.action, call, [limit_message(exc)])
                 raise _Stop(failure) from None
             result = fusion.finish(tool, self.action, call, wire, view, checked=False)
-            problems = fusion.problems(result) or self._broken(result, chosen)
+            problems = fusion.problems(result, self.action) or self._broken(result, chosen)
             if problems:
                 raise ContractFailure(tool, self.action, call, problems, result)
 
+        # Quiet: the failure is described by repr_failure, with the seed to replay it.
+        @seed(self.seed)
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            verbosity=Verbosity.quiet,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        )
+        @given(arguments=args, chosen=select, data=st.data())
+        def run(arguments: dict[str, Any], chosen: list[str] | None, data: st.DataObject) -> None:
+            send(reuse_ids(arguments, ids, data.draw) if ids else arguments, chosen)
+
         try:
+            if self.valid:  # the user's examples first: they reach the success path
+                app = fusion.transport().app or (
+                    load_app(fusion.app_spec) if fusion.app_spec else None
+                )
+                for example in action_examples(fusion.config, app, self.definition, self.action):
+                    fusion.report.example_calls[label] += 1
+                    send(example, None)
             run()
         except _Stop as stop:
             raise stop.failure from None
+        if self.valid and gate.strict_for(self):
+            report = fusion.report
+            if report.outcome_count(label, "ok") == ok_before:
+                msg = (
+                    f"{label}: the success path was never reached (--fusion-strict): no call "
+                    f"ended ok ({report.outcome_count(label, 'error')} error, "
+                    f"{report.outcome_count(label, 'validation')} validation so far); give example "
+                    "arguments: examples=[{...}] on the action, or the pytest_fusion_examples "
+                    "hook (docs/plugin.md)"
+                )
+                pytest.fail(msg, pytrace=False)
 
     def repr_failure(
         self, excinfo: ExceptionInfo[BaseException], style: Any = None

@@ -192,20 +192,25 @@ class FusionSession:
         if self.contract:
             self.report.record(result, block_kinds(wire), action=action, tokenizer=self.tokenizer)
             if checked:
-                self.enforce(result)
+                self.enforce(result, action)
         return result
 
-    def problems(self, result: FusionResult) -> list[str]:
+    def problems(self, result: FusionResult, action: str | None = None) -> list[str]:
         """``result``'s contract violations and house-rule findings, counted in the report."""
-        problems = [str(violation) for violation in check(result.wire_dict)]
-        for found in self.config.hook.pytest_fusion_check(result=result):
-            problems.extend(found or ())
-        self.report.violations += len(problems)
+        from ._gate import gate_of  # noqa: PLC0415 - _gate imports this module's users
+
+        # One read for both: the strict rules are split off by review().
+        found = check(result.wire_dict, strict=True)
+        problems = gate_of(self.config).review(self, result, action, found)
+        for more in self.config.hook.pytest_fusion_check(result=result):
+            problems.extend(more or ())
+        if problems:
+            self.report.add_violations(result.tool, action, problems)
         return problems
 
-    def enforce(self, result: FusionResult) -> None:
+    def enforce(self, result: FusionResult, action: str | None = None) -> None:
         """Fail the current test if ``result`` breaks the contract or a house rule."""
-        problems = self.problems(result)
+        problems = self.problems(result, action)
         if problems:
             lines = "\n".join(f"  - {problem}" for problem in problems)
             pytest.fail(
