@@ -55,7 +55,11 @@ def test_failed_tests_keep_their_snapshots(pytester: pytest.Pytester, workers: l
         server, "--fusion", "--snapshot-update", "-m", "not fusion", "-p", "no:cacheprovider",
         *workers,
     )  # fmt: skip
-    outcomes = gated.parseoutcomes()  # xdist does not count the workers' deselections
-    assert (outcomes.get("passed"), outcomes.get("failed")) == (2, 2)
+    # Which results the gate refuses depends on its rules (well_formed suggests a
+    # tool the server does not list); these two fail whatever the rules are.
+    failed = {line.split()[1] for line in gated.outlines if line.startswith("FAILED ")}
+    assert {"test_snaps.py::test_malformed", "test_snaps.py::test_fails_before_its_snapshot"} <= (
+        failed
+    )
     gated.stdout.fnmatch_lines(["*breaks the Fusion contract*"])
     assert _snapshots(pytester.path) == before
