@@ -8,19 +8,23 @@ and HTTP transports do, when a test first uses them.
 
 from __future__ import annotations
 
+from collections.abc import Generator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
 import fusion_core
-from fusion_core import ResponseView, ToolResponse, load_app
+from fusion_core import AppLoadError, ResponseView, ToolResponse, load_app
+from fusion_core._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 
 from . import hookspecs
 from ._assertrepr import explain
-from ._contract import contract_items
+from ._contract import GROUP, FusionContractFile, FusionContractGroup, contract_anchor
 from ._gate import GATE_KEY, Gate, add_options, gate_of, write_reports
 from ._report import WireReport
 from ._result import FusionResult
+from ._safekeeping import KeepFailedSnapshots, escape_surrogates
 from ._session import AsyncFusionCall, FusionCall, FusionSession
 from ._snapshot import FusionWireExtension
 from ._tokens import offline_tokenizer
@@ -78,6 +82,44 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("fusion_app", "the app under test, as MODULE:APP", default="")
     parser.addini("fusion_server", "a server command or URL", default="")
     parser.addini("fusion_examples", "hypothesis examples per contract test", default="25")
+    _add_limit_options(group, parser)
+
+
+def _add_limit_options(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
+    """What bounds a server: per-call timeout and answer size, and its environment."""
+    group.addoption(
+        "--fusion-timeout",
+        dest="fusion_timeout",
+        type=float,
+        metavar="SECONDS",
+        default=None,
+        help=f"seconds to wait for any one answer of a server; 0: no limit "
+        f"(default {DEFAULT_TIMEOUT:g}; ini: fusion_timeout)",
+    )
+    group.addoption(
+        "--fusion-max-response-bytes",
+        dest="fusion_max_response_bytes",
+        type=int,
+        metavar="N",
+        default=None,
+        help=f"the largest answer read from a server, in bytes; 0: no limit "
+        f"(default {DEFAULT_MAX_RESPONSE_BYTES}; ini: fusion_max_response_bytes)",
+    )
+    parser.addini(
+        "fusion_timeout", "seconds per server answer (0: none)", default=str(DEFAULT_TIMEOUT)
+    )
+    parser.addini(
+        "fusion_max_response_bytes",
+        "the largest server answer in bytes (0: none)",
+        default=str(DEFAULT_MAX_RESPONSE_BYTES),
+    )
+    parser.addini(
+        "fusion_server_env",
+        "environment variables (fnmatch patterns) passed to a server started by command "
+        "(default: all of them; empty: only the MCP SDK's minimal set)",
+        type="args",
+        default=["*"],
+    )
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -102,6 +144,7 @@ def pytest_configure(config: pytest.Config) -> None:
             counter = _ContractFailures(session.report)
             config.pluginmanager.register(counter, "fusion-contract-failures")
     config.stash[SESSION_KEY] = session
+    config.pluginmanager.register(KeepFailedSnapshots(config), "fusion-keep-failed-snapshots")
     # One extension class per session, bound to this config's hooks: syrupy
     # walks every subclass of its file extensions when it discovers snapshots.
     config.stash[SNAPSHOT_EXTENSION_KEY] = type(
@@ -123,13 +166,72 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"mcpfusion: fusion_core {fusion_core.__version__}, {session.transport_name}: {target}"
 
 
-def pytest_collection_modifyitems(
-    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
-) -> None:
-    """Under ``--fusion``, add one contract test per tool and action."""
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under ``--fusion``, reach the app or server now: a usage error (exit 4) if it fails."""
+    fusion = session.config.stash[SESSION_KEY]
+    if fusion.contract and fusion.configured and not hasattr(session.config, "workerinput"):
+        fusion.transport()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Under ``--fusion``, the contract tests hang from the ini file (see ``contract_anchor``)."""
+    fusion = parent.config.stash[SESSION_KEY]
+    if fusion.contract and fusion.configured and file_path == contract_anchor(parent.config):
+        return FusionContractFile.from_parent(parent, path=file_path, fusion=fusion)
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """Add the contract tests to a run whose paths do not reach the ini file.
+
+    ``pytest --fusion tests/`` (or ``testpaths``) runs them too; a run of
+    chosen node ids (``file.py::test``) runs only what it names.
+    """
+    report = yield
+    if not isinstance(collector, pytest.Session):
+        return report
+    config = collector.config
     fusion = config.stash[SESSION_KEY]
-    if fusion.contract and fusion.configured:
-        items.extend(contract_items(session, fusion))
+    if (
+        report.passed
+        and fusion.contract
+        and fusion.configured
+        and not _reaches_the_contracts(config)
+    ):
+        anchor = contract_anchor(config)
+        node: pytest.Collector = (
+            FusionContractFile.from_parent(collector, path=anchor, fusion=fusion)
+            if anchor is not None
+            else FusionContractGroup.from_parent(collector, name=GROUP, fusion=fusion)
+        )
+        report.result.append(node)
+    return report
+
+
+def _reaches_the_contracts(config: pytest.Config) -> bool:
+    """Whether the run's arguments collect the anchor, or name node ids (``::``)."""
+    anchor = contract_anchor(config)
+    for arg in config.args:
+        if "::" in arg:
+            return True
+        path = (Path(config.invocation_params.dir) / arg).resolve()
+        if anchor is not None and (path == anchor or anchor.is_relative_to(path)):
+            return True
+    return False
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(
+    config: pytest.Config, report: pytest.CollectReport | pytest.TestReport
+) -> Generator[None, dict[str, Any] | None, dict[str, Any] | None]:
+    """Reports go to the xdist controller with lone surrogates escaped (see ``_safekeeping``)."""
+    del config, report
+    data = yield
+    return escape_surrogates(data) if data is not None else None
 
 
 def pytest_assertrepr_compare(
@@ -178,7 +280,7 @@ def pytest_terminal_summary(
     """Print the wire report after a ``--fusion`` run (on the controller only)."""
     del exitstatus
     fusion = config.stash[SESSION_KEY]
-    if not fusion.contract or hasattr(config, "workerinput"):
+    if not fusion.contract or hasattr(config, "workerinput") or config.option.collectonly:
         return
     report: WireReport = fusion.report
     if (fusion.configured or fusion.opened) and not report.known_actions:
@@ -216,9 +318,13 @@ def fusion_app(pytestconfig: pytest.Config) -> ToolApp | None:
     process), or to return the configured app itself (it keeps its transport).
     """
     session = pytestconfig.stash[SESSION_KEY]
-    if session.app_spec is not None:
-        return load_app(session.app_spec)
-    return session.transport().app if session.configured else None
+    if not session.configured:
+        return None
+    try:
+        return load_app(session.app_spec) if session.app_spec else session.transport().app
+    except (pytest.UsageError, AppLoadError) as exc:  # a few lines, not a traceback
+        failure = f"--fusion-app={session.app_spec}: {exc}" if session.app_spec else str(exc)
+    pytest.fail(failure, pytrace=False)
 
 
 @pytest.fixture
