@@ -18,6 +18,13 @@ from fusion_core import ResponseView, ToolResponse, load_app
 from . import hookspecs
 from ._assertrepr import explain
 from ._contract import contract_items
+from ._pending import (
+    WRITTEN,
+    PendingSnapshotAssertion,
+    PendingSummary,
+    add_pending_option,
+    pending_enabled,
+)
 from ._report import WireReport
 from ._result import FusionResult
 from ._session import AsyncFusionCall, FusionCall, FusionSession
@@ -31,6 +38,7 @@ if TYPE_CHECKING:
 
 SESSION_KEY: Final = pytest.StashKey[FusionSession]()
 SNAPSHOT_EXTENSION_KEY: Final = pytest.StashKey[type[FusionWireExtension]]()
+PENDING_KEY: Final = pytest.StashKey[bool]()
 WORKER_REPORT: Final = "fusion_report"
 
 
@@ -73,6 +81,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="hypothesis examples per contract test (default 25; ini: fusion_examples)",
     )
+    add_pending_option(group, parser)  # issue 14: pending snapshots (pytest_mcpfusion._pending)
     parser.addini("fusion_app", "the app under test, as MODULE:APP", default="")
     parser.addini("fusion_server", "a server command or URL", default="")
     parser.addini("fusion_examples", "hypothesis examples per contract test", default="25")
@@ -97,6 +106,10 @@ def pytest_configure(config: pytest.Config) -> None:
             counter = _ContractFailures(session.report)
             config.pluginmanager.register(counter, "fusion-contract-failures")
     config.stash[SESSION_KEY] = session
+    # Pending snapshots (issue 14): decided once; counted on the controller.
+    config.stash[PENDING_KEY] = pending_enabled(config)
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(PendingSummary(config.stash[PENDING_KEY]), "fusion-pending")
     # One extension class per session, bound to this config's hooks: syrupy
     # walks every subclass of its file extensions when it discovers snapshots.
     config.stash[SNAPSHOT_EXTENSION_KEY] = type(
@@ -262,19 +275,23 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
     """Exact wire snapshots: ``assert result == fusion_snapshot``.
 
     Stored as ``.wire`` files (one section per block, byte-exact), normalized
-    by the ``pytest_fusion_normalize`` hook; ``--snapshot-update`` writes them.
+    by the ``pytest_fusion_normalize`` hook; ``--snapshot-update`` writes them,
+    ``--fusion-pending`` writes a changed one as ``.wire.new`` for review.
     """
     # Built as syrupy's own ``snapshot`` fixture builds its assertion, but with
     # our extension from the start: ``snapshot.use_extension()`` would register
     # the test with syrupy twice, which costs as much as the rest of the check.
-    from syrupy.assertion import SnapshotAssertion  # noqa: PLC0415 - with the fixture
     from syrupy.location import PyTestLocation  # noqa: PLC0415
 
     option = request.config.option
-    return SnapshotAssertion(
+    assertion = PendingSnapshotAssertion(
         update_snapshots=option.update_snapshots,
         update_new_snapshots_only=getattr(option, "update_new_snapshots_only", False),
         extension_class=request.config.stash[SNAPSHOT_EXTENSION_KEY],
         test_location=PyTestLocation(request.node),
         session=request.session.config._syrupy,  # type: ignore[attr-defined]
     )
+    assertion.pending = request.config.stash[PENDING_KEY]
+    properties = request.node.user_properties
+    assertion.on_pending = lambda path: properties.append((WRITTEN, str(path)))
+    return assertion
