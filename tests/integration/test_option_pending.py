@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-TESTS = '''
+TESTS = """
 def test_get(fusion_call, fusion_snapshot):
     assert fusion_call("billing", "get", id="INV-1") == fusion_snapshot
 
 
 def test_list(fusion_call, fusion_snapshot):
     assert fusion_call("billing", "list") == fusion_snapshot
-'''
+"""
 BASE = ("--fusion-app=shop:app", "-p", "no:cacheprovider")
 SNAPSHOTS = Path("__snapshots__/test_shop")
 
@@ -49,7 +49,12 @@ def test_a_changed_snapshot_is_written_as_pending_and_the_test_fails(
         ]
     )
     files = _files(shop.path)
-    assert sorted(files) == ["test_get.wire", "test_get.wire.new", "test_list.wire", "test_list.wire.new"]
+    assert sorted(files) == [
+        "test_get.wire",
+        "test_get.wire.new",
+        "test_list.wire",
+        "test_list.wire.new",
+    ]
     assert files["test_get.wire"] == accepted["test_get.wire"]
     assert b"divide by 1000." in files["test_get.wire.new"]
     assert files["test_get.wire.new"].startswith(b"fusion-wire-snapshot 1\n")
