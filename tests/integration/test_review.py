@@ -106,7 +106,7 @@ def _read_rest(master: int, seen: bytearray) -> None:
 def review_in_terminal(root: Path, answers: list[str], *args: str) -> tuple[int, str]:
     """Run the review on a pseudo-terminal, answering each prompt in turn."""
     master, slave = os.openpty()
-    process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+    process = subprocess.Popen(
         [sys.executable, "-m", "pytest_mcpfusion", "review", *args],
         cwd=root,
         stdin=slave,
