@@ -31,7 +31,7 @@ __all__ = ["BlockChange", "SnapshotChange", "change_hint", "compare_snapshots"]
 _WHITESPACE: Final = re.compile(r"\s+")
 # A number standing alone: not glued to a letter, digit, dot or underscore on
 # either side, so "INV-002" and "v1.2.3" are identifiers, not numbers.
-_NUMBER: Final = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.]|\.\d)")
+_NUMBER: Final = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.]|\.\d)")
 # A hint only needs to know whether two texts are JSON; past this size the
 # answer is not worth parsing twice more.
 _JSON_HINT_LIMIT: Final = 1_000_000
@@ -170,6 +170,30 @@ def _texts(wire: dict[str, Any]) -> list[str]:
     return [str(block.get("text", "")) for block in wire["content"]]
 
 
+def _aligned(
+    old_kinds: list[str], new_kinds: list[str]
+) -> list[tuple[int | None, int | None, str]]:
+    """Pairs of block indexes (``None``: no such block on that side), aligned by kind.
+
+    A block inserted before others is one added block, not a change of every
+    block after it: blocks pair up in runs of the same kind, and a run on
+    one side only is added or removed.
+    """
+    pairs: list[tuple[int | None, int | None, str]] = []
+    matcher = difflib.SequenceMatcher(None, old_kinds, new_kinds, autojunk=False)
+    for _tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        common = min(i2 - i1, j2 - j1)
+        pairs.extend((i1 + k, j1 + k, new_kinds[j1 + k]) for k in range(common))
+        pairs.extend((i, None, old_kinds[i]) for i in range(i1 + common, i2))
+        pairs.extend((None, j, new_kinds[j]) for j in range(j1 + common, j2))
+    return sorted(pairs, key=_position)
+
+
+def _position(pair: tuple[int | None, int | None, str]) -> tuple[int, int]:
+    old_index, new_index, _ = pair
+    return (new_index if new_index is not None else old_index or 0, 0 if new_index is None else 1)
+
+
 def compare_snapshots(expected: str | None, actual: str, *, context: int = 3) -> SnapshotChange:
     """The changes from ``expected`` (``None``: no accepted snapshot) to ``actual``.
 
@@ -196,12 +220,13 @@ def compare_snapshots(expected: str | None, actual: str, *, context: int = 3) ->
                 _text_change("structuredContent", "json", before_text, after_text, context=context)
             )
     old_texts, new_texts = _texts(old), _texts(new)
-    old_kinds, new_kinds = block_kinds(old), block_kinds(new)
-    for index in range(max(len(old_texts), len(new_texts))):
-        old_text = old_texts[index] if index < len(old_texts) else None
-        new_text = new_texts[index] if index < len(new_texts) else None
+    for old_index, new_index, kind in _aligned(block_kinds(old), block_kinds(new)):
+        old_text = old_texts[old_index] if old_index is not None else None
+        new_text = new_texts[new_index] if new_index is not None else None
         if old_text == new_text:
             continue
-        kind = new_kinds[index] if new_text is not None else old_kinds[index]
-        changes.append(_text_change(f"block {index}", kind, old_text, new_text, context=context))
+        label = f"block {new_index if new_index is not None else old_index}"
+        if old_index is not None and new_index is not None and old_index != new_index:
+            label += f" (was block {old_index})"
+        changes.append(_text_change(label, kind, old_text, new_text, context=context))
     return SnapshotChange(new=expected is None, changes=tuple(changes))
