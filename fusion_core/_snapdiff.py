@@ -29,9 +29,10 @@ from ._snapshot import _dump_json, block_kinds, load_snapshot, visible_lines
 __all__ = ["BlockChange", "SnapshotChange", "change_hint", "compare_snapshots"]
 
 _WHITESPACE: Final = re.compile(r"\s+")
-# A number standing alone: not glued to a letter, digit, dot or underscore on
-# either side, so "INV-002" and "v1.2.3" are identifiers, not numbers.
-_NUMBER: Final = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.]|\.\d)")
+# A number standing alone: not glued to a letter, digit, underscore, dot or
+# hyphen before it, nor to a letter, digit or ".digit" after it, so "INV-002"
+# and "v1.2.3" are identifiers, and "100." ending a sentence is a number.
+_NUMBER: Final = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?!\w|\.\d)")
 # A hint only needs to know whether two texts are JSON; past this size the
 # answer is not worth parsing twice more.
 _JSON_HINT_LIMIT: Final = 1_000_000
