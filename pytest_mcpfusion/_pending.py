@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PENDING_SUFFIX",
+    "WRITTEN",
     "PendingSnapshotAssertion",
     "PendingSummary",
     "add_pending_option",

@@ -28,7 +28,17 @@ from fusion_core._snapshot import show_invisible
 
 from ._pending import PENDING_SUFFIX
 
-__all__ = ["Pending", "find_pending", "render_text", "review_interactively"]
+__all__ = [
+    "Pending",
+    "Tally",
+    "apply_to_all",
+    "find_pending",
+    "list_pending",
+    "render_text",
+    "review_interactively",
+    "stdin_is_terminal",
+    "use_color",
+]
 
 _SNAPSHOT_SUFFIX: Final = ".wire"
 # Folders never holding a project's snapshots, which a walk from "." would crawl.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -54,9 +55,7 @@ def test_markdown_review_keeps_its_structure_for_hostile_content(
     document = render_markdown(pendings)
     parser = MarkdownIt("commonmark")
     fences = [token for token in parser.parse(document) if token.type == "fence"]
-    expected = [
-        "".join(change.diff) for pending in pendings for change in pending.change().changes
-    ]
+    expected = ["".join(change.diff) for pending in pendings for change in pending.change().changes]
     assert [token.content for token in fences] == expected
     assert all(token.info == "diff" for token in fences)
     html = parser.render(document)
@@ -92,7 +91,7 @@ def _answers(*replies: str) -> io.StringIO:
     return io.StringIO("".join(f"{reply}\n" for reply in replies))
 
 
-def _ask(replies: io.StringIO) -> object:
+def _ask(replies: io.StringIO) -> Callable[[str], str]:
     def ask(prompt: str) -> str:
         del prompt
         line = replies.readline()
@@ -104,14 +103,12 @@ def _ask(replies: io.StringIO) -> object:
 
 
 def test_interactive_choices_accept_reject_skip(tmp_path: Path) -> None:
-    """a replaces the accepted file, r deletes the pending one, s leaves both."""
+    """Answer a replaces the accepted file, r deletes the pending one, s leaves both."""
     one = _write(tmp_path, "test_1", _wire("old 1"), _wire("new 1"))
     two = _write(tmp_path, "test_2", _wire("old 2"), _wire("new 2"))
     three = _write(tmp_path, "test_3", _wire("old 3"), _wire("new 3"))
     out = io.StringIO()
-    tally = review_interactively(
-        [one, two, three], ask=_ask(_answers("accept", "r", "s")), out=out
-    )
+    tally = review_interactively([one, two, three], ask=_ask(_answers("accept", "r", "s")), out=out)
     assert tally.line() == "accepted 1, rejected 1, skipped 1; 1 still pending"
     assert one.accepted.read_text() == _wire("new 1")
     assert not one.path.exists()
