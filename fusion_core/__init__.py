@@ -13,7 +13,7 @@ from __future__ import annotations
 from . import ui
 from ._app import FusionApp
 from ._builder import ResponseBuilder, response
-from ._check import ContractError, Violation, check, check_strict
+from ._check import ContractError, Violation, ambiguities, check, check_strict
 from ._client import BlockingFusionClient, FusionClient
 from ._errors import (
     AppLoadError,
@@ -50,7 +50,7 @@ from ._response import ToolResponse, view_of
 from ._server import ToolApp, build_server, load_app, serve_http, serve_stdio
 from ._tool import Action, Group, Tool
 from ._ui import UiBlock, UiMeta, fence
-from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
+from ._view import ErrorDetails, ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
 __all__ = [
     "MAX_DEPTH",
@@ -64,6 +64,7 @@ __all__ = [
     "DataBlock",
     "DirectivesBlock",
     "EmbedBlock",
+    "ErrorDetails",
     "ErrorEnvelope",
     "FieldError",
     "FusionApp",
@@ -97,6 +98,7 @@ __all__ = [
     "ValidationField",
     "Violation",
     "WireFormatError",
+    "ambiguities",
     "build_server",
     "check",
     "check_strict",

@@ -34,7 +34,12 @@ Rule ids:
                        data (where it is only a string)
 ``character-reference`` a numeric reference that names no character
                        (``&#x110000;``) in text a reader decodes
+``duplicate-detail``   a ``<details>`` key written twice (the mapping keeps one)
 =====================  ======================================================
+
+``check(source, strict=True)`` adds the rules of the strict reading
+(``ambiguous-layout``, ``unknown-element``, ``bare-error``; see
+``fusion_core._ambiguity``), which :func:`ambiguities` returns on their own.
 
 Child Presenter blocks are legitimate repeats (WIRE.md section 5): between
 the UI blocks and the tail anything may appear, and since a child's blocks
@@ -46,9 +51,11 @@ parent with embedded children could produce. A top-level ``<llm_directives>``
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Final, final
 
+from ._ambiguity import findings
 from ._errors import CharacterReferenceError, FusionError, WireFormatError
 from ._parse import (
     parse,
@@ -70,7 +77,7 @@ from ._parsed import (
 )
 from ._safexml import parse_xml
 
-__all__ = ["ContractError", "Violation", "check", "check_strict"]
+__all__ = ["ContractError", "Violation", "ambiguities", "check", "check_strict"]
 
 _NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _BARE_AMP: Final = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);)")
@@ -130,10 +137,12 @@ class ContractError(FusionError, ValueError):
         self.value = value
 
 
-def check(source: object) -> list[Violation]:
+def check(source: object, *, strict: bool = False) -> list[Violation]:
     """Every contract violation of a response (empty when it is well-formed).
 
-    Accepts what :func:`~fusion_core._parse.parse` accepts.
+    Accepts what :func:`~fusion_core._parse.parse` accepts. ``strict=True``
+    also reports what the layout rule can only guess at (:func:`ambiguities`):
+    use it for servers that embed no child Presenters.
     """
     try:
         parsed = parse(source)
@@ -141,7 +150,29 @@ def check(source: object) -> list[Violation]:
         return [Violation(exc.block, "character-reference", str(exc))]
     except WireFormatError as exc:
         return [Violation(exc.block, "wire-format", str(exc))]
-    return _Checker(parsed).run()
+    found = _Checker(parsed).run()
+    if strict:
+        found.extend(_ambiguities(parsed))
+    return found
+
+
+def ambiguities(source: object) -> list[Violation]:
+    """What the strict reading adds to :func:`check`.
+
+    Fusion blocks read as embeds, unknown elements among the embeds, a bare
+    error text with ``isError: true`` (see ``fusion_core._ambiguity``).
+    Empty for input :func:`~fusion_core._parse.parse` refuses (``check``
+    reports it).
+    """
+    try:
+        parsed = parse(source)
+    except WireFormatError:
+        return []
+    return _ambiguities(parsed)
+
+
+def _ambiguities(parsed: ParsedResponse) -> list[Violation]:
+    return [Violation(block, rule, message) for block, rule, message in findings(parsed)]
 
 
 def check_strict(source: object) -> ParsedResponse:
@@ -187,6 +218,7 @@ class _Checker:
         if isinstance(block, ToolErrorBlock):
             self.envelope_text(0, block.text)
             self.attributes(0, block.attributes, ("code", "severity"), "<tool_error>")
+            self.details(block)
         elif isinstance(block, ValidationErrorBlock):
             self.envelope_text(0, block.text)
             self.attributes(0, block.attributes, ("action",), "<validation_error>")
@@ -206,6 +238,18 @@ class _Checker:
             # declares a DTD is an XXE or entity-bomb payload.
             if not block.is_json:
                 self.dtd(0, text)
+
+    def details(self, block: ToolErrorBlock) -> None:
+        details = block.envelope.details
+        if len(details.pairs) != len(details):
+            counts = Counter(key for key, _ in details.pairs)
+            repeated = sorted(key for key, count in counts.items() if count > 1)
+            self.add(
+                0,
+                "duplicate-detail",
+                f"<details> repeats the key(s) {repeated!r:.120}; readers keep one value per "
+                "key, so write each key once",
+            )
 
     def malformed_envelope(self, index: int, text: str) -> None:
         detail = ""

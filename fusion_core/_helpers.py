@@ -11,7 +11,7 @@ from ._json import child_path, to_json, to_plain
 from ._numbers import js_scalar, js_string_of_number
 from ._response import ToolResponse, with_origin
 from ._toon import encode_toon
-from ._view import ErrorEnvelope, ResponseView
+from ._view import ErrorDetails, ErrorEnvelope, ResponseView
 
 __all__ = [
     "error",
@@ -143,7 +143,7 @@ def tool_error(
         severity=_text(severity, "severity"),
         recovery=suggestion or None,
         available_actions=tuple(_text(action, "action") for action in available_actions),
-        details=tuple(
+        details=ErrorDetails(
             (_text(key, "detail key"), _detail_text(key, value))
             for key, value in (details or {}).items()
         ),

@@ -543,11 +543,7 @@ def _view(blocks: Sequence[Block], structured_content: Any) -> ResponseView:
         elif isinstance(block, ToolErrorBlock):
             error = block.envelope
         elif isinstance(block, ValidationErrorBlock):
-            validation = ValidationFailure(
-                block.action,
-                tuple((field.name, field.message) for field in block.fields),
-                block.recovery,
-            )
+            validation = ValidationFailure(block.action, block.fields, block.recovery)
         elif isinstance(block, UiBlockText):
             ui.append(block.ui_block)
         elif isinstance(block, EmbedBlock):
