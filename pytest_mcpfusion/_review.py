@@ -34,6 +34,7 @@ __all__ = [
     "apply_to_all",
     "find_pending",
     "list_pending",
+    "relative_path",
     "render_text",
     "review_interactively",
     "stdin_is_terminal",
@@ -70,7 +71,7 @@ class Pending:
         if folder.parent.name != "__snapshots__":
             return name
         test_file = folder.parent.parent / f"{folder.name}.py"
-        return f"{_relative(test_file)}::{name}"
+        return f"{relative_path(test_file)}::{name}"
 
     def change(self) -> SnapshotChange:
         """What accepting would change, block by block."""
@@ -90,7 +91,8 @@ def _read(path: Path) -> str:
     return path.read_bytes().decode(_ENCODING, _ERRORS)
 
 
-def _relative(path: Path) -> str:
+def relative_path(path: Path) -> str:
+    """``path`` below the working directory as a relative POSIX path, else as given."""
     try:
         return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
@@ -121,7 +123,7 @@ def render_text(pending: Pending, change: SnapshotChange, *, color: bool = False
     state = "new snapshot" if change.new else "changed snapshot"
     lines = [
         f"━━ {show_invisible(pending.test_id)}  ({state})",
-        f"   {show_invisible(_relative(pending.path))}",
+        f"   {show_invisible(relative_path(pending.path))}",
         f"   summary: {show_invisible(change.summary)}",
     ]
     for block in change.changes:
@@ -180,11 +182,11 @@ def review_interactively(
         if answer == "a":
             pending.accept()
             tally.accepted += 1
-            out.write(f"accepted: {_relative(pending.accepted)}\n")
+            out.write(f"accepted: {relative_path(pending.accepted)}\n")
         elif answer == "r":
             pending.reject()
             tally.rejected += 1
-            out.write(f"rejected: {_relative(pending.path)} deleted\n")
+            out.write(f"rejected: {relative_path(pending.path)} deleted\n")
         else:
             tally.skipped += 1
     tally.remaining = sum(pending.path.exists() for pending in pendings)
@@ -226,7 +228,7 @@ def list_pending(pendings: Sequence[Pending], out: TextIO) -> None:
     for pending in pendings:
         change = pending.change()
         out.write(
-            f"{show_invisible(pending.test_id)}\t{show_invisible(_relative(pending.path))}\t"
+            f"{show_invisible(pending.test_id)}\t{show_invisible(relative_path(pending.path))}\t"
             f"{show_invisible(change.summary)}\n"
         )
     out.write(f"{len(pendings)} pending\n")

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from fusion_core import fence
 from fusion_core._snapshot import show_invisible
 
-from ._review import Pending
+from ._review import Pending, relative_path
 
 __all__ = ["render_markdown"]
 
@@ -46,7 +46,7 @@ def render_markdown(pendings: Sequence[Pending]) -> str:
             "<details>\n"
             f"<summary><code>{_html(pending.test_id)}</code> ({state}): "
             f"{_html(change.summary)}</summary>\n\n"
-            f"<p><code>{_html(pending.path.as_posix())}</code></p>\n\n"
+            f"<p><code>{_html(relative_path(pending.path))}</code></p>\n\n"
         )
         for block in change.changes:
             hint = f" — <em>{_html(block.hint)}</em>" if block.hint else ""
