@@ -22,7 +22,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from syrupy.assertion import SnapshotAssertion
 
@@ -104,6 +104,13 @@ class PendingSnapshotAssertion(SnapshotAssertion):
     pending: bool = False
     on_pending: Callable[[Path], None] | None = None
 
+    def with_defaults(self, **kwargs: Any) -> SnapshotAssertion:
+        """A copy with other defaults (as syrupy's), still writing pending files like this one."""
+        copy = super().with_defaults(**kwargs)
+        if isinstance(copy, PendingSnapshotAssertion):
+            copy.pending, copy.on_pending = self.pending, self.on_pending
+        return copy
+
     def _assert(self, data: SerializableData) -> bool:
         success = super()._assert(data)
         result = self._execution_results.get(self._executions - 1)
@@ -123,8 +130,7 @@ class PendingSnapshotAssertion(SnapshotAssertion):
 class PendingSummary:
     """Counts the pending files a run wrote (on the controller, from every worker)."""
 
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
+    def __init__(self) -> None:
         self.written: set[str] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -114,7 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # Pending snapshots (issue 14): decided once; counted on the controller.
     config.stash[PENDING_KEY] = pending_enabled(config)
     if not hasattr(config, "workerinput"):
-        config.pluginmanager.register(PendingSummary(config.stash[PENDING_KEY]), "fusion-pending")
+        config.pluginmanager.register(PendingSummary(), "fusion-pending")
     # One extension class per session, bound to this config's hooks: syrupy
     # walks every subclass of its file extensions when it discovers snapshots.
     config.stash[SNAPSHOT_EXTENSION_KEY] = type(

@@ -147,3 +147,21 @@ def test_pending_snapshots_under_xdist(shop: pytest.Pytester) -> None:
     files = _files(shop.path)
     assert sum(name.endswith(".wire.new") for name in files) == 8
     assert not any(name.startswith(".") for name in files), "a temporary file was left"
+
+
+def test_a_derived_assertion_still_writes_pending_files(pytester: pytest.Pytester) -> None:
+    """fusion_snapshot.with_defaults(...) keeps pending mode (syrupy copies the assertion)."""
+    pytester.makepyfile(
+        test_derived='''
+from fusion_core import response
+
+
+def test_derived(fusion_snapshot):
+    derived = fusion_snapshot.with_defaults()
+    assert response("changed").build() == derived
+'''
+    )
+    result = pytester.runpytest("--fusion-pending", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    pending = sorted(path.name for path in pytester.path.rglob("*.wire.new"))
+    assert pending == ["test_derived.wire.new"]
