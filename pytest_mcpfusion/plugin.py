@@ -22,6 +22,13 @@ from . import hookspecs
 from ._assertrepr import explain
 from ._contract import GROUP, FusionContractFile, FusionContractGroup, contract_anchor
 from ._gate import GATE_KEY, Gate, add_options, gate_of, write_reports
+from ._pending import (
+    WRITTEN,
+    PendingSnapshotAssertion,
+    PendingSummary,
+    add_pending_option,
+    pending_enabled,
+)
 from ._report import WireReport
 from ._result import FusionResult
 from ._safekeeping import KeepFailedSnapshots, escape_surrogates
@@ -36,6 +43,7 @@ if TYPE_CHECKING:
 
 SESSION_KEY: Final = pytest.StashKey[FusionSession]()
 SNAPSHOT_EXTENSION_KEY: Final = pytest.StashKey[type[FusionWireExtension]]()
+PENDING_KEY: Final = pytest.StashKey[bool]()
 WORKER_REPORT: Final = "fusion_report"
 
 
@@ -79,6 +87,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="hypothesis examples per contract test (default 25; ini: fusion_examples)",
     )
     add_options(group, parser)  # strictness, reports, forbidden values, isolation (_gate)
+    add_pending_option(group, parser)  # issue 14: pending snapshots (pytest_mcpfusion._pending)
     parser.addini("fusion_app", "the app under test, as MODULE:APP", default="")
     parser.addini("fusion_server", "a server command or URL", default="")
     parser.addini("fusion_examples", "hypothesis examples per contract test", default="25")
@@ -145,6 +154,10 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(counter, "fusion-contract-failures")
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(KeepFailedSnapshots(config), "fusion-keep-failed-snapshots")
+    # Pending snapshots (issue 14): decided once; counted on the controller.
+    config.stash[PENDING_KEY] = pending_enabled(config)
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(PendingSummary(), "fusion-pending")
     # One extension class per session, bound to this config's hooks: syrupy
     # walks every subclass of its file extensions when it discovers snapshots.
     config.stash[SNAPSHOT_EXTENSION_KEY] = type(
@@ -375,19 +388,23 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
     """Exact wire snapshots: ``assert result == fusion_snapshot``.
 
     Stored as ``.wire`` files (one section per block, byte-exact), normalized
-    by the ``pytest_fusion_normalize`` hook; ``--snapshot-update`` writes them.
+    by the ``pytest_fusion_normalize`` hook; ``--snapshot-update`` writes them,
+    ``--fusion-pending`` writes a changed one as ``.wire.new`` for review.
     """
     # Built as syrupy's own ``snapshot`` fixture builds its assertion, but with
     # our extension from the start: ``snapshot.use_extension()`` would register
     # the test with syrupy twice, which costs as much as the rest of the check.
-    from syrupy.assertion import SnapshotAssertion  # noqa: PLC0415 - with the fixture
     from syrupy.location import PyTestLocation  # noqa: PLC0415
 
     option = request.config.option
-    return SnapshotAssertion(
+    assertion = PendingSnapshotAssertion(
         update_snapshots=option.update_snapshots,
         update_new_snapshots_only=getattr(option, "update_new_snapshots_only", False),
         extension_class=request.config.stash[SNAPSHOT_EXTENSION_KEY],
         test_location=PyTestLocation(request.node),
         session=request.session.config._syrupy,  # type: ignore[attr-defined]
     )
+    assertion.pending = request.config.stash[PENDING_KEY]
+    properties = request.node.user_properties
+    assertion.on_pending = lambda path: properties.append((WRITTEN, str(path)))
+    return assertion

@@ -1013,6 +1013,22 @@ def test_huge_ints_are_refused_whatever_this_process_reads() -> None:
         sys.set_int_max_str_digits(before)
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param({"n": HUGE_INT}, id="value"),
+        pytest.param([[-HUGE_INT]], id="nested-negative"),
+        pytest.param({"a": [1, {"b": HUGE_INT}], "c": HUGE_INT}, id="several"),
+    ],
+)
+def test_a_foreign_servers_huge_ints_are_stored_in_snapshots_exactly(content: object) -> None:
+    """Our writers refuse them, but a snapshot must keep whatever a server sent."""
+    from fusion_core._snapshot import dump_snapshot, load_snapshot  # noqa: PLC0415
+
+    wire = {"content": [{"type": "text", "text": "{}"}], "structuredContent": content}
+    assert load_snapshot(dump_snapshot(wire))["structuredContent"] == content
+
+
 SURROGATE_DATA = {
     "value": ({"a": ["ok", "x\ud800"]}, "$.a[1]"),
     "key": ({"a": {"k\udc00": 1}}, '$.a["k\udc00"]'),
