@@ -15,7 +15,7 @@ import pytest
 import fusion_core
 from fusion_core import ResponseView, ToolResponse, load_app
 
-from . import hookspecs
+from . import _profiles, hookspecs
 from ._assertrepr import explain
 from ._contract import contract_items
 from ._report import WireReport
@@ -76,6 +76,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("fusion_app", "the app under test, as MODULE:APP", default="")
     parser.addini("fusion_server", "a server command or URL", default="")
     parser.addini("fusion_examples", "hypothesis examples per contract test", default="25")
+    # Hypothesis profiles (_profiles.py): one switch from CI to thorough runs.
+    # Registered this early so hypothesis's own --hypothesis-profile can name them.
+    _profiles.register()
+    group.addoption(
+        "--fusion-hypothesis-profile",
+        dest="fusion_hypothesis_profile",
+        choices=(*_profiles.PROFILES, _profiles.AUTO),
+        default=None,
+        help="load a Fusion hypothesis profile: fusion-ci (bounded, derandomized), fusion-dev, "
+        "fusion-thorough (100,000 examples), or auto (fusion-ci when CI is set, else "
+        "fusion-dev) (ini: fusion_hypothesis_profile)",
+    )
+    parser.addini(
+        "fusion_hypothesis_profile", "the Fusion hypothesis profile to load, or auto", default=""
+    )
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -90,6 +105,14 @@ def pytest_configure(config: pytest.Config) -> None:
         "fusion(*, check=True): per-test Fusion settings; check=False exempts the test's "
         "results from the --fusion contract check (for tests of deliberately broken servers)",
     )
+    try:
+        _profiles.configure(
+            config.option.fusion_hypothesis_profile,
+            str(config.getini("fusion_hypothesis_profile")),
+            hypothesis_option=getattr(config.option, "hypothesis_profile", None),
+        )
+    except ValueError as error:  # a bad ini value; the option's choices are checked by argparse
+        raise pytest.UsageError(f"fusion_hypothesis_profile: {error}") from None
     session = FusionSession(config)
     if session.contract:
         session.tokenizer, session.report.tokenizer_name = offline_tokenizer()
