@@ -75,6 +75,4 @@ def test_unknown_ini_profile_is_a_usage_error(pytester: pytest.Pytester) -> None
     pytester.makepyfile(test_probe=PROBE)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        ["*'fusion-fast'*fusion-ci, fusion-dev, fusion-thorough, auto*"]
-    )
+    result.stderr.fnmatch_lines(["*'fusion-fast'*fusion-ci, fusion-dev, fusion-thorough, auto*"])
