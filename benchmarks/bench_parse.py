@@ -1,30 +1,55 @@
-"""Parse speed: linear in input size, and a 10,000-row response vs json.loads.
+"""Parse speed: parse(build(rows)) from 1k to 1M rows, and a 10,000-row response vs json.loads.
 
-Run: ``.venv/bin/python benchmarks/bench_parse.py``. Every number is measured
-in the same run, and the claims are printed as ratios, not absolute times.
+Run: ``.venv/bin/python benchmarks/bench_parse.py`` (``--quick`` stops at 100k
+rows). Every number is measured in the same run, and the claims are printed
+as ratios, not absolute times. Times are CPU time of this process (a loaded
+machine preempts long runs more than short ones, which wall time would
+count as superlinearity), best of several interleaved runs.
+
+Claims (issue 13):
+
+* ``parse()`` reads whatever ``build()`` writes, at any size up to the
+  ``_limits`` policy: 1k, 10k, 100k and 1M rows all parse;
+* it is linear: the time per row stays flat from 10k rows up (1k rows fit
+  the caches, so they are cheaper per row);
+* a 10,000-row response parses in at most 0.7x the time ``json.loads``
+  takes for its data block alone, with the C helper; the pure-Python
+  fallback reads the same view, more slowly.
 """
 
 from __future__ import annotations
 
+import gc
 import json
+import sys
 import time
 from collections.abc import Callable
-from functools import partial
 
 import fusion_core as fc
-from fusion_core import ui
+from fusion_core import _json
 from fusion_core._check import check
 from fusion_core._parse import parse
 
 
 def best(function: Callable[[], object], repeat: int = 7) -> float:
-    """The best wall time of ``repeat`` runs, in seconds."""
+    """The best CPU time of ``repeat`` runs, in seconds."""
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         function()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return min(times)
+
+
+def best_pair(
+    first: Callable[[], object], second: Callable[[], object], repeat: int = 15
+) -> tuple[float, float]:
+    """Best CPU times of two functions measured alternately (drift hits both alike)."""
+    a = b = float("inf")
+    for _ in range(repeat):
+        a = min(a, best(first, 1))
+        b = min(b, best(second, 1))
+    return a, b
 
 
 def rows(count: int) -> list[dict[str, object]]:
@@ -35,53 +60,77 @@ def rows(count: int) -> list[dict[str, object]]:
     ]
 
 
-def sized(target: int) -> fc.ToolResponse:
-    """A response of about ``target`` bytes: data, UI, hostile rules, suggestions."""
-    count = max(1, target // 110)
+def built(count: int) -> fc.ToolResponse:
+    """The response a tool returns for ``count`` rows: data, a rule and a hint."""
     return (
         fc.response(rows(count))
-        .ui_block(ui.table(["id", "status"], [[f"r{i}", "a|b"] for i in range(count // 20)]))
-        .llm_hint("Amounts are in cents.")
-        .system_rules([f"rule {i} <b> & line\nmore" for i in range(count // 20)])
+        .system_rules(["Amounts are in cents."])
         .system_hint([("invoices.get", "see one")])
         .build()
     )
 
 
-def main() -> None:
-    """Print the linearity and the 10k-row ratios."""
-    print("linearity (parse of the wire JSON text):")
-    per_byte: dict[str, float] = {}
-    loads_per_byte: dict[str, float] = {}
-    for label, target in (("1 MB", 1_000_000), ("5 MB", 5_000_000), ("10 MB", 10_000_000)):
-        text = json.dumps(sized(target)).encode()
-        seconds = best(partial(parse, text), repeat=3)
-        per_byte[label] = seconds / len(text)
-        loads_per_byte[label] = best(partial(json.loads, text), repeat=3) / len(text)
-        print(f"  {label:>5}: {len(text):>10,} bytes  {seconds * 1000:8.1f} ms")
-    ratio = per_byte["10 MB"] / per_byte["1 MB"]
-    loads_ratio = loads_per_byte["10 MB"] / loads_per_byte["1 MB"]
-    print(f"  time per byte, 10 MB / 1 MB: {ratio:.2f}x (1.0 = linear)")
-    # The same texts through json.loads alone: what the memory hierarchy costs
-    # a linear pass once 10 MB no longer fits the caches.
-    print(f"  json.loads of the same texts, 10 MB / 1 MB: {loads_ratio:.2f}x")
-    print(f"  parse's scaling relative to json.loads': {ratio / loads_ratio:.2f}x")
-    # 1 MB fits the caches and reuses warm memory; 5 and 10 MB do not. Between
-    # two sizes in the same regime the time per byte is what linearity means.
-    beyond = per_byte["10 MB"] / per_byte["5 MB"]
-    print(f"  time per byte, 10 MB / 5 MB (both beyond the caches): {beyond:.2f}x")
+def linearity(sizes: tuple[int, ...]) -> None:
+    """parse(build(rows)) at each size: it reads, and the time per row."""
+    print("parse(build(rows)) — reads what the writer writes, linearly:")
+    per_row: dict[int, float] = {}
+    loads_per_row: dict[int, float] = {}
+    for count in sizes:
+        response = built(count)
+        size = len(response.texts[0])
+        repeat = 3 if count >= 1_000_000 else 7
+        seconds = best(lambda response=response: parse(response), repeat)  # type: ignore[misc]
+        loads = best(lambda response=response: json.loads(response.texts[0]), repeat)  # type: ignore[misc]
+        per_row[count] = seconds / count
+        loads_per_row[count] = loads / count
+        print(
+            f"  {count:>9,} rows  {size / 1e6:8.1f} MB  parse {seconds * 1000:9.1f} ms  "
+            f"{seconds / count * 1e6:6.2f} us/row  ({seconds / loads:.2f}x json.loads)"
+        )
+        del response
+        gc.collect()
+    smallest = min(count for count in per_row if count >= 10_000)
+    largest = max(per_row)
+    print(
+        f"  time per row, {largest:,} / {smallest:,} rows: "
+        f"{per_row[largest] / per_row[smallest]:.2f}x (1.0 = linear); json.loads of the "
+        f"same data blocks: {loads_per_row[largest] / loads_per_row[smallest]:.2f}x"
+    )
+    if 100_000 in per_row and largest > 100_000:
+        print(
+            f"  time per row, {largest:,} / 100,000 rows (both beyond the caches): "
+            f"{per_row[largest] / per_row[100_000]:.2f}x"
+        )
 
+
+def ratio_10k() -> None:
+    """The 13.3 target: parse of 10k rows vs json.loads of its data block."""
     response = fc.response(rows(10_000)).system_rules(["Amounts are in cents."]).build()
     data_text = response.texts[0]
     wire_text = json.dumps(response)
-    baseline = best(lambda: json.loads(data_text))
-    from_response = best(lambda: parse(response))
-    from_text = best(lambda: parse(wire_text))
-    checked = best(lambda: check(response))
+    baseline, parsed = best_pair(lambda: json.loads(data_text), lambda: parse(response))
+    _, from_text = best_pair(lambda: json.loads(data_text), lambda: parse(wire_text))
+    _, checked = best_pair(lambda: json.loads(data_text), lambda: check(response))
+    original = _json._rewrites_to
+    _json._rewrites_to = _json._rewrites_to_regex
+    try:
+        fallback_view = parse(response).view
+        _, fallback = best_pair(lambda: json.loads(data_text), lambda: parse(response))
+    finally:
+        _json._rewrites_to = original
+    assert fallback_view == parse(response).view
     print(f"10,000 rows ({len(data_text):,} bytes of data); baseline json.loads(data block):")
-    print(f"  parse(ToolResponse)  / json.loads: {from_response / baseline:.2f}x (target <= 1.5)")
+    print(f"  parse(ToolResponse)  / json.loads: {parsed / baseline:.2f}x (target <= 0.7)")
+    print(f"  parse, pure Python   / json.loads: {fallback / baseline:.2f}x (same view)")
     print(f"  parse(wire JSON str) / json.loads: {from_text / baseline:.2f}x")
     print(f"  check(ToolResponse)  / json.loads: {checked / baseline:.2f}x")
+
+
+def main() -> None:
+    """Print the linearity and the 10k-row ratios."""
+    quick = "--quick" in sys.argv
+    ratio_10k()
+    linearity((1_000, 10_000, 100_000) if quick else (1_000, 10_000, 100_000, 1_000_000))
 
 
 if __name__ == "__main__":

@@ -13,10 +13,11 @@ from __future__ import annotations
 from . import ui
 from ._app import FusionApp
 from ._builder import ResponseBuilder, response
-from ._check import ContractError, Violation, check, check_strict
+from ._check import ContractError, Violation, ambiguities, check, check_strict
 from ._client import BlockingFusionClient, FusionClient
 from ._errors import (
     AppLoadError,
+    CharacterReferenceError,
     CycleError,
     FusionError,
     NestingError,
@@ -24,6 +25,7 @@ from ._errors import (
     SerializationError,
     ServerConnectionError,
     ServerResultError,
+    SizeLimitError,
     UIError,
     WireFormatError,
 )
@@ -48,7 +50,7 @@ from ._response import ToolResponse, view_of
 from ._server import ToolApp, build_server, load_app, serve_http, serve_stdio
 from ._tool import Action, Group, Tool
 from ._ui import UiBlock, UiMeta, fence
-from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
+from ._view import ErrorDetails, ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
 __all__ = [
     "MAX_DEPTH",
@@ -56,11 +58,13 @@ __all__ = [
     "AppLoadError",
     "Block",
     "BlockingFusionClient",
+    "CharacterReferenceError",
     "ContractError",
     "CycleError",
     "DataBlock",
     "DirectivesBlock",
     "EmbedBlock",
+    "ErrorDetails",
     "ErrorEnvelope",
     "FieldError",
     "FusionApp",
@@ -78,6 +82,7 @@ __all__ = [
     "SerializationError",
     "ServerConnectionError",
     "ServerResultError",
+    "SizeLimitError",
     "Suggestion",
     "SuggestionsBlock",
     "Tool",
@@ -93,6 +98,7 @@ __all__ = [
     "ValidationField",
     "Violation",
     "WireFormatError",
+    "ambiguities",
     "build_server",
     "check",
     "check_strict",

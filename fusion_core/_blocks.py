@@ -97,7 +97,7 @@ def render_error(envelope: ErrorEnvelope) -> str:
         lines.append("<details>")
         lines.extend(
             f'  <detail key="{escape_attr(key)}">{escape_text(value)}</detail>'
-            for key, value in envelope.details
+            for key, value in envelope.details.pairs
         )
         lines.append("</details>")
     if envelope.retry_after is not None:

@@ -32,7 +32,14 @@ Rule ids:
 ``fence-broken``       a fence whose body holds a backtick run as long as it
 ``xml-dtd``            a DTD or entity declaration outside UI content and JSON
                        data (where it is only a string)
+``character-reference`` a numeric reference that names no character
+                       (``&#x110000;``) in text a reader decodes
+``duplicate-detail``   a ``<details>`` key written twice (the mapping keeps one)
 =====================  ======================================================
+
+``check(source, strict=True)`` adds the rules of the strict reading
+(``ambiguous-layout``, ``unknown-element``, ``bare-error``; see
+``fusion_core._ambiguity``), which :func:`ambiguities` returns on their own.
 
 Child Presenter blocks are legitimate repeats (WIRE.md section 5): between
 the UI blocks and the tail anything may appear, and since a child's blocks
@@ -44,10 +51,12 @@ parent with embedded children could produce. A top-level ``<llm_directives>``
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Final, final
 
-from ._errors import FusionError, WireFormatError
+from ._ambiguity import findings
+from ._errors import CharacterReferenceError, FusionError, WireFormatError
 from ._parse import (
     parse,
     read_items,
@@ -68,7 +77,7 @@ from ._parsed import (
 )
 from ._safexml import parse_xml
 
-__all__ = ["ContractError", "Violation", "check", "check_strict"]
+__all__ = ["ContractError", "Violation", "ambiguities", "check", "check_strict"]
 
 _NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _BARE_AMP: Final = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);)")
@@ -79,7 +88,10 @@ _BREAK_NOT_CONTINUED: Final = re.compile(
 )
 _FENCE_OPEN: Final = re.compile(r"(`{3,})[^`\n]*\n")
 _BACKTICKS: Final = re.compile(r"`+")
-_ELEMENT_BLOCK: Final = re.compile(r"<([A-Za-z_][\w.-]*)[^>]*>[\s\S]*</\1>\Z")
+# Possessive: a backtracking "<name[^>]*>" tried every split of a long name
+# against the attributes, quadratic in the name's length (issue 8.11). The
+# closing tag is then one endswith() test, not a scan back from the end.
+_ELEMENT_OPEN: Final = re.compile(r"<([A-Za-z_][\w.-]*+)[^>]*+>")
 _DTD: Final = re.compile(r"<!(?:DOCTYPE|ENTITY)", re.IGNORECASE)
 # Text that claims to be JSON: an object, or an array that is not a TOON
 # header ("[2|]{id|name}:") or a bracketed word ("[INFO] ...").
@@ -125,16 +137,42 @@ class ContractError(FusionError, ValueError):
         self.value = value
 
 
-def check(source: object) -> list[Violation]:
+def check(source: object, *, strict: bool = False) -> list[Violation]:
     """Every contract violation of a response (empty when it is well-formed).
 
-    Accepts what :func:`~fusion_core._parse.parse` accepts.
+    Accepts what :func:`~fusion_core._parse.parse` accepts. ``strict=True``
+    also reports what the layout rule can only guess at (:func:`ambiguities`):
+    use it for servers that embed no child Presenters.
     """
     try:
         parsed = parse(source)
+    except CharacterReferenceError as exc:
+        return [Violation(exc.block, "character-reference", str(exc))]
     except WireFormatError as exc:
         return [Violation(exc.block, "wire-format", str(exc))]
-    return _Checker(parsed).run()
+    found = _Checker(parsed).run()
+    if strict:
+        found.extend(_ambiguities(parsed))
+    return found
+
+
+def ambiguities(source: object) -> list[Violation]:
+    """What the strict reading adds to :func:`check`.
+
+    Fusion blocks read as embeds, unknown elements among the embeds, a bare
+    error text with ``isError: true`` (see ``fusion_core._ambiguity``).
+    Empty for input :func:`~fusion_core._parse.parse` refuses (``check``
+    reports it).
+    """
+    try:
+        parsed = parse(source)
+    except WireFormatError:
+        return []
+    return _ambiguities(parsed)
+
+
+def _ambiguities(parsed: ParsedResponse) -> list[Violation]:
+    return [Violation(block, rule, message) for block, rule, message in findings(parsed)]
 
 
 def check_strict(source: object) -> ParsedResponse:
@@ -180,6 +218,7 @@ class _Checker:
         if isinstance(block, ToolErrorBlock):
             self.envelope_text(0, block.text)
             self.attributes(0, block.attributes, ("code", "severity"), "<tool_error>")
+            self.details(block)
         elif isinstance(block, ValidationErrorBlock):
             self.envelope_text(0, block.text)
             self.attributes(0, block.attributes, ("action",), "<validation_error>")
@@ -199,6 +238,18 @@ class _Checker:
             # declares a DTD is an XXE or entity-bomb payload.
             if not block.is_json:
                 self.dtd(0, text)
+
+    def details(self, block: ToolErrorBlock) -> None:
+        details = block.envelope.details
+        if len(details.pairs) != len(details):
+            counts = Counter(key for key, _ in details.pairs)
+            repeated = sorted(key for key, count in counts.items() if count > 1)
+            self.add(
+                0,
+                "duplicate-detail",
+                f"<details> repeats the key(s) {repeated!r:.120}; readers keep one value per "
+                "key, so write each key once",
+            )
 
     def malformed_envelope(self, index: int, text: str) -> None:
         detail = ""
@@ -384,7 +435,12 @@ class _Checker:
         self.dtd(index, block.text)
 
     def embed(self, index: int, block: EmbedBlock, *, in_tail: bool) -> None:
-        text = block.text
+        try:
+            self.embed_text(index, block.text, in_tail=in_tail)
+        except CharacterReferenceError as exc:
+            self.add(index, "character-reference", str(exc.in_block(index)))
+
+    def embed_text(self, index: int, text: str, *, in_tail: bool) -> None:
         tag = next((name for name in _FUSION_TAGS if text.startswith("<" + name)), None)
         if tag in ("tool_error", "validation_error"):
             self.add(index, "envelope-position", f"a <{tag}> envelope must be block 0")
@@ -419,12 +475,12 @@ class _Checker:
                 self.items(index, child)
             return
         elif in_tail:
-            element = _ELEMENT_BLOCK.match(text)
+            element = _element_name(text)
             if element is not None:
                 self.add(
                     index,
                     "unknown-block",
-                    f"<{element.group(1)}> is not a Fusion block kind; after <llm_directives> "
+                    f"<{element}> is not a Fusion block kind; after <llm_directives> "
                     "only <domain_rules> and <action_suggestions> may follow",
                 )
             else:
@@ -470,6 +526,18 @@ class _Checker:
                     "<llm_directives>, <domain_rules>, <action_suggestions>",
                 )
             last = max(last, rank)
+
+
+def _element_name(text: str) -> str | None:
+    """The name of the element ``text`` is (``<name ...>`` ... ``</name>``), if it is one."""
+    opening = _ELEMENT_OPEN.match(text)
+    if opening is None:
+        return None
+    name = opening.group(1)
+    closing = f"</{name}>"
+    if len(text) < opening.end() + len(closing) or not text.endswith(closing):
+        return None
+    return name
 
 
 def _is_json(text: str) -> bool:

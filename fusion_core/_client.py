@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, final
+from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, final
 
 from ._errors import ServerConnectionError, ServerResultError
 from ._parse import parse
@@ -60,7 +60,59 @@ DEFAULT_TIMEOUT: Final = 30.0
 
 _PROTOCOL_KEYS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
 _SERVER_INFO_META: Final = "io.modelcontextprotocol/serverInfo"
+_T = TypeVar("_T")
 _MAX_PAGES: Final = 1000  # a server whose tools/list cursor never ends cannot hang us
+
+
+class _Faults:
+    """Messages the SDK could not parse, failing the request in flight at once.
+
+    The SDK hands a line it cannot read to the ``message_handler`` as an
+    exception and keeps waiting for the reply, which then never comes: without
+    this the call would end as a timeout, naming the wrong problem.
+    """
+
+    __slots__ = ("_event", "last")
+
+    def __init__(self) -> None:
+        self._event: Any = None
+        self.last: str = ""
+
+    async def handle(self, message: object) -> None:
+        """The client's ``message_handler``: note a stream exception, wake the request."""
+        if isinstance(message, Exception):
+            self.last = f"{type(message).__name__}: {str(message)[:300]}"
+            if self._event is not None:
+                self._event.set()
+
+    async def race(self, request: Awaitable[_T]) -> _T | None:
+        """``await request``, or ``None`` as soon as an unparseable message arrives."""
+        import anyio  # noqa: PLC0415 - with the connected path
+
+        self._event = event = anyio.Event()
+        outcome: list[_T] = []
+        failed: list[Exception] = []
+        async with anyio.create_task_group() as group:
+
+            async def send() -> None:
+                try:
+                    outcome.append(await request)
+                except Exception as exc:  # noqa: BLE001 - re-raised below, outside the group
+                    failed.append(exc)
+                group.cancel_scope.cancel()
+
+            async def watch() -> None:
+                await event.wait()
+                group.cancel_scope.cancel()
+
+            group.start_soon(send)
+            group.start_soon(watch)
+        close = getattr(request, "close", None)
+        if close is not None:  # a request cancelled before it started is never awaited
+            close()
+        if failed:  # the SDK's own error (a timeout, an MCPError), not an exception group
+            raise failed[0]
+        return outcome[0] if outcome else None
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -103,7 +155,7 @@ class FusionClient:
     SDK's ``MCPError``.
     """
 
-    __slots__ = ("_client", "_label", "_mode", "_target", "_timeout")
+    __slots__ = ("_client", "_faults", "_label", "_mode", "_target", "_timeout")
 
     def __init__(
         self, target: Target, *, mode: str = "auto", timeout: float | None = DEFAULT_TIMEOUT
@@ -113,6 +165,7 @@ class FusionClient:
         self._mode = mode
         self._timeout = timeout
         self._client: Client | None = None
+        self._faults: _Faults = _Faults()
 
     @classmethod
     def stdio(
@@ -189,7 +242,12 @@ class FusionClient:
         if self._client is not None:
             msg = "this FusionClient is already connected; make a new one for a second connection"
             raise RuntimeError(msg)
-        client = Client(self._target, mode=self._mode, read_timeout_seconds=self._timeout)
+        client = Client(
+            self._target,
+            mode=self._mode,
+            read_timeout_seconds=self._timeout,
+            message_handler=self._faults.handle,
+        )
         try:
             await client.__aenter__()
         except Exception as exc:
@@ -293,7 +351,16 @@ class FusionClient:
 
         # A root model of a plain dict: the SDK checks the result against the
         # protocol version's schema, then hands the JSON object over unmodelled.
-        raw = await self.sdk_client.session.send_request(request, RootModel[dict[str, Any]])
+        session = self.sdk_client.session
+        sent = self._faults.race(session.send_request(request, RootModel[dict[str, Any]]))
+        raw = await sent
+        if raw is None:
+            method = getattr(request, "method", "the request")
+            msg = (
+                f"{self._label!r} answered {method} with a message the MCP SDK cannot parse "
+                f"(not a JSON-RPC message of this protocol): {self._faults.last}"
+            )
+            raise ServerResultError(msg, result={})
         return raw.root
 
     def __repr__(self) -> str:

@@ -11,6 +11,8 @@
     ├── OutputSchemaError(ValueError)  structured content outside a tool's output schema
     ├── ContractError(ValueError)      a response breaks the wire contract (_check)
     ├── WireFormatError(ValueError)    text that is not a well-formed Fusion block
+    │   └── CharacterReferenceError    a character reference no character has (&#x110000;)
+    ├── SizeLimitError(ValueError)     a response beyond the size policy (_limits)
     ├── AppLoadError(ImportError)      a "pkg.module:app" spec that leads to no app
     ├── ServerConnectionError(ConnectionError)  the client could not reach a server
     └── ServerResultError(RuntimeError)  a server answered with no tool result
@@ -27,6 +29,7 @@ from typing import Any
 
 __all__ = [
     "AppLoadError",
+    "CharacterReferenceError",
     "CycleError",
     "FusionError",
     "NestingError",
@@ -34,6 +37,7 @@ __all__ = [
     "SerializationError",
     "ServerConnectionError",
     "ServerResultError",
+    "SizeLimitError",
     "UIError",
     "WireFormatError",
 ]
@@ -78,12 +82,46 @@ class OutputSchemaError(FusionError, ValueError):
 
 
 class WireFormatError(FusionError, ValueError):
-    """Text that does not follow the Fusion wire format."""
+    """Text that does not follow the Fusion wire format.
 
-    def __init__(self, message: str, *, block: int | None = None) -> None:
-        where = f"block {block}: " if block is not None else ""
+    ``block`` is the content block's index and ``offset`` the character
+    offset inside that block, where known.
+    """
+
+    def __init__(
+        self, message: str, *, block: int | None = None, offset: int | None = None
+    ) -> None:
+        places = []
+        if block is not None:
+            places.append(f"block {block}")
+        if offset is not None:
+            places.append(f"offset {offset}")
+        where = ", ".join(places) + ": " if places else ""
         super().__init__(f"{where}{message}")
+        self.detail = message
         self.block = block
+        self.offset = offset
+
+    def in_block(self, block: int) -> WireFormatError:
+        """The same error, located in content block ``block``."""
+        return type(self)(self.detail, block=block, offset=self.offset)
+
+
+class CharacterReferenceError(WireFormatError):
+    """A character reference that names no character (``&#x110000;``, ``&#xFFFFFFFFF;``).
+
+    Raised by the readers where they decode references (item text, envelope
+    text, attribute values); ``offset`` points at its ``&``.
+    """
+
+
+class SizeLimitError(FusionError, ValueError):
+    """A response larger than the size policy allows (``fusion_core._limits``)."""
+
+    def __init__(self, message: str, *, size: int, limit: int) -> None:
+        super().__init__(message)
+        self.size = size
+        self.limit = limit
 
 
 class AppLoadError(FusionError, ImportError):

@@ -7,11 +7,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from ._blocks import render_data, render_error
-from ._json import to_json, to_plain
+from ._json import child_path, to_json, to_plain
 from ._numbers import js_scalar, js_string_of_number
 from ._response import ToolResponse, with_origin
 from ._toon import encode_toon
-from ._view import ErrorEnvelope, ResponseView
+from ._view import ErrorDetails, ErrorEnvelope, ResponseView
 
 __all__ = [
     "error",
@@ -98,11 +98,12 @@ def required(field: str) -> ToolResponse:
     )
 
 
-def _detail_text(value: Any) -> str:
+def _detail_text(key: str, value: Any) -> str:
     if isinstance(value, str):
         return value
-    scalar = js_scalar(value)
-    return scalar if scalar is not None else to_json(value)
+    path = child_path("details", key)
+    scalar = js_scalar(value, path)
+    return scalar if scalar is not None else to_json(value, _path=path)
 
 
 def _text(value: Any, name: str) -> str:
@@ -131,18 +132,19 @@ def tool_error(
     if (
         retry_after is not None
         and not isinstance(retry_after, bool)
-        and math.isfinite(retry_after)
+        # an int is finite (math.isfinite overflows on one beyond a float's range)
+        and (isinstance(retry_after, int) or math.isfinite(retry_after))
         and retry_after > 0
     ):
-        retry_text = js_string_of_number(retry_after)
+        retry_text = js_string_of_number(retry_after, "retry_after")
     envelope = ErrorEnvelope(
         code=_text(code, "code"),
         message=_text(message, "message"),
         severity=_text(severity, "severity"),
         recovery=suggestion or None,
         available_actions=tuple(_text(action, "action") for action in available_actions),
-        details=tuple(
-            (_text(key, "detail key"), _detail_text(value))
+        details=ErrorDetails(
+            (_text(key, "detail key"), _detail_text(key, value))
             for key, value in (details or {}).items()
         ),
         retry_after=retry_text,

@@ -38,9 +38,17 @@ from typing import Any, Final
 import orjson
 
 from ._errors import CycleError, NestingError, SerializationError
-from ._numbers import js_number
+from ._numbers import int_text, js_number, require_int_digits
 
-__all__ = ["MAX_DEPTH", "child_path", "stable_repr", "to_json", "to_plain"]
+__all__ = [
+    "MAX_DEPTH",
+    "child_path",
+    "is_canonical_json",
+    "require_plain",
+    "stable_repr",
+    "to_json",
+    "to_plain",
+]
 
 MAX_DEPTH: Final = 512
 """Deepest nesting of arrays and objects the encoders accept."""
@@ -75,6 +83,25 @@ def _json_string(text: str) -> str:
         # in Python can only hold surrogates unpaired, so every one is lone.
         encoded = _SURROGATE.sub(_escape_surrogate, encoded)
     return encoded
+
+
+def _unicode_str(text: str, path: str) -> str:
+    """``text``, if it can leave the process as data (no lone surrogate).
+
+    JSON *text* escapes a lone surrogate (a six-character escape, as
+    ``JSON.stringify`` does), but plain data (``structuredContent``, TOON)
+    has no escape for it: the MCP SDK would fail to encode the result, far
+    from the cause.
+    """
+    if not text.isascii() and _SURROGATE.search(text) is not None:
+        raise SerializationError(
+            "a str with a lone surrogate cannot leave the process as MCP data "
+            "(structuredContent, TOON, tool definitions); decode the text properly, or send "
+            "the data as JSON text",
+            path=path,
+            value=text,
+        )
+    return text
 
 
 def _convert(value: Any) -> Any:
@@ -141,12 +168,56 @@ def _js_floats_c(out: bytes) -> bytes:
     return b"".join(parts)
 
 
+def _rewrites_to_regex(out: bytes, raw: bytes) -> bool:
+    """Whether the rewrite of orjson output ``out`` is ``raw`` (pure Python)."""
+    return _js_floats_regex(out) == raw
+
+
+def _rewrites_to_c(out: bytes, raw: bytes) -> bool:
+    """The same answer, comparing piece by piece and stopping at the first difference.
+
+    A reader asks this of every JSON data block; hostile text (every token a
+    float to rewrite, none matching) costs one C scan and one comparison,
+    not a rewrite of the whole block.
+    """
+    if out == raw:  # the common case: identical unless a float needs rewriting
+        return not _float_fixups(out)
+    position = last = 0
+    for start, end in _float_fixups(out):
+        if not raw.startswith(out[last:start], position):
+            return False
+        position += start - last
+        fixed = js_number(float(out[start:end])).encode()
+        if not raw.startswith(fixed, position):
+            return False
+        position += len(fixed)
+        last = end
+    return len(raw) - position == len(out) - last and raw.endswith(out[last:])
+
+
 try:
     from ._speedups import float_fixups as _float_fixups
 except ImportError:  # pragma: no cover - the C accelerator is optional
     _js_floats = _js_floats_regex
+    _rewrites_to = _rewrites_to_regex
 else:
     _js_floats = _js_floats_c
+    _rewrites_to = _rewrites_to_c
+
+
+def is_canonical_json(value: Any, raw: bytes) -> bool | None:
+    """Whether ``to_json(value)`` is the UTF-8 text ``raw``; ``None`` when orjson cannot tell.
+
+    For plain JSON data (what a reader loads), ``to_json`` is orjson's
+    indented output with JavaScript's float forms; this compares without
+    building the str. ``None`` means orjson refuses the value (ints beyond 64
+    bits): ask ``to_json`` itself.
+    """
+    try:
+        out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except (orjson.JSONEncodeError, TypeError, RecursionError):
+        return None
+    return _rewrites_to(out, raw)
 
 
 def _fast(value: Any) -> str | None:
@@ -219,7 +290,7 @@ def _children(value: Mapping[Any, Any] | list[Any] | tuple[Any, ...], path: str)
             yield f"{path}[{index}]", None, item
 
 
-def _scalar_text(item: Any) -> str | None:
+def _scalar_text(item: Any, path: str) -> str | None:
     """The JSON text of a str, None, bool, int or float; ``None`` for anything else."""
     if isinstance(item, str):
         return _json_string(item)
@@ -230,7 +301,7 @@ def _scalar_text(item: Any) -> str | None:
     if item is False:
         return "false"
     if isinstance(item, int) and not isinstance(item, enum.Enum):
-        return str(int(item))
+        return int_text(item, path)
     if isinstance(item, float):
         return js_number(item) if math.isfinite(item) else "null"
     return None
@@ -247,7 +318,7 @@ def _exact(value: Any, path: str) -> str:
             item, item_path = pending
             pending = None
             while True:
-                scalar = _scalar_text(item)
+                scalar = _scalar_text(item, item_path)
                 if scalar is not None:
                     parts.append(scalar)
                 elif isinstance(item, Mapping | list | tuple):
@@ -320,7 +391,7 @@ def _key_text(key: Any, path: str) -> str:
     if isinstance(key, str):
         return key
     if isinstance(key, int) and not isinstance(key, bool):
-        return str(int(key))
+        return int_text(key, path)
     raise SerializationError(
         f"object key {stable_repr(key)} is a {type(key).__qualname__}; "
         "JSON object keys must be str (or int, written in decimal)",
@@ -348,7 +419,9 @@ def to_plain(value: Any) -> Any:
     Used where JSON *data* rather than text is needed (``structuredContent``,
     TOON). Finite floats keep their value; ``NaN`` and ``±Infinity`` become
     ``None``, as in the JSON text; the same conversions and errors as
-    :func:`to_json` apply.
+    :func:`to_json` apply. A str (value or key) holding a lone surrogate, which
+    only JSON *text* can escape, raises :class:`SerializationError` naming its
+    path, as does an int of more than ``MAX_INT_DIGITS`` digits (in both).
     """
     # Fast path: an orjson round trip makes the same plain data in C (floats
     # survive exactly; NaN becomes null). Whatever orjson refuses, the exact
@@ -358,6 +431,19 @@ def to_plain(value: Any) -> Any:
     except (orjson.JSONEncodeError, TypeError, RecursionError):
         return _plain(value, "$")
     return orjson.loads(encoded)
+
+
+def require_plain(value: Any, path: str = "$") -> None:
+    """Raise :class:`SerializationError` (with the path) if ``value`` cannot leave the process.
+
+    The check :func:`to_plain` makes, without the copy: for data the MCP SDK
+    serializes itself (tool definitions), so a lone surrogate is an error
+    here, naming where it is, not a server that dies writing ``tools/list``.
+    """
+    try:
+        orjson.dumps(value, default=_orjson_default, option=_PLAIN_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError, RecursionError):
+        _plain(value, path)
 
 
 def _plain(value: Any, path: str) -> Any:
@@ -371,10 +457,13 @@ def _plain(value: Any, path: str) -> Any:
             item, item_path, target, slot = pending
             pending = None
             while True:
-                if item is None or isinstance(item, str | bool):
+                if item is None or isinstance(item, bool):
                     result: Any = item
+                elif isinstance(item, str):
+                    result = _unicode_str(item, item_path)
                 elif isinstance(item, int) and not isinstance(item, enum.Enum):
                     result = int(item)
+                    require_int_digits(result, item_path)
                 elif isinstance(item, float):
                     result = item if math.isfinite(item) else None
                 elif isinstance(item, Mapping | list | tuple):
@@ -398,4 +487,6 @@ def _plain(value: Any, path: str) -> Any:
             active.discard(frame.identity)
             continue
         child_path, name, child_value = child
+        if name is not None:
+            _unicode_str(name, child_path)
         pending = (child_value, child_path, frame.result, name)

@@ -5,14 +5,67 @@ ECMAScript ``Number::toString`` of the double: the shortest digits that round
 trip (Python's ``repr`` finds the same digits), laid out in plain notation for
 decimal exponents from -6 to 20 and in ``1e+21`` / ``1e-7`` notation outside.
 Integers are Python ints and print exactly, even beyond 2**53 (JS would round
-them; we keep them exact and document it).
+them; we keep them exact and document it), up to :data:`MAX_INT_DIGITS`
+digits: beyond that no default Python JSON reader (``json.loads``, and so
+``parse()``) reads them back, so every writer refuses them with a
+:class:`~fusion_core.SerializationError` naming the JSON path, whatever
+``sys.set_int_max_str_digits`` says in this process (that setting is
+process-global; the wire's rule is not).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Final
 
-__all__ = ["js_number", "js_scalar", "js_string_of_number"]
+from ._errors import SerializationError
+
+__all__ = [
+    "MAX_INT_DIGITS",
+    "int_text",
+    "js_number",
+    "js_scalar",
+    "js_string_of_number",
+    "require_int_digits",
+]
+
+MAX_INT_DIGITS: Final = 4300
+"""Most decimal digits of an int on the wire (CPython's default reading limit)."""
+
+# 2**14284 < 10**4300 < 2**14285: an int of at most 14,284 bits has at most
+# 4,300 digits, one of 14,286 bits or more has more; only 14,285 bits needs
+# the digits counted.
+_SAFE_BITS: Final = 14_284
+
+
+def _too_long(value: int, path: str) -> SerializationError:
+    return SerializationError(
+        f"an int of more than {MAX_INT_DIGITS:,} digits cannot go on the wire (JSON "
+        "readers refuse it); send it as a str",
+        path=path,
+        value=value,
+    )
+
+
+def int_text(value: int, path: str = "$") -> str:
+    """The decimal digits of ``value`` (an int or subclass), or :class:`SerializationError`."""
+    if value.bit_length() <= _SAFE_BITS:
+        return int.__repr__(value)
+    if value.bit_length() > _SAFE_BITS + 1:
+        raise _too_long(value, path)
+    try:
+        text = int.__repr__(value)
+    except ValueError:  # this process reads fewer digits than the wire allows
+        raise _too_long(value, path) from None
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _too_long(value, path)
+    return text
+
+
+def require_int_digits(value: int, path: str = "$") -> None:
+    """Raise :class:`SerializationError` if ``value`` has more than ``MAX_INT_DIGITS`` digits."""
+    if value.bit_length() > _SAFE_BITS:
+        int_text(value, path)
 
 
 def _digits_and_point(text: str) -> tuple[str, int]:
@@ -53,14 +106,15 @@ def js_number(value: float) -> str:
     return sign + digits[0] + "." + digits[1:] + exp_text
 
 
-def js_string_of_number(value: int | float) -> str:
+def js_string_of_number(value: int | float, path: str = "$") -> str:
     """``String(value)`` in JavaScript, with Python ints kept exact.
 
     Non-finite floats give ``NaN``, ``Infinity`` and ``-Infinity`` as in JS;
-    JSON contexts map them to ``null`` before calling this.
+    JSON contexts map them to ``null`` before calling this. An int beyond
+    :data:`MAX_INT_DIGITS` digits raises :class:`SerializationError` at ``path``.
     """
     if isinstance(value, int):
-        return str(int(value))
+        return int_text(value, path)
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
@@ -68,12 +122,12 @@ def js_string_of_number(value: int | float) -> str:
     return js_number(value)
 
 
-def js_scalar(value: object) -> str | None:
+def js_scalar(value: object, path: str = "$") -> str | None:
     """``String(value)`` of ``None``, a bool or a number; ``None`` for anything else."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
-        return js_string_of_number(value)
+        return js_string_of_number(value, path)
     return None

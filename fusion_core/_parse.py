@@ -41,10 +41,13 @@ What bytes cannot say, and the parser's answer:
 * **Envelope or text.** A str data block that is itself a well-formed
   ``<tool_error>`` envelope reads as an envelope.
 
-Input is bounded: :data:`MAX_INPUT_SIZE` characters (or bytes) of JSON text
-and :data:`MAX_BLOCK_SIZE` characters per block; beyond that, and for
-anything that is not a Fusion response at all, :class:`WireFormatError`. No
-other exception escapes :func:`parse`, on any input.
+Input is bounded by the one size policy of ``_limits``: whatever the writer
+writes (up to ``MAX_RESPONSE_SIZE`` characters of text) is read, from JSON
+text of up to ``MAX_MESSAGE_SIZE``; beyond that, for a character reference
+that names no character, and for anything that is not a Fusion response at
+all, :class:`WireFormatError` (naming the block and offset where it can). No
+other exception escapes :func:`parse`, on any input, in time linear in its
+length.
 """
 
 from __future__ import annotations
@@ -53,13 +56,14 @@ import gc
 import json
 import re
 import sys
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, TypeVar
 
 import orjson
 
-from ._errors import FusionError, WireFormatError
-from ._json import _INTEGRAL_FLOAT, to_json
+from ._errors import CharacterReferenceError, FusionError, WireFormatError
+from ._json import is_canonical_json, to_json
+from ._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE
 from ._parsed import (
     Block,
     DataBlock,
@@ -77,13 +81,7 @@ from ._text import decode_item, restore_closing_tag, unescape
 from ._ui import UiBlock
 from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
-__all__ = ["MAX_BLOCK_SIZE", "MAX_INPUT_SIZE", "parse"]
-
-MAX_INPUT_SIZE: Final = 64 * 1024 * 1024
-"""Largest JSON text (characters or bytes) :func:`parse` reads: 64 MiB."""
-
-MAX_BLOCK_SIZE: Final = 16 * 1024 * 1024
-"""Largest content block (characters) :func:`parse` reads: 16 MiB."""
+__all__ = ["parse"]
 
 _ATTRS: Final = r'((?:[ \t\n]+[A-Za-z_][\w.:-]*="[^"<]*")*)'
 _ATTR: Final = re.compile(r'([A-Za-z_][\w.:-]*)="([^"<]*)"')
@@ -112,6 +110,9 @@ _VALIDATION_ELEMENT: Final = re.compile(
     r'<field name="([^"<]*)">([^<]*)</field>\n|<recovery>([^<]*)</recovery>\n'
 )
 _JSON_START: Final = frozenset('{["-0123456789tfn')
+# What _text.unescape decodes as a numeric reference; the digit runs are
+# checked here before int() and chr() see them.
+_NUMERIC_REF: Final = re.compile(r"&#(?:x([0-9A-Fa-f]+)|([0-9]+));")
 _RETRY_SUFFIX: Final = " seconds"
 _ITEM_TAGS: Final = ("llm_directives", "domain_rules", "action_suggestions")
 
@@ -139,8 +140,8 @@ def _wire_of(source: object) -> Mapping[str, Any]:
 
 
 def _load_wire(source: str | bytes | bytearray | memoryview) -> Mapping[str, Any]:
-    if len(source) > MAX_INPUT_SIZE:
-        msg = f"the JSON text is {len(source)} long; parse() reads at most {MAX_INPUT_SIZE}"
+    if len(source) > MAX_MESSAGE_SIZE:
+        msg = f"the JSON text is {len(source):,} long; parse() reads at most {MAX_MESSAGE_SIZE:,}"
         raise WireFormatError(msg)
     if isinstance(source, memoryview):
         source = bytes(source)
@@ -202,6 +203,7 @@ def _texts(wire: Mapping[str, Any]) -> list[str]:
         msg = "a Fusion response has a non-empty 'content' list of text blocks"
         raise WireFormatError(msg)
     texts: list[str] = []
+    size = 0
     for index, item in enumerate(content):
         if isinstance(item, Mapping):
             kind, text = item.get("type"), item.get("text")
@@ -210,32 +212,56 @@ def _texts(wire: Mapping[str, Any]) -> list[str]:
         if kind != "text" or not isinstance(text, str):
             msg = f"every Fusion content block is {{'type': 'text', 'text': str}}, got {item!r:.80}"
             raise WireFormatError(msg, block=index)
-        if len(text) > MAX_BLOCK_SIZE:
-            msg = f"the block is {len(text)} characters; parse() reads at most {MAX_BLOCK_SIZE}"
+        size += len(text)
+        if size > MAX_RESPONSE_SIZE:
+            msg = (
+                f"the response holds more than {MAX_RESPONSE_SIZE:,} characters of text, "
+                "the most a Fusion response holds (fusion_core._limits)"
+            )
             raise WireFormatError(msg, block=index)
         texts.append(text)
     return texts
+
+
+# ------------------------------------------------------ character references
+
+
+def require_references(text: str, end: int | None = None) -> None:
+    """Raise :class:`CharacterReferenceError` at the first bad numeric reference.
+
+    A bad reference, in ``text[:end]``, is one that names no character.
+    The readers decode references with ``chr()``, which refuses code points
+    beyond U+10FFFF, and ``int()``, which refuses more than 4,300 digits (and
+    is quadratic below that). Leading zeros are legal and stripped first, so a
+    reference is judged by at most seven digits, in time linear in its length.
+    Surrogates and NUL are characters the writer references (XML 1.0 cannot
+    carry them raw); they decode.
+    """
+    if "&#" not in text:
+        return
+    for match in _NUMERIC_REF.finditer(text, 0, len(text) if end is None else end):
+        hexadecimal, decimal = match.groups()
+        digits = (hexadecimal or decimal).lstrip("0")
+        if len(digits) <= (6 if hexadecimal else 7):
+            code = int(digits or "0", 16 if hexadecimal else 10)
+            if code <= 0x10FFFF:
+                continue
+        shown = match.group() if len(match.group()) <= 24 else match.group()[:20] + "...;"
+        msg = (
+            f"the character reference {shown} names no character (Unicode ends at "
+            "&#x10FFFF;); write the character itself or a reference in range"
+        )
+        raise CharacterReferenceError(msg, offset=match.start())
 
 
 # ------------------------------------------------------------ block readers
 
 
 def _is_json_canonical(text: str, value: Any, raw: bytes) -> bool:
-    """Whether ``to_json(value) == text``, cheaply when possible.
-
-    ``to_json`` is orjson's indented output, rewritten only where it contains
-    ``.0``, ``e+`` or ``e-`` (JS number forms). When orjson's output equals
-    the text and the text has none of those, ``to_json`` equals it too.
-    """
-    if b"e+" not in raw and b"e-" not in raw:
-        try:
-            same = orjson.dumps(value, option=orjson.OPT_INDENT_2) == raw
-        except (orjson.JSONEncodeError, TypeError):
-            same = False
-        # to_json rewrites orjson's "1.0" to "1" (and then "-0.0" to "0"):
-        # with no such token in the text, its output is orjson's.
-        if same and (b".0" not in raw or _INTEGRAL_FLOAT.search(raw) is None):
-            return True
+    """Whether ``to_json(value) == text``, without building the str when possible."""
+    same = is_canonical_json(value, raw)
+    if same is not None:
+        return same
     try:
         return to_json(value) == text
     except (FusionError, RecursionError):
@@ -297,6 +323,7 @@ def read_ui(text: str) -> UiBlockText | None:
     end = len(text) - len(_UI_CLOSE)
     match = _UI_OPEN.match(text)
     if match is not None:
+        require_references(text, match.end(1))
         attributes = _attributes(match.group(1))
     else:
         header_end = text.find(">\n")
@@ -340,6 +367,7 @@ def read_items(
     text: str,
 ) -> DirectivesBlock | RulesBlock | SuggestionsBlock | None:
     """A directives, rules or suggestions block, or ``None``."""
+    require_references(text)
     if text.startswith("<llm_directives>"):
         body = _item_body(text, "llm_directives")
         if body is not None:
@@ -367,6 +395,7 @@ def read_tool_error(text: str) -> ToolErrorBlock | None:
     match = _ERROR_OPEN.match(text)
     if match is None:
         return None
+    require_references(text)
     attributes = _attributes(match.group(1))
     found: dict[str, Any] = {}
     position = match.end()
@@ -415,6 +444,7 @@ def read_validation_error(text: str) -> ValidationErrorBlock | None:
     match = _VALIDATION_OPEN.match(text)
     if match is None:
         return None
+    require_references(text)
     attributes = _attributes(match.group(1))
     fields: list[ValidationField] = []
     recovery: str | None = None
@@ -450,15 +480,26 @@ def read_envelope(text: str) -> ToolErrorBlock | ValidationErrorBlock | None:
 # ------------------------------------------------------------------- layout
 
 
+_Read = TypeVar("_Read")
+
+
+def _at(index: int, read: Callable[[str], _Read], texts: Sequence[str]) -> _Read:
+    """``read(texts[index])``, with a reader's error located in block ``index``."""
+    try:
+        return read(texts[index])
+    except WireFormatError as exc:
+        raise exc.in_block(index) from None
+
+
 def _layout(texts: Sequence[str], *, structured: bool) -> tuple[list[Block], int, int]:
     """Type every block by the layout rule; return blocks, UI end, tail start."""
-    envelope = read_envelope(texts[0])
+    envelope = _at(0, read_envelope, texts)
     first: Block = envelope or read_data(texts[0], structured=structured)
     blocks: list[Block] = [first]
     count = len(texts)
     index = 1
     while index < count:
-        ui = read_ui(texts[index])
+        ui = _at(index, read_ui, texts)
         if ui is None:
             break
         blocks.append(ui)
@@ -468,21 +509,21 @@ def _layout(texts: Sequence[str], *, structured: bool) -> tuple[list[Block], int
     tail_start = count
     for position in range(ui_end, count):
         if texts[position].startswith("<llm_directives>"):
-            items[position] = read_items(texts[position])
+            items[position] = _at(position, read_items, texts)
             if isinstance(items[position], DirectivesBlock):
                 tail_start = position
                 break
     else:
         for kind in (SuggestionsBlock, RulesBlock):
             if tail_start > ui_end:
-                candidate = read_items(texts[tail_start - 1])
+                candidate = _at(tail_start - 1, read_items, texts)
                 if isinstance(candidate, kind):
                     tail_start -= 1
                     items[tail_start] = candidate
     for position in range(ui_end, count):
         block: Block | None = None
         if position >= tail_start:
-            block = items[position] if position in items else read_items(texts[position])
+            block = items[position] if position in items else _at(position, read_items, texts)
         blocks.append(block if block is not None else EmbedBlock(texts[position]))
     return blocks, ui_end, tail_start
 
@@ -502,11 +543,7 @@ def _view(blocks: Sequence[Block], structured_content: Any) -> ResponseView:
         elif isinstance(block, ToolErrorBlock):
             error = block.envelope
         elif isinstance(block, ValidationErrorBlock):
-            validation = ValidationFailure(
-                block.action,
-                tuple((field.name, field.message) for field in block.fields),
-                block.recovery,
-            )
+            validation = ValidationFailure(block.action, block.fields, block.recovery)
         elif isinstance(block, UiBlockText):
             ui.append(block.ui_block)
         elif isinstance(block, EmbedBlock):

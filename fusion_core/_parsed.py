@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeAlias, final
 
 from ._ui import UiBlock, UiMeta
-from ._view import ErrorEnvelope, ResponseView, Suggestion
+from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationField
 
 __all__ = [
     "Block",
@@ -144,15 +144,6 @@ class ToolErrorBlock:
     text: str
     envelope: ErrorEnvelope
     attributes: tuple[tuple[str, str], ...] = ()
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class ValidationField:
-    """One ``<field name="..">message</field>`` of a validation error."""
-
-    name: str
-    message: str
 
 
 @final

@@ -31,7 +31,7 @@ from ._numbers import js_scalar
 from ._presenter import Presenter, select_keys
 from ._response import ToolResponse, origin_of, view_of
 from ._text import escape_attr, escape_text
-from ._view import ErrorEnvelope, ResponseView, ValidationFailure
+from ._view import ErrorEnvelope, ResponseView, ValidationFailure, ValidationField
 
 __all__ = [
     "internal_error",
@@ -119,8 +119,9 @@ def unknown_action(action: str, actions: Sequence[str]) -> ToolResponse:
 
 def internal_error(label: str, exc: BaseException) -> ToolResponse:
     """A handler or Presenter failure: the message only, never a traceback."""
-    message = str(exc) or type(exc).__name__
-    return tool_error("INTERNAL_ERROR", f"[{label}] {message}", suggestion=RETRY_HINT)
+    # An exception without a message says so with an empty message, as the
+    # reference does (``[tool/action] ``); the label still says where it failed.
+    return tool_error("INTERNAL_ERROR", f"[{label}] {exc}", suggestion=RETRY_HINT)
 
 
 def sent(value: Any) -> str:
@@ -168,7 +169,8 @@ def validation_error(label: str, problems: Sequence[tuple[str, str]]) -> ToolRes
     )
     lines.append(f"<recovery>{escape_text(VALIDATION_RECOVERY)}</recovery>")
     lines.append("</validation_error>")
-    failure = ValidationFailure(action=label, fields=tuple(problems), recovery=VALIDATION_RECOVERY)
+    fields = tuple(ValidationField(name, message) for name, message in problems)
+    failure = ValidationFailure(action=label, fields=fields, recovery=VALIDATION_RECOVERY)
     return ToolResponse(["\n".join(lines)], view=ResponseView(validation=failure), is_error=True)
 
 

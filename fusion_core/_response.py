@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, final
 
 from pydantic_core import core_schema
 
+from ._limits import require_response_size
 from ._view import ResponseView
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ class ToolResponse(dict[str, Any]):
         is_error: bool | None = None,
         structured_content: Any = _MISSING,
     ) -> None:
+        require_response_size(texts)
         wire: dict[str, Any] = {
             "content": _Content(_Block(type="text", text=text) for text in texts)
         }

@@ -25,11 +25,9 @@ from typing import Final
 from lxml import etree
 
 from ._errors import WireFormatError
+from ._limits import MAX_XML_SIZE
 
 __all__ = ["MAX_XML_SIZE", "new_parser", "parse_xml"]
-
-MAX_XML_SIZE: Final = 10 * 1024 * 1024
-"""Largest block (characters) :func:`parse_xml` hands to lxml: 10 MiB."""
 
 _DTD: Final = re.compile(r"<!(?:DOCTYPE|ENTITY)", re.IGNORECASE)
 _CHAR_REF: Final = re.compile(r"&#(x[0-9A-Fa-f]+|[0-9]+);")
@@ -59,10 +57,13 @@ def _xml_char(code: int) -> bool:
 
 def _legal_ref(match: re.Match[str]) -> str:
     number = match.group(1)
-    try:
-        code = int(number[1:], 16) if number[0] == "x" else int(number)
-    except ValueError:  # more digits than int() reads
+    hexadecimal = number[0] == "x"
+    # Leading zeros are legal; past them, more than 7 digits is out of range
+    # (and int() of thousands of digits is slow, then refused).
+    digits = (number[1:] if hexadecimal else number).lstrip("0") or "0"
+    if len(digits) > 7:
         return "&#xFFFD;"
+    code = int(digits, 16 if hexadecimal else 10)
     return match.group() if _xml_char(code) else "&#xFFFD;"
 
 

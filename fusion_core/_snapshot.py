@@ -43,8 +43,10 @@ from ._parsed import (
 __all__ = ["block_kinds", "diff_snapshots", "dump_snapshot", "load_snapshot"]
 
 MAGIC: Final = "fusion-wire-snapshot 1"
-_HEADER: Final = re.compile(r"── block (\d+) · ([^·\n]+) · (\d+) chars\n")
-_STRUCTURED: Final = re.compile(r"structuredContent · (\d+) chars\n")
+# Counts have at most 12 digits (a snapshot is far below a terabyte): int()
+# is then cheap, and a header of thousands of digits is damage, not a count.
+_HEADER: Final = re.compile(r"── block (\d{1,12}) · ([^·\n]+) · (\d{1,12}) chars\n")
+_STRUCTURED: Final = re.compile(r"structuredContent · (\d{1,12}) chars\n")
 _KINDS: Final[dict[type, str]] = {
     DataBlock: "data",
     UiBlockText: "ui_passthrough",
@@ -91,21 +93,27 @@ def dump_snapshot(wire: Mapping[str, Any], kinds: list[str] | None = None) -> st
 
 
 def load_snapshot(text: str) -> dict[str, Any]:
-    """The MCP wire dict a snapshot holds; ``WireFormatError`` if it is damaged."""
+    """The MCP wire dict a snapshot holds; ``WireFormatError`` if it is damaged.
+
+    No other exception escapes, and reading is linear in the text's length.
+    """
     if not text.startswith(MAGIC + "\n"):
         msg = f"not a wire snapshot: the first line must be {MAGIC!r}"
         raise WireFormatError(msg)
     position = len(MAGIC) + 1
     wire: dict[str, Any] = {"content": []}
     if text.startswith("isError: ", position):
-        end = text.index("\n", position)
-        wire["isError"] = json.loads(text[position + len("isError: ") : end])
+        end = text.find("\n", position)
+        if end < 0:
+            msg = f"snapshot damaged near character {position}: the isError line never ends"
+            raise WireFormatError(msg)
+        wire["isError"] = _json_at(text, position + len("isError: "), end, "isError")
         position = end + 1
     structured = _STRUCTURED.match(text, position)
     if structured is not None:
         start = structured.end()
         end = start + int(structured.group(1))
-        wire["structuredContent"] = json.loads(text[start:end])
+        wire["structuredContent"] = _json_at(text, start, end, "structuredContent")
         position = _expect_newline(text, end)
     while position < len(text):
         header = _HEADER.match(text, position)
@@ -117,6 +125,15 @@ def load_snapshot(text: str) -> dict[str, Any]:
         wire["content"].append({"type": "text", "text": text[start:end]})
         position = _expect_newline(text, end)
     return wire
+
+
+def _json_at(text: str, start: int, end: int, what: str) -> Any:
+    """The JSON value of ``text[start:end]``, or ``WireFormatError`` saying where."""
+    try:
+        return json.loads(text[start:end])
+    except (ValueError, RecursionError):
+        msg = f"snapshot damaged near character {start}: {what} is not JSON"
+        raise WireFormatError(msg) from None
 
 
 def _expect_newline(text: str, position: int) -> int:

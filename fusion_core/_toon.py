@@ -40,7 +40,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
-from ._errors import CycleError, NestingError, SerializationError
+from ._errors import CycleError, FusionError, NestingError, SerializationError
 from ._json import MAX_DEPTH, child_path, stable_repr
 from ._numbers import js_number
 from ._toon_v4 import encode_toon_v4
@@ -585,14 +585,55 @@ def encode_toon(
         if key_folding != "off" or flatten_depth is not None:
             msg = "key_folding and flatten_depth are not available with version=4 (toon-format)"
             raise ValueError(msg)
-        return encode_toon_v4(value, delimiter=delimiter, indent=indent)
+        return _leaving(encode_toon_v4(value, delimiter=delimiter, indent=indent), value)
     if version != 3:
         raise ValueError(f"version must be 3 (the reference's TOON) or 4, not {version!r}")
     flatten = math.inf if flatten_depth is None else flatten_depth
     encoder = _Encoder(delimiter, indent, key_folding == "safe", flatten)
     try:
-        return encoder.document(value)
+        text = encoder.document(value)
     except RecursionError:
         raise NestingError(
             "data is nested too deeply to encode as TOON", path="$", limit=MAX_DEPTH
         ) from None
+    except ValueError as exc:
+        if isinstance(exc, FusionError):
+            raise
+        # int.__repr__ refuses more digits than this process allows.
+        raise _located(value, f"cannot encode this data as TOON: {exc}") from None
+    return _leaving(text, value)
+
+
+# ------------------------------------------------------------- egress checks
+
+
+def _located(value: object, message: str) -> SerializationError:
+    """The error that names where in ``value`` the problem is.
+
+    ``to_plain`` applies the wire's rules for data (no lone surrogate, at
+    most ``MAX_INT_DIGITS`` digits) with JSON paths; if it accepts the value,
+    the problem is reported at the root.
+    """
+    from ._json import to_plain  # noqa: PLC0415 - only on the failure path
+
+    try:
+        to_plain(value)
+    except SerializationError as exc:
+        return exc
+    return SerializationError(message, path="$", value=value)
+
+
+def _leaving(text: str, value: object) -> str:
+    """``text``, if it can leave the process: TOON has no escape for a lone surrogate.
+
+    The MCP SDK encodes results as UTF-8, which a lone surrogate cannot be;
+    caught here, it is an error naming the value's path instead of a server
+    that dies while writing the result.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        raise _located(value, "the TOON text holds a lone surrogate") from None
+    return text

@@ -235,13 +235,15 @@ def table(
     width: Width | None = None,
     priority: int | float | None = None,
 ) -> UiBlock:
-    """A Markdown table; cells escape ``|`` and turn line breaks into ``<br>``."""
-    lines = [
-        "| " + " | ".join(_cell(header) for header in headers) + " |",
-        "| " + " | ".join("---" for _ in headers) + " |",
-    ]
-    lines.extend("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows)
-    return UiBlock("markdown", "\n".join(lines), _meta(title, width, priority))
+    """A Markdown table; cells escape ``|`` and turn line breaks into ``<br>``.
+
+    The header and separator lines are each followed by a line break, then
+    the rows: a table without rows ends with that break, as the reference's.
+    """
+    head = "| " + " | ".join(_cell(header) for header in headers) + " |"
+    separator = "| " + " | ".join("---" for _ in headers) + " |"
+    body = "\n".join("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows)
+    return UiBlock("markdown", f"{head}\n{separator}\n{body}", _meta(title, width, priority))
 
 
 def _list_item(item: Any) -> str:

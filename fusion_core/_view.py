@@ -6,13 +6,20 @@ Every response this library builds carries one. It is what tests read
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, final
 
 from ._ui import UiBlock
 
-__all__ = ["ErrorEnvelope", "ResponseView", "Suggestion", "ValidationFailure"]
+__all__ = [
+    "ErrorDetails",
+    "ErrorEnvelope",
+    "ResponseView",
+    "Suggestion",
+    "ValidationFailure",
+    "ValidationField",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +47,74 @@ class Suggestion:
         return cls(tool, reason)
 
 
+@final
+class ErrorDetails(Mapping[str, str]):
+    """The ``<details>`` of an error envelope: a read-only ``{key: value}`` mapping.
+
+    It keeps the envelope's order, and :attr:`pairs` keeps every
+    ``<detail>`` line as written, so a foreign envelope that repeats a key
+    loses nothing (the mapping shows the last value; ``check()`` reports the
+    repeat). It equals a ``dict`` with the same items, so tests can write
+    ``result.error.details == {"invoice_id": "INV-404"}``.
+    """
+
+    __slots__ = ("_map", "pairs")
+
+    _map: dict[str, str]
+    pairs: tuple[tuple[str, str], ...]
+
+    def __init__(self, items: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> None:
+        pairs = tuple(items.items() if isinstance(items, Mapping) else items)
+        for pair in pairs:
+            if not (
+                isinstance(pair, tuple)
+                and len(pair) == 2
+                and isinstance(pair[0], str)
+                and isinstance(pair[1], str)
+            ):
+                msg = f"error details are str keys with str values; got {pair!r:.80}"
+                raise TypeError(msg)
+        object.__setattr__(self, "pairs", pairs)
+        object.__setattr__(self, "_map", dict(pairs))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        msg = "ErrorDetails is read-only"
+        raise AttributeError(msg)
+
+    def __getitem__(self, key: str) -> str:
+        return self._map[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._map)
+
+    def __len__(self) -> int:
+        return len(self._map)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ErrorDetails):
+            return self.pairs == other.pairs
+        if isinstance(other, Mapping):
+            return self._map == dict(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.pairs)
+
+    def __reduce__(self) -> tuple[type[ErrorDetails], tuple[tuple[tuple[str, str], ...]]]:
+        return ErrorDetails, (self.pairs,)
+
+    def __repr__(self) -> str:
+        return f"ErrorDetails({self._map!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class ErrorEnvelope:
     """A ``<tool_error>`` envelope as data.
 
     ``severity`` is ``None`` for the short ``error(message, code)`` form,
-    which writes no severity attribute; ``details`` keeps its order.
+    which writes no severity attribute. ``details`` is an
+    :class:`ErrorDetails` mapping in the envelope's order (a mapping or
+    ``(key, value)`` pairs are accepted and converted).
     """
 
     message: str
@@ -53,8 +122,13 @@ class ErrorEnvelope:
     severity: str | None = None
     recovery: str | None = None
     available_actions: tuple[str, ...] = ()
-    details: tuple[tuple[str, str], ...] = ()
+    details: ErrorDetails = field(default_factory=ErrorDetails)
     retry_after: str | None = None
+
+    def __post_init__(self) -> None:
+        details: Any = self.details  # typed as the result; callers may pass a mapping
+        if not isinstance(details, ErrorDetails):
+            object.__setattr__(self, "details", ErrorDetails(details))
 
     @property
     def is_error(self) -> bool:
@@ -62,16 +136,34 @@ class ErrorEnvelope:
         return self.severity != "warning"
 
 
+@final
+@dataclass(frozen=True, slots=True)
+class ValidationField:
+    """One ``<field name="..">message</field>`` of a validation error."""
+
+    name: str
+    message: str
+
+
 @dataclass(frozen=True, slots=True)
 class ValidationFailure:
     """A ``<validation_error>`` envelope as data: which action, which fields, what to do.
 
-    ``fields`` holds ``(field name, message)`` pairs in the envelope's order.
+    ``fields`` holds one :class:`ValidationField` per ``<field>``, in the
+    envelope's order (``(name, message)`` pairs are accepted and converted).
     """
 
     action: str | None
-    fields: tuple[tuple[str, str], ...]
+    fields: tuple[ValidationField, ...]
     recovery: str | None = None
+
+    def __post_init__(self) -> None:
+        given: Any = self.fields  # typed as the result; callers may pass pairs
+        fields = tuple(
+            item if isinstance(item, ValidationField) else ValidationField(*item)
+            for item in given
+        )
+        object.__setattr__(self, "fields", fields)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -11,9 +11,18 @@ behind ``fusion_snapshot``; :class:`WireReport` is what the
 
 from __future__ import annotations
 
+from ._gate import FusionContextWarning, FusionIsolationWarning
 from ._report import WireReport
 from ._result import FusionResult
 from ._session import AsyncFusionCall, FusionCall
 from ._snapshot import FusionWireExtension
 
-__all__ = ["AsyncFusionCall", "FusionCall", "FusionResult", "FusionWireExtension", "WireReport"]
+__all__ = [
+    "AsyncFusionCall",
+    "FusionCall",
+    "FusionContextWarning",
+    "FusionIsolationWarning",
+    "FusionResult",
+    "FusionWireExtension",
+    "WireReport",
+]

@@ -16,7 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from fusion_core import load_app
+
 from ._definitions import actions_of, discriminator_of
+from ._examples import action_examples, prime_first, reuse_ids
+from ._gate import gate_of
 from ._session import SELECT_PARAM, FusionSession
 
 if TYPE_CHECKING:
@@ -75,13 +79,12 @@ class FusionContractItem(pytest.Item):
             else None
         )
 
-        @settings(
-            max_examples=examples,
-            deadline=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-        )
-        @given(arguments=args, chosen=select)
-        def run(arguments: dict[str, Any], chosen: list[str] | None) -> None:
+        gate = gate_of(fusion.config)
+        label = tool if self.action is None else f"{tool}.{self.action}"
+        ok_before = fusion.report.outcome_count(label, "ok")
+        ids = gate.ids.snapshot() if self.valid else {}  # fixed for the whole test
+
+        def send(arguments: dict[str, Any], chosen: list[str] | None) -> None:
             call = dict(arguments)
             if self.action is not None:
                 call[discriminator_of(self.definition) or "action"] = self.action
@@ -91,7 +94,33 @@ class FusionContractItem(pytest.Item):
             result = fusion.finish(tool, self.action, call, wire, view, checked=True)
             self._check(result, chosen)
 
+        if self.valid:  # the user's examples first: they reach the success path
+            app = fusion.transport().app or (load_app(fusion.app_spec) if fusion.app_spec else None)
+            for example in action_examples(fusion.config, app, self.definition, self.action):
+                fusion.report.example_calls[label] += 1
+                send(example, None)
+
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        )
+        @given(arguments=args, chosen=select, data=st.data())
+        def run(arguments: dict[str, Any], chosen: list[str] | None, data: st.DataObject) -> None:
+            send(reuse_ids(arguments, ids, data.draw) if ids else arguments, chosen)
+
         run()
+        if self.valid and gate.strict_for(self):
+            report = fusion.report
+            if report.outcome_count(label, "ok") == ok_before:
+                msg = (
+                    f"{label}: the success path was never reached (--fusion-strict): no call "
+                    f"ended ok ({report.outcome_count(label, 'error')} error, "
+                    f"{report.outcome_count(label, 'validation')} validation so far); give example "
+                    "arguments: examples=[{...}] on the action, or the pytest_fusion_examples "
+                    "hook (docs/plugin.md)"
+                )
+                pytest.fail(msg, pytrace=False)
 
     def _check(self, result: FusionResult, chosen: list[str] | None) -> None:
         enveloped = result.error is not None or result.view.validation is not None
@@ -166,7 +195,7 @@ def contract_items(session: pytest.Session, fusion: FusionSession) -> list[pytes
     items: list[pytest.Item] = []
     for definition in fusion.transport().definitions():
         tool = definition["name"]
-        for action in actions_of(definition):
+        for action in prime_first(definition, actions_of(definition)):
             label = tool if action is None else f"{tool}/{action}"
             for valid in (True, False):
                 kind = "valid" if valid else "invalid"

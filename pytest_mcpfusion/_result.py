@@ -82,12 +82,16 @@ class FusionResult:
 
     @property
     def error(self) -> ErrorEnvelope | None:
-        """The parsed ``<tool_error>`` envelope: code, message, recovery, ..."""
+        """The parsed ``<tool_error>`` envelope: code, message, recovery, ...
+
+        ``error.details`` is an :class:`~fusion_core.ErrorDetails` (a read-only
+        mapping, equal to a ``dict`` with the same items).
+        """
         return self._view.error
 
     @property
     def validation(self) -> ValidationFailure | None:
-        """The parsed ``<validation_error>`` envelope: action and ``(field, message)`` pairs."""
+        """The parsed ``<validation_error>`` envelope: action and ``ValidationField`` objects."""
         return self._view.validation
 
     @property

@@ -163,16 +163,20 @@ class FusionSession:
         if self.contract:
             self.report.record(result, block_kinds(wire), action=action, tokenizer=self.tokenizer)
             if checked:
-                self.enforce(result)
+                self.enforce(result, action)
         return result
 
-    def enforce(self, result: FusionResult) -> None:
+    def enforce(self, result: FusionResult, action: str | None = None) -> None:
         """Fail the current test if ``result`` breaks the contract or a house rule."""
-        problems = [str(violation) for violation in check(result.wire_dict)]
+        from ._gate import gate_of  # noqa: PLC0415 - _gate imports this module's users
+
+        # One read for both: the strict rules are split off by review().
+        found = check(result.wire_dict, strict=True)
+        problems = gate_of(self.config).review(self, result, action, found)
         for found in self.config.hook.pytest_fusion_check(result=result):
             problems.extend(found or ())
         if problems:
-            self.report.violations += len(problems)
+            self.report.add_violations(result.tool, action, problems)
             lines = "\n".join(f"  - {problem}" for problem in problems)
             pytest.fail(
                 f"{result.tool}: the response breaks the Fusion contract (--fusion):\n{lines}",

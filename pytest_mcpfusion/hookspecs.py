@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
     from ._report import WireReport
     from ._result import FusionResult
 
@@ -70,4 +72,60 @@ def pytest_fusion_report(report: WireReport, config: pytest.Config) -> None:
     :param report: tools and actions exercised, blocks by kind, bytes,
         violations and, when a tokenizer is installed, tokens.
     :param config: the pytest config.
+    """
+
+
+@hookspec
+def pytest_fusion_examples(
+    tool: str, action: str | None, definition: Mapping[str, Any], config: pytest.Config
+) -> list[Mapping[str, Any]] | None:
+    """Example arguments for one action, sent first by its ``valid`` contract test.
+
+    :param tool: the tool's name in ``tools/list``.
+    :param action: the action (``None`` for a tool without actions).
+    :param definition: the tool's definition as ``tools/list`` gives it.
+    :param config: the pytest config.
+    :return: argument mappings without the discriminator (``[{"id": "INV-1"}]``),
+        or ``None``. Every implementation's examples are sent, after those of
+        ``examples=`` on the action (apps written with fusion_core).
+
+    This is how the contract tests reach the success path of a server in any
+    language: generated ids rarely exist.
+    """
+
+
+@hookspec
+def pytest_fusion_forbidden_fields(config: pytest.Config) -> Iterable[str] | None:
+    """Field names that must never reach the wire (added to ``fusion_forbidden_fields``).
+
+    :return: names such as ``password`` or ``internal_cost``, or ``None``. Every
+        block of every result under ``--fusion`` is scanned: JSON keys of the
+        data and ``structuredContent``, and key-like uses in the other blocks.
+        A hit fails the test that made the call.
+    """
+
+
+@hookspec
+def pytest_fusion_canaries(config: pytest.Config) -> Iterable[str] | None:
+    """Canary values that must never reach the wire (added to ``fusion_canaries``).
+
+    :return: values planted in the server's data (``CANARY-7f3a``), or
+        ``None``. Found raw, XML-escaped or JSON-escaped in any block, a canary
+        fails the test that made the call.
+    """
+
+
+@hookspec
+def pytest_fusion_reset(config: pytest.Config, item: pytest.Item) -> None:
+    """Reset the server's state before a test that reaches it.
+
+    :param config: the pytest config.
+    :param item: the test about to run: one that uses ``fusion_call`` or
+        ``fusion_call_async``, or a contract test of ``--fusion``.
+
+    Called before every such test, whatever ``--fusion-isolate`` says; under
+    ``--fusion-isolate=test`` a server the plugin started has been restarted
+    first. Against a long-running server (a URL) this hook is the way to
+    keep one test's writes out of the next (call its reset endpoint, or
+    truncate its database).
     """

@@ -18,6 +18,7 @@ from fusion_core import ResponseView, ToolResponse, load_app
 from . import _profiles, hookspecs
 from ._assertrepr import explain
 from ._contract import contract_items
+from ._gate import GATE_KEY, Gate, add_options, gate_of, write_reports
 from ._report import WireReport
 from ._result import FusionResult
 from ._session import AsyncFusionCall, FusionCall, FusionSession
@@ -73,6 +74,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="hypothesis examples per contract test (default 25; ini: fusion_examples)",
     )
+    add_options(group, parser)  # strictness, reports, forbidden values, isolation (_gate)
     parser.addini("fusion_app", "the app under test, as MODULE:APP", default="")
     parser.addini("fusion_server", "a server command or URL", default="")
     parser.addini("fusion_examples", "hypothesis examples per contract test", default="25")
@@ -102,8 +104,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the ``fusion`` marker and create the session state."""
     config.addinivalue_line(
         "markers",
-        "fusion(*, check=True): per-test Fusion settings; check=False exempts the test's "
-        "results from the --fusion contract check (for tests of deliberately broken servers)",
+        "fusion(*, check=True, strict=None): per-test Fusion settings; check=False exempts "
+        "the test's results from the --fusion contract check (for tests of deliberately broken "
+        "servers); strict=True/False overrides --fusion-strict for the test's results",
     )
     try:
         _profiles.configure(
@@ -113,6 +116,8 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     except ValueError as error:  # a bad ini value; the option's choices are checked by argparse
         raise pytest.UsageError(f"fusion_hypothesis_profile: {error}") from None
+    gate = config.stash[GATE_KEY] = Gate(config)
+    config.pluginmanager.register(gate, "fusion-gate")
     session = FusionSession(config)
     if session.contract:
         session.tokenizer, session.report.tokenizer_name = offline_tokenizer()
@@ -204,6 +209,8 @@ def pytest_terminal_summary(
     terminalreporter.write_sep("=", "Fusion wire report")
     for line in report.lines():
         terminalreporter.write_line(line)
+    for path in write_reports(config, report):
+        terminalreporter.write_line(f"wire report written to {path}")
     config.hook.pytest_fusion_report(report=report, config=config)
 
 
@@ -265,9 +272,9 @@ def fusion_call(
     request: pytest.FixtureRequest, fusion_app: ToolApp | None, fusion_context: Any
 ) -> FusionCall:
     """Call a tool and get a ``FusionResult``: ``fusion_call("billing", "get", id="INV-1")``."""
-    return FusionCall(
-        _fusion_session(request, fusion_app), fusion_context, checked=_checked(request)
-    )
+    session = _fusion_session(request, fusion_app)
+    gate_of(request.config).warn_context(session, fusion_context)
+    return FusionCall(session, fusion_context, checked=_checked(request))
 
 
 @pytest.fixture
@@ -275,9 +282,9 @@ def fusion_call_async(
     request: pytest.FixtureRequest, fusion_app: ToolApp | None, fusion_context: Any
 ) -> AsyncFusionCall:
     """The async twin of ``fusion_call``, for async tests (``await`` its calls)."""
-    return AsyncFusionCall(
-        _fusion_session(request, fusion_app), fusion_context, checked=_checked(request)
-    )
+    session = _fusion_session(request, fusion_app)
+    gate_of(request.config).warn_context(session, fusion_context)
+    return AsyncFusionCall(session, fusion_context, checked=_checked(request))
 
 
 @pytest.fixture

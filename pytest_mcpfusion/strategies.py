@@ -285,18 +285,20 @@ def ui_blocks() -> SearchStrategy[fc.UiBlock]:
     return _ui_block()
 
 
-def _data(*, wire_text: bool = True) -> SearchStrategy[Any]:
+def _data(*, wire_text: bool = True, surrogates: bool = True) -> SearchStrategy[Any]:
     """JSON data, or a str without lone surrogates (str data is verbatim on the wire).
 
     As wire text, a str must not start like an envelope (bytes cannot tell them
-    apart) nor like JSON (``check()`` calls that broken JSON).
+    apart) nor like JSON (``check()`` calls that broken JSON). Structured
+    content is data, which has no escape for a lone surrogate
+    (``surrogates=False``): the writer refuses it.
     """
     text = hostile_text()
     if wire_text:
         text = text.filter(
             lambda t: not t.startswith(("<tool_error", "<validation_error", "{", "["))
         )
-    return json_values(surrogates=True).filter(lambda v: not isinstance(v, str)) | text
+    return json_values(surrogates=surrogates).filter(lambda v: not isinstance(v, str)) | text
 
 
 @st.composite
@@ -326,6 +328,6 @@ def responses() -> SearchStrategy[fc.ToolResponse]:
     return st.one_of(
         _built(),
         _data().map(fc.success),
-        _data(wire_text=False).map(fc.success_structured),
+        _data(wire_text=False, surrogates=False).map(fc.success_structured),
         st.builds(fc.error, text, st.none() | text) | st.builds(fc.required, text) | tool_errors,
     )

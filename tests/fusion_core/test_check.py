@@ -144,3 +144,18 @@ def test_violation_is_a_value() -> None:
     """Violations compare by value and print with their location."""
     assert Violation(None, "wire-format", "m") == Violation(None, "wire-format", "m")
     assert str(Violation(None, "wire-format", "m")) == "response: [wire-format] m"
+
+
+def test_character_reference_out_of_range_is_a_violation() -> None:
+    """A reference beyond U+10FFFF is the character-reference rule, located, not an exception."""
+    from fusion_core import check  # noqa: PLC0415
+
+    wire = {
+        "content": [
+            {"type": "text", "text": "d"},
+            {"type": "text", "text": "<domain_rules>\n- a &#x110000;\n</domain_rules>"},
+        ]
+    }
+    [violation] = check(wire)
+    assert (violation.block, violation.rule) == (1, "character-reference")
+    assert "offset 19" in violation.message

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from fusion_core import (
+    ErrorDetails,
     ErrorEnvelope,
     ToolResponse,
     error,
@@ -134,7 +135,7 @@ def test_tool_error_all_options() -> None:
         severity="critical",
         recovery="Wait, then retry.",
         available_actions=("jobs.list", "jobs.get"),
-        details=(("limit", "100"), ("window", "1m")),
+        details=ErrorDetails({"limit": "100", "window": "1m"}),
         retry_after="30",
     )
 

@@ -119,6 +119,12 @@ def test_hostile_values_give_lossless_json(value: Any, plain: Any) -> None:
         success_structured,
     ]
     for entry in entries:
+        if entry is success_structured and value == {"s": "a\ud800b\udfff"}:
+            # structuredContent is data, which has no escape for a lone
+            # surrogate: the SDK could not encode it (issue 8.13).
+            with pytest.raises(SerializationError, match=r"at \$\.s\)"):
+                entry(value)
+            continue
         result = entry(value)
         text = result.texts[0]
         text.encode("utf-8")
@@ -530,3 +536,271 @@ def test_attribute_values_stay_on_the_tag_line(payload: str) -> None:
         assert first_line.startswith("<ui_passthrough ")
         assert first_line.endswith(">")
         assert text.splitlines()[1] == "x"
+
+
+# =====================================================================
+# Readers that never fall over, strings that always leave the process
+# (issue 8 points 10, 11, 13, 14). Classes: out-of-range character
+# references, huge ints, lone surrogates in TOON and structured content,
+# long element names.
+# =====================================================================
+
+BAD_REFERENCES = {
+    "beyond-unicode-hex": "&#x110000;",
+    "beyond-unicode-decimal": "&#1114112;",
+    "huge-hex": "&#x" + "F" * 40 + ";",
+    "5000-digits": "&#" + "9" * 5000 + ";",
+    "zeros-then-beyond": "&#x" + "0" * 5000 + "110000;",
+}
+
+GOOD_REFERENCES = {
+    "surrogate": ("&#xD800;", "\ud800"),
+    "nul": ("&#0;", "\x00"),
+    "leading-zeros": ("&#" + "0" * 5000 + "65;", "A"),
+    "last-code-point": ("&#x10FFFF;", "\U0010ffff"),
+}
+
+
+def _reference_sites(reference: str) -> dict[str, tuple[dict[str, Any], int]]:
+    """Every place a reader decodes references: (wire, block index of the reference)."""
+    text = {"type": "text", "text": "d"}
+
+    def wire(*blocks: str, first: str | None = None) -> dict[str, Any]:
+        content = [{"type": "text", "text": first}] if first is not None else [text]
+        return {"content": content + [{"type": "text", "text": b} for b in blocks]}
+
+    return {
+        "rules": (wire(f"<domain_rules>\n- {reference}\n</domain_rules>"), 1),
+        "directives": (wire(f"<llm_directives>\n- a {reference}\n</llm_directives>"), 1),
+        "suggestions": (wire(f"<action_suggestions>\n- t{reference}: r\n</action_suggestions>"), 1),
+        "ui-attribute": (wire(f'<ui_passthrough type="{reference}">\nx\n</ui_passthrough>'), 1),
+        "error-message": (
+            wire(first=f"<tool_error>\n<message>{reference}</message>\n</tool_error>"),
+            0,
+        ),
+        "error-attribute": (
+            wire(first=f'<tool_error code="{reference}">\n<message>m</message>\n</tool_error>'),
+            0,
+        ),
+        "validation-field": (
+            wire(first=f'<validation_error>\n<field name="{reference}">m</field>\n'
+                 "</validation_error>"),
+            0,
+        ),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("reference", BAD_REFERENCES.values(), ids=BAD_REFERENCES)
+@pytest.mark.parametrize("site", sorted(_reference_sites("&#0;")))
+def test_out_of_range_references_are_the_readers_own_error(reference: str, site: str) -> None:
+    """parse() raises CharacterReferenceError naming block and offset; check() reports it."""
+    from fusion_core import CharacterReferenceError, check  # noqa: PLC0415
+
+    wire, block = _reference_sites(reference)[site]
+    for source in (wire, json.dumps(wire), json.dumps(wire).encode()):
+        with pytest.raises(CharacterReferenceError) as raised:
+            parse(source)
+        assert raised.value.block == block
+        text = wire["content"][block]["text"]
+        assert raised.value.offset == text.index("&#")
+        assert f"block {block}, offset {raised.value.offset}" in str(raised.value)
+        violations = check(source)
+        assert [(v.rule, v.block) for v in violations] == [("character-reference", block)]
+
+
+@pytest.mark.parametrize("reference", BAD_REFERENCES.values(), ids=BAD_REFERENCES)
+def test_out_of_range_references_in_a_childs_block_are_a_violation(reference: str) -> None:
+    """A child's rules block among the embeds with a bad reference: a violation, no exception."""
+    from fusion_core import check  # noqa: PLC0415
+
+    wire = {
+        "content": [
+            {"type": "text", "text": "d"},
+            {"type": "text", "text": f"<domain_rules>\n- {reference}\n</domain_rules>"},
+            {"type": "text", "text": "<llm_directives>\n- a\n</llm_directives>"},
+        ]
+    }
+    assert parse(wire).view.embeds == (wire["content"][1]["text"],)
+    assert [v.rule for v in check(wire)] == ["character-reference"]
+
+
+@pytest.mark.parametrize(("reference", "char"), GOOD_REFERENCES.values(), ids=GOOD_REFERENCES)
+def test_in_range_references_decode_exactly(reference: str, char: str) -> None:
+    """References the writer uses (surrogates, NUL) and leading zeros decode to the character."""
+    for site, (wire, _block) in _reference_sites(reference).items():
+        view = parse(wire).view
+        found = repr(view)
+        assert char.encode("unicode_escape").decode() in found or char in found, site
+
+
+@pytest.mark.parametrize("text", ["\ud800", "a\udfffb", "\U0001f600\ud800"])
+def test_references_to_surrogates_round_trip_through_every_item_block(text: str) -> None:
+    """A lone surrogate in rule, hint or suggestion text goes out as a reference, reads back."""
+    built = response("d").system_rules([text]).llm_hint(text).system_hint([(text, text)]).build()
+    assert parse(built).view == view_of(built)
+
+
+HUGE_INT = 10**4300  # 4,301 digits: one more than the wire allows
+
+
+@pytest.mark.parametrize(
+    ("make", "path"),
+    [
+        pytest.param(lambda: success({"n": [1, HUGE_INT]}), "$.n[1]", id="success"),
+        pytest.param(lambda: response({"n": HUGE_INT}).build(), "$.n", id="builder"),
+        pytest.param(lambda: success_structured({"a": {"b": HUGE_INT}}), "$.a.b", id="structured"),
+        pytest.param(lambda: toon_success([{"a": HUGE_INT}]), "$[0].a", id="toon"),
+        pytest.param(lambda: toon_success([{"a": HUGE_INT}], version=4), "$[0].a", id="toon-v4"),
+        pytest.param(lambda: success({HUGE_INT: 1}), "$", id="int-key"),
+        pytest.param(lambda: to_json(-HUGE_INT), "$", id="to-json-negative"),
+        pytest.param(
+            lambda: tool_error("C", "m", details={"k": HUGE_INT}), "details.k", id="detail"
+        ),
+        pytest.param(
+            lambda: tool_error("C", "m", details={"k": [HUGE_INT]}),
+            "details.k[0]",
+            id="detail-list",
+        ),
+        pytest.param(
+            lambda: tool_error("C", "m", retry_after=HUGE_INT), "retry_after", id="retry-after"
+        ),
+    ],
+)
+def test_huge_ints_are_a_serialization_error_with_a_path(
+    make: Callable[[], object], path: str
+) -> None:
+    """An int of more than 4,300 digits is refused by every writer, naming where it is."""
+    with pytest.raises(SerializationError) as raised:
+        make()
+    assert raised.value.path == path
+    assert "4,300 digits" in str(raised.value)
+
+
+def test_ints_of_4300_digits_go_on_the_wire_exactly() -> None:
+    """The largest int the wire allows is written and read back exactly, on every path."""
+    value = 10**4300 - 1
+    assert parse(success({"n": value})).view.data == {"n": value}
+    assert to_json(value) == str(value)
+    assert success_structured({"n": value})["structuredContent"] == {"n": value}
+    assert str(value) in toon_success({"n": value}).texts[0]
+
+
+def test_huge_ints_are_refused_whatever_this_process_reads() -> None:
+    """The wire's digit limit does not follow sys.set_int_max_str_digits (process-global)."""
+    import sys  # noqa: PLC0415
+
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        with pytest.raises(SerializationError):
+            success({"n": HUGE_INT})
+        with pytest.raises(SerializationError):
+            toon_success({"n": HUGE_INT})
+    finally:
+        sys.set_int_max_str_digits(before)
+
+
+SURROGATE_DATA = {
+    "value": ({"a": ["ok", "x\ud800"]}, "$.a[1]"),
+    "key": ({"a": {"k\udc00": 1}}, '$.a["k\udc00"]'),
+    "table-cell": ([{"id": 1, "name": "ok"}, {"id": 2, "name": "\udbff"}], "$[1].name"),
+}
+
+
+@pytest.mark.parametrize(("data", "path"), SURROGATE_DATA.values(), ids=SURROGATE_DATA)
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(success_structured, id="structured"),
+        pytest.param(toon_success, id="toon"),
+        pytest.param(lambda data: toon_success(data, delimiter="\t"), id="toon-tab"),
+        pytest.param(lambda data: toon_success(data, version=4), id="toon-v4"),
+        pytest.param(lambda data: toon_success(data, key_folding="safe"), id="toon-folded"),
+    ],
+)
+def test_lone_surrogates_in_data_exits_are_a_serialization_error(
+    make: Callable[[Any], ToolResponse], data: Any, path: str
+) -> None:
+    """StructuredContent and TOON have no escape for a lone surrogate: a clear error at its path."""
+    with pytest.raises(SerializationError) as raised:
+        make(data)
+    assert raised.value.path == path
+
+
+@pytest.mark.parametrize(("data", "_path"), SURROGATE_DATA.values(), ids=SURROGATE_DATA)
+def test_lone_surrogates_in_json_text_are_escaped(data: Any, _path: str) -> None:
+    """The JSON text path escapes a lone surrogate (as JSON.stringify does) and reads it back."""
+    built = success(data)
+    built.to_mcp().model_dump_json(by_alias=True, exclude_none=True)
+    assert parse(built).view.data == data
+
+
+@pytest.mark.parametrize("length", [100_000, 300_000])
+@pytest.mark.parametrize(
+    "block",
+    [
+        pytest.param(lambda n: "<" + "a" * n, id="name"),
+        pytest.param(lambda n: "<" + "a" * n + " b", id="name-attr"),
+        pytest.param(lambda n: "<" + "a" * n + ">x</" + "a" * (n - 1) + ">", id="near-close"),
+    ],
+)
+def test_long_element_names_in_the_tail_are_reported(
+    block: Callable[[int], str], length: int
+) -> None:
+    """A long '<name' block after the directives is a violation, found in linear time."""
+    from fusion_core import check  # noqa: PLC0415
+
+    wire = {
+        "content": [
+            {"type": "text", "text": "d"},
+            {"type": "text", "text": "<llm_directives>\n- a\n</llm_directives>"},
+            {"type": "text", "text": block(length)},
+        ]
+    }
+    assert [v.rule for v in check(wire)] == ["block-order"]
+
+
+def test_an_element_block_in_the_tail_is_named() -> None:
+    """A well-formed unknown element after the directives is named in its violation."""
+    from fusion_core import check  # noqa: PLC0415
+
+    wire = {
+        "content": [
+            {"type": "text", "text": "d"},
+            {"type": "text", "text": "<llm_directives>\n- a\n</llm_directives>"},
+            {"type": "text", "text": '<extra a="1">\nx\n</extra>'},
+        ]
+    }
+    [violation] = check(wire)
+    assert violation.rule == "unknown-block"
+    assert "<extra>" in violation.message
+
+
+@pytest.mark.parametrize(
+    ("where", "path"),
+    [
+        pytest.param({"description": "d\ud800"}, "tools['t'].description", id="tool-description"),
+        pytest.param({"instructions": "\udc00"}, "tools['t'].description", id="instructions"),
+        pytest.param({"action": "g\ud800"}, "tools['t'].description", id="action-description"),
+    ],
+)
+def test_lone_surrogates_in_tool_definitions_are_a_serialization_error(
+    where: dict[str, str], path: str
+) -> None:
+    """A definition the SDK could not encode (tools/list) is an error naming the tool and field."""
+    from fusion_core import FusionApp, Tool  # noqa: PLC0415
+
+    tool = Tool("t", description=where.get("description"), instructions=where.get("instructions"))
+    action_description = where.get("action")
+
+    @tool.action("go", description=action_description)
+    def go() -> ToolResponse:
+        return success("ok")
+
+    @tool.action("stop")  # with two actions, their descriptions are listed
+    def stop() -> ToolResponse:
+        return success("ok")
+
+    with pytest.raises(SerializationError) as raised:
+        FusionApp([tool]).definitions()
+    assert raised.value.path.startswith(path)

@@ -276,7 +276,7 @@ def test_max_depth_levels_with_empty_innermost_are_accepted() -> None:
         {"when": datetime.datetime(2020, 1, 1), "id": uuid.UUID(int=5), "c": Color.RED},
         {1: {3, 2}, Color.BLUE: frozenset({"x"})},
         [Point(1.0, 2.0), b"\x00"],
-        {"big": 10**40, "s": "\ud800\u2028"},
+        {"big": 10**40, "s": "\u2028\U0001f600"},
     ],
 )
 def test_to_plain_has_the_same_json(value: Any) -> None:

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 import fusion_core as fc
-from fusion_core import ui
+from fusion_core import _json, ui
 from fusion_core._blocks import render_data
 from fusion_core._errors import WireFormatError
-from fusion_core._parse import (
-    MAX_BLOCK_SIZE,
-    MAX_INPUT_SIZE,
-    parse,
-)
+from fusion_core._limits import MAX_XML_SIZE
+from fusion_core._parse import parse
 from fusion_core._parsed import (
     DataBlock,
     DirectivesBlock,
@@ -28,7 +29,7 @@ from fusion_core._parsed import (
     ValidationField,
 )
 from fusion_core._response import view_of
-from fusion_core._safexml import MAX_XML_SIZE, new_parser, parse_xml
+from fusion_core._safexml import new_parser, parse_xml
 
 FULL = (
     fc.response({"id": 7})
@@ -284,12 +285,15 @@ def test_not_a_response_is_a_wire_format_error(source: object) -> None:
         parse(source)
 
 
-def test_size_bounds() -> None:
-    """Inputs beyond the documented bounds are refused up front."""
-    with pytest.raises(WireFormatError, match="at most"):
-        parse(" " * (MAX_INPUT_SIZE + 1))
+def test_size_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inputs beyond the size policy (scaled down here) are refused with WireFormatError."""
+    monkeypatch.setattr("fusion_core._parse.MAX_MESSAGE_SIZE", 1000)
+    monkeypatch.setattr("fusion_core._parse.MAX_RESPONSE_SIZE", 100)
+    with pytest.raises(WireFormatError, match="at most 1,000"):
+        parse(" " * 1001)
     with pytest.raises(WireFormatError, match="block 1"):
-        parse(_wire("1", "x" * (MAX_BLOCK_SIZE + 1)))
+        parse(_wire("1", "x" * 100))
+    assert parse(_wire("1", "x" * 99)).view.embeds == ("x" * 99,)
     with pytest.raises(WireFormatError, match="XML blocks"):
         parse_xml("<a>" + "x" * MAX_XML_SIZE + "</a>")
 
@@ -338,3 +342,155 @@ def test_rendered_data_matches_the_block() -> None:
     for data in [0, "0", "x", [], {}, None, True, 1.5, "[1]"]:
         response = fc.success(data)
         assert render_data(parse(response).view.data) == response.texts[0]
+
+
+# ------------------------------------------- the canonical-JSON check (issue 13.3)
+
+_floats = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
+    [1.0, -0.0, 1e16, 1e20, 1e21, 1.5e-6, 1e-6, 9.99e-6, 1e-7, 4500.0, 1.05, 0.06]
+)
+_json_values = st.recursive(
+    _floats | st.integers(-(2**63), 2**63 - 1) | st.text() | st.booleans() | st.none(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _texts_for(value: Any) -> list[bytes]:
+    """Texts that are, and texts that nearly are, the canonical JSON of ``value``."""
+    canonical = fc.to_json(value).encode("utf-8", "surrogatepass")
+    indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    return [
+        canonical,
+        indented,
+        orjson.dumps(value),
+        canonical.replace(b"\n", b"\n "),
+        canonical + b"\n",
+        canonical.replace(b"0", b"0.0"),
+    ]
+
+
+@given(_json_values)
+@example({"price": 4500.0, "tiny": 1.5e-6, "big": 1e17, "note": "ends with 1.0"})
+@example([1e-6, 1e21, 0.0000015, -0.0])
+def test_canonical_check_c_and_python_agree(value: Any) -> None:
+    """The C-assisted canonical check and the pure-Python one answer alike, and rightly."""
+    out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    canonical = fc.to_json(value).encode()
+    for raw in _texts_for(value):
+        expected = raw == canonical
+        assert _json._rewrites_to_regex(out, raw) is expected
+        assert _json._rewrites_to_c(out, raw) is expected
+
+
+@given(_json_values.map(lambda value: fc.response(value).build()))
+def test_parse_without_the_c_helper_gives_the_same_views(response: fc.ToolResponse) -> None:
+    """parse() reads the same blocks and view with the pure-Python canonical check."""
+    fast = parse(response)
+    original = _json._rewrites_to
+    _json._rewrites_to = _json._rewrites_to_regex
+    try:
+        slow = parse(response)
+    finally:
+        _json._rewrites_to = original
+    assert slow.blocks == fast.blocks
+    assert slow.view == fast.view
+
+
+def test_data_with_js_float_forms_reads_as_json() -> None:
+    """Floats that JavaScript writes unlike orjson (1e16, 1.5e-6, 4500) read back as JSON."""
+    data = {"big": 1e16, "tiny": 1.5e-6, "whole": 4500.0, "plain": 0.25}
+    block = parse(fc.success(data)).blocks[0]
+    assert isinstance(block, DataBlock)
+    assert block.is_json
+    assert block.value == {"big": 10**16, "tiny": 1.5e-6, "whole": 4500, "plain": 0.25}
+
+
+def test_non_canonical_json_data_reads_as_text() -> None:
+    """JSON that to_json would not write (compact, integral floats) stays text."""
+    for text in ('{"a":1}', "[\n  1.0\n]", "[\n  1e+16\n]"):
+        block = parse(_wire(text)).blocks[0]
+        assert isinstance(block, DataBlock)
+        assert not block.is_json
+        assert block.value == text
+
+
+# ------------------------------------ readers raise only their own error (issue 8.10)
+
+_TAGS = (
+    "ui_passthrough", "llm_directives", "domain_rules", "action_suggestions", "tool_error",
+    "validation_error", "message", "recovery", "retry_after", "available_actions", "action",
+    "details", "detail", "field",
+)  # fmt: skip
+_PIECES = st.sampled_from(
+    [f"<{tag}" for tag in _TAGS]
+    + [f"</{tag}>" for tag in _TAGS]
+    + [f"<{tag}>" for tag in _TAGS]
+    + [">", "\n", "- ", "  ", ' type="', ' key="', ' name="', ' code="', ' severity="', '"']
+    + ["&#x110000;", "&#xD800;", "&#0;", "&#" + "9" * 30 + ";", "&#x" + "0" * 9 + "41;"]
+    + ["&amp;", "&", "<!DOCTYPE x>", "<!ENTITY", "```", "`", ": ", "\r", "\u2028", "\ud800"]
+    + ["]]>", "{", "[", "1e+5", "1.0", "\x00", "é", " seconds", "<\\/ui_passthrough"]
+    + ["</UI_PASSTHROUGH>", "x"]
+)
+_MARKUP = st.lists(_PIECES | st.text(max_size=5), max_size=25).map("".join)
+_ANY = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(
+        st.sampled_from(["content", "type", "text", "isError", "structuredContent", "x"]),
+        inner,
+        max_size=4,
+    ),
+    max_leaves=10,
+)
+
+
+def _only_own_errors(source: object) -> None:
+    for reader in (parse, fc.check):
+        with contextlib.suppress(WireFormatError):
+            reader(source)
+
+
+@given(
+    st.lists(_MARKUP, min_size=1, max_size=5),
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    st.booleans(),
+)
+def test_near_fusion_markup_never_raises_a_foreign_exception(
+    texts: list[str], is_error: object, structured: bool
+) -> None:
+    """parse() and check() of near-Fusion markup answer or raise WireFormatError, nothing else."""
+    wire: dict[str, Any] = {"content": [{"type": "text", "text": text} for text in texts]}
+    if is_error is not None:
+        wire["isError"] = is_error
+    if structured:
+        wire["structuredContent"] = {"a": texts[0]}
+    _only_own_errors(wire)
+    _only_own_errors(json.dumps(wire))
+
+
+@given(st.binary(max_size=80) | st.text(max_size=80) | _ANY.map(json.dumps))
+@example(b"\xff\xfe{}")
+@example(b'{"content": [{"type": "text", "text": "\\ud800"}]}')
+@example('{"content": [{"type": "text", "text": "a"}], "structuredContent": ' + "9" * 5000 + "}")
+def test_any_bytes_or_wrongly_typed_json_never_raise_a_foreign_exception(source: object) -> None:
+    """Non-UTF-8 bytes, arbitrary text and JSON of the wrong shape: WireFormatError at most."""
+    _only_own_errors(source)
+
+
+def test_writer_refuses_a_response_beyond_the_size_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A response larger than MAX_RESPONSE_SIZE (scaled down here) is a SizeLimitError."""
+    monkeypatch.setattr("fusion_core._limits.MAX_RESPONSE_SIZE", 100)
+    with pytest.raises(fc.SizeLimitError, match="at most 100") as raised:
+        fc.response("x" * 60).system_rules(["y" * 60]).build()
+    assert raised.value.limit == 100
+    assert fc.response("x" * 60).build().texts == ["x" * 60]
+
+
+def test_the_reader_reads_everything_the_writer_allows() -> None:
+    """The reader's bounds are the writer's: a block far beyond the old 16 MiB limit reads."""
+    from fusion_core._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE  # noqa: PLC0415
+
+    assert MAX_MESSAGE_SIZE >= MAX_RESPONSE_SIZE
+    big = "x" * (17 * 1024 * 1024)
+    assert parse(fc.success(big)).view.data == big

@@ -27,7 +27,8 @@ def _ui_text(block: UiBlock) -> str:
             "markdown",
             "| id | name |\n| --- | --- |\n| 1 | Ann |\n| 2 | Bob |",
         ),
-        (ui.table(["h"], []), "markdown", "| h |\n| --- |"),
+        # no rows: a final break, as the reference writes it
+        (ui.table(["h"], []), "markdown", "| h |\n| --- |\n"),
         (ui.list(["one", "two"]), "markdown", "- one\n- two"),
         (ui.list([]), "markdown", ""),
         (ui.json([1, {"b": None}]), "json", '```json\n[\n  1,\n  {\n    "b": null\n  }\n]\n```'),

@@ -60,9 +60,10 @@ def test_contract_tests_for_every_action(shop: pytest.Pytester) -> None:
     result.assert_outcomes(passed=6)
     result.stdout.fnmatch_lines(
         [
+            # Actions that need no argument run first: lookups reuse the ids they list.
+            "*fusion-contract::billing/whoami?invalid? PASSED*",
             "*fusion-contract::billing/get?valid? PASSED*",
             "*fusion-contract::billing/get?invalid? PASSED*",
-            "*fusion-contract::billing/whoami?invalid? PASSED*",
         ]
     )
     report = _report(result.stdout.str())

@@ -87,6 +87,7 @@ def test_parse_and_check_never_crash_on_block_lists(
     else:
         assert parsed.texts == texts
     assert all(v.rule and v.message for v in check(wire))
+    assert all(v.rule and v.message for v in check(wire, strict=True))
 
 
 @given(st.one_of(st.text(), st.binary()))

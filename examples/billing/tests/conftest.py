@@ -30,8 +30,15 @@ def fusion_app() -> FusionApp:
 
 
 @pytest.fixture
-def fusion_context() -> BillingContext:
-    """What the handlers get as ``ctx``: a store seeded afresh for each test."""
+def fusion_context(pytestconfig: pytest.Config) -> BillingContext | None:
+    """What the handlers get as ``ctx``: a store seeded afresh for each test.
+
+    Over stdio or HTTP the server process makes its own context, which no
+    fixture can reach (the plugin warns if one is given): run those with
+    ``--fusion-isolate=test`` for a freshly seeded server per test.
+    """
+    if pytestconfig.getoption("fusion_transport") in ("stdio", "http"):
+        return None
     return BillingContext(BillingStore.seeded())
 
 

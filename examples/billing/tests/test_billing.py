@@ -103,7 +103,7 @@ def test_select_naming_a_hidden_field_is_refused(fusion_call: FusionCall) -> Non
                          select=["internal_margin", "stripe_customer_secret"])  # fmt: skip
     assert result.is_error
     assert result.view.validation is not None
-    assert [name for name, _ in result.view.validation.fields] == ["_select.0", "_select.1"]
+    assert [field.name for field in result.view.validation.fields] == ["_select.0", "_select.1"]
     assert '<field name="_select.0">' in result.content[0]
     assert '<field name="_select.1">' in result.content[0]
     assert not any(secret in result.wire for secret in SECRETS)
@@ -269,7 +269,7 @@ def test_missing_invoice_is_a_self_healing_error(fusion_call: FusionCall) -> Non
     ]
     assert result.error is not None
     assert result.error.available_actions == ("invoices.list", "invoices.get")
-    assert result.error.details == (("invoice_id", "INV-404"),)
+    assert result.error.details == {"invoice_id": "INV-404"}
     assert result.data is None
 
 

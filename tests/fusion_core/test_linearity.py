@@ -1,0 +1,184 @@
+"""Every reader runs in time linear in its input, on the shapes that break regexes.
+
+A backtracking regex turns a crafted 128 KB block into seconds of work and a
+1 MB one into minutes (issue 8.11). These tests time each reader on a hostile
+shape of size n and of size 8n *in the same run*, interleaved, and fail when
+the larger input costs far more than 8 times the smaller one: a quadratic
+reader costs 64 times. No absolute time is asserted; the margin (x4) absorbs
+a noisy machine and the step from cache-resident to main-memory sizes (a
+plain list of 65k tuples costs 40x one of 8k here), and a retry absorbs one
+unlucky measurement.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+
+import pytest
+
+from fusion_core import check, parse
+from fusion_core._errors import WireFormatError
+from fusion_core._safexml import parse_xml
+from fusion_core._snapshot import load_snapshot
+
+# The size of the smaller input (characters); the larger is eight times this.
+BASE = 16384
+GROWTH = 8
+# Linear growth costs GROWTH times; quadratic costs GROWTH**2 = 64 times.
+LIMIT = GROWTH * 4
+# Seconds after which a single run of the large input is a verdict: a linear
+# reader takes milliseconds, the quadratic one of issue 8.11 took 15-20 s.
+_GIVE_UP = 2.0
+# A floor keeps a microsecond-fast small input from inflating the ratio.
+_FLOOR = 50e-6
+
+
+def _wire(*texts: str) -> dict[str, object]:
+    return {"content": [{"type": "text", "text": text} for text in texts]}
+
+
+def _tail(block: str) -> dict[str, object]:
+    """``block`` after a top-level directives block: check's strictest position."""
+    return _wire("x", "<llm_directives>\n- a\n</llm_directives>", block)
+
+
+def _embed(block: str) -> dict[str, object]:
+    """``block`` between the data and the tail: read as an embed or a child's block."""
+    return _wire("x", block, "<domain_rules>\n- r\n</domain_rules>")
+
+
+# Each shape makes a hostile input of about n characters.
+SHAPES: dict[str, Callable[[int], object]] = {
+    "tail-long-name": lambda n: _tail("<" + "a" * n),
+    "tail-long-name-space": lambda n: _tail("<" + "a" * n + " "),
+    "tail-name-then-attrs": lambda n: _tail("<a" + " b" * (n // 2)),
+    "tail-open-close": lambda n: _tail("<a>" + "</a" * (n // 3)),
+    "embed-long-name": lambda n: _embed("<" + "a" * n),
+    "ui-header-spaces": lambda n: _wire("x", "<ui_passthrough" + " " * n),
+    "ui-header-attrs": lambda n: _wire("x", "<ui_passthrough" + ' a=""' * (n // 5) + " x"),
+    "ui-header-quotes": lambda n: _wire("x", '<ui_passthrough type="' + '"' * n + ">\n"),
+    "ui-lenient-header": lambda n: _wire(
+        "x", '<ui_passthrough type="' + '" title="' * (n // 9) + ">\nx\n</ui_passthrough>"
+    ),
+    "ui-fence": lambda n: _wire(
+        "x", '<ui_passthrough type="markdown">\n' + "`" * n + "\n</ui_passthrough>"
+    ),
+    "ui-fence-body": lambda n: _wire(
+        "x",
+        '<ui_passthrough type="markdown">\n```\n' + "`" * n + "\n```\n</ui_passthrough>",
+    ),
+    "envelope-attrs": lambda n: _wire("<tool_error" + ' a=""' * (n // 5)),
+    "envelope-elements": lambda n: _wire("<tool_error>\n" + "<message>" * (n // 9)),
+    "envelope-details": lambda n: _wire(
+        "<tool_error>\n<details>\n" + '  <detail key="k">v</detail>\n' * (n // 29)
+    ),
+    "envelope-actions": lambda n: _wire(
+        "<tool_error>\n<available_actions>\n" + "  <action>a</action>\n" * (n // 21)
+    ),
+    "validation-fields": lambda n: _wire(
+        "<validation_error>\n" + '<field name="a">b</field>\n' * (n // 26)
+    ),
+    "long-reference": lambda n: _tail("<domain_rules>\n- &#" + "0" * n + "65;\n</domain_rules>"),
+    "many-references": lambda n: _tail(
+        "<domain_rules>\n- " + "&#1" * (n // 3) + "\n</domain_rules>"
+    ),
+    "bare-ampersands": lambda n: _tail("<domain_rules>\n- " + "&" * n + "\n</domain_rules>"),
+    "items-unbroken": lambda n: _tail("<domain_rules>\n- " + "a\n" * (n // 2) + "</domain_rules>"),
+    "items-many": lambda n: _tail("<domain_rules>\n" + "- a\n" * (n // 4) + "</domain_rules>"),
+    "json-like-digits": lambda n: _wire("[" + "1" * n),
+    "json-nesting": lambda n: _wire("[" * n),
+    "json-not-canonical": lambda n: _wire("[" + "1.0," * (n // 4) + "1]"),
+    "many-blocks": lambda n: _wire("x", *["<llm_directives>"] * (n // 16)),
+    "many-ui-blocks": lambda n: _wire("x", *['<ui_passthrough type="a">'] * (n // 25)),
+    "dtd-like": lambda n: _wire("<tool_error" + "<!" * (n // 2)),
+}
+
+
+def _readers() -> dict[str, Callable[[object], object]]:
+    return {"parse": parse, "check": check}
+
+
+def _run(reader: Callable[[object], object], source: object) -> None:
+    with contextlib.suppress(WireFormatError):
+        reader(source)
+
+
+def _timed(reader: Callable[[object], object], source: object) -> float:
+    # CPU time of this process, not wall time: on a loaded machine a long run
+    # is always preempted and a short one often is not, which inflated the
+    # ratio of linear readers up to 40x.
+    start = time.process_time()
+    _run(reader, source)
+    return time.process_time() - start
+
+
+def _growth(reader: Callable[[object], object], make: Callable[[int], object]) -> float:
+    """How much longer the 8n input takes than the n input (best of five, interleaved)."""
+    small, large = make(BASE), make(BASE * GROWTH)
+    _run(reader, small)  # warm caches, compiled regexes and the allocator
+    first = _timed(reader, large)
+    if first > _GIVE_UP:  # a linear reader takes milliseconds: do not wait for more
+        return first / max(_timed(reader, small), _FLOOR)
+    best_small = best_large = float("inf")
+    for _ in range(5):
+        best_small = min(best_small, _timed(reader, small))
+        best_large = min(best_large, _timed(reader, large))
+    return best_large / max(best_small, _FLOOR)
+
+
+def _assert_linear(reader: Callable[[object], object], make: Callable[[int], object]) -> None:
+    growth = _growth(reader, make)
+    if growth > LIMIT:  # one retry: a noisy measurement is not a verdict
+        growth = min(growth, _growth(reader, make))
+    assert growth <= LIMIT, f"8x the input took {growth:.1f}x the time (linear: ~8x)"
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("reader", ["parse", "check"])
+def test_readers_are_linear_on_hostile_shapes(reader: str, shape: str) -> None:
+    """parse() and check() take about 8x the time for 8x the input, on every hostile shape."""
+    _assert_linear(_readers()[reader], SHAPES[shape])
+
+
+def test_check_on_a_long_tail_name_is_linear() -> None:
+    """Issue 8.11: a tail block of '<' and a long name no longer backtracks quadratically."""
+    _assert_linear(check, SHAPES["tail-long-name"])
+
+
+def _xml(text: str) -> Callable[[object], object]:
+    return lambda _source: parse_xml(text)
+
+
+XML_SHAPES: dict[str, Callable[[int], str]] = {
+    "references": lambda n: "<a>" + "&#" + "9" * n + ";</a>",
+    "many-references": lambda n: "<a>" + "&#x110000;" * (n // 10) + "</a>",
+    "attributes": lambda n: "<a" + "".join(f' b{i}="c"' for i in range(n // 8)) + "/>",
+    "dtd-like": lambda n: "<a>" + "<!" * (n // 2),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(XML_SHAPES))
+def test_safe_xml_is_linear(shape: str) -> None:
+    """parse_xml (check's well-formedness test) is linear on hostile markup."""
+    make = XML_SHAPES[shape]
+    _assert_linear(lambda text: parse_xml(str(text)), make)
+
+
+SNAPSHOT_SHAPES: dict[str, Callable[[int], str]] = {
+    "long-kind": lambda n: "fusion-wire-snapshot 1\n── block 0 · " + "a" * n,
+    "kind-with-dots": lambda n: "fusion-wire-snapshot 1\n── block 0 · " + "a · " * (n // 4),
+    "long-count": lambda n: "fusion-wire-snapshot 1\n── block 0 · data · " + "9" * n,
+    "many-blocks": lambda n: (
+        "fusion-wire-snapshot 1\n"
+        + "".join(f"── block {i} · data · 1 chars\nx\n" for i in range(n // 30))
+    ),
+    "is-error-line": lambda n: "fusion-wire-snapshot 1\nisError: " + "[" * n,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SNAPSHOT_SHAPES))
+def test_snapshot_reader_is_linear(shape: str) -> None:
+    """load_snapshot is linear on damaged or huge snapshot files."""
+    _assert_linear(lambda text: load_snapshot(str(text)), SNAPSHOT_SHAPES[shape])

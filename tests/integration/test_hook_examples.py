@@ -1,0 +1,120 @@
+"""Reaching the success paths: ``examples=`` on actions, ``pytest_fusion_examples``, ids reused.
+
+Generated ids rarely exist; a lookup whose every call ends in ``NOT_FOUND``
+hides whatever its success path leaks. The contract tests send the user's
+examples first, reuse ids seen in earlier results, count calls by outcome,
+and under ``--fusion-strict`` fail an action whose success path was never
+reached.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ._foreign import FOREIGN_SERVER, command
+
+LOOKUP_APP = '''
+from fusion_core import FusionApp, Tool, tool_error
+
+INVOICES = {"A-1": {"id": "A-1", "total": 5}}
+billing = Tool("billing", "Invoices")
+
+
+@billing.action("get", examples=EXAMPLES)
+def get(invoice: str) -> object:
+    if invoice not in INVOICES:
+        return tool_error("NOT_FOUND", "No such invoice.")
+    return INVOICES[invoice]
+
+
+app = FusionApp([billing], name="lookup")
+'''
+
+
+def _lookup(pytester: pytest.Pytester, examples: str) -> None:
+    pytester.makepyfile(lookup=LOOKUP_APP.replace("EXAMPLES", examples))
+    pytester.syspathinsert()
+
+
+def _document(pytester: pytest.Pytester) -> dict[str, dict[str, object]]:
+    data = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    return {action["name"]: action for action in data["actions"]}
+
+
+def test_examples_on_the_action_reach_the_success_path(pytester: pytest.Pytester) -> None:
+    """examples= is sent first: the report counts one ok call from one example."""
+    _lookup(pytester, '[{"invoice": "A-1"}]')
+    result = pytester.runpytest(
+        "--fusion", "--fusion-app=lookup:app", "--fusion-examples=3", "--fusion-strict",
+        "--fusion-report=report.json", "-p", "no:cacheprovider",
+    )  # fmt: skip
+    result.assert_outcomes(passed=2)
+    get = _document(pytester)["billing.get"]
+    assert get["example_calls"] == 1
+    assert get["success_reached"] is True
+    calls = get["calls"]
+    assert isinstance(calls, dict)
+    assert calls["ok"] == 1  # the example; generated invoices do not exist
+    assert calls["error"] >= 1
+
+
+def test_an_unreached_success_path_warns_and_fails_when_strict(pytester: pytest.Pytester) -> None:
+    """Without examples every call ends in NOT_FOUND: a warning, and a failure under strict."""
+    _lookup(pytester, "()")
+    lenient = pytester.runpytest(
+        "--fusion", "--fusion-app=lookup:app", "--fusion-examples=3", "-p", "no:cacheprovider"
+    )
+    lenient.assert_outcomes(passed=2)
+    lenient.stdout.fnmatch_lines(["*billing.get: the success path was never reached*"])
+    strict = pytester.runpytest(
+        "--fusion", "--fusion-app=lookup:app", "--fusion-examples=3", "--fusion-strict",
+        "-p", "no:cacheprovider",
+    )  # fmt: skip
+    strict.assert_outcomes(passed=1, failed=1)
+    strict.stdout.fnmatch_lines(
+        ["*billing.get: the success path was never reached (--fusion-strict)*0 validation*"]
+    )
+
+
+def test_ids_listed_by_a_foreign_server_reach_its_lookups(pytester: pytest.Pytester) -> None:
+    """invoices.list runs first; invoices.get reuses its ids and meets the planted canary."""
+    pytester.makepyfile(foreign=FOREIGN_SERVER)
+    pytester.makeini("[pytest]\nfusion_canaries =\n    CANARY-7f3a\n")
+    result = pytester.runpytest_subprocess(
+        "--fusion", f"--fusion-server={command()}", "--fusion-examples=10",
+        "--fusion-report=report.json", "-p", "no:cacheprovider", "-v",
+    )  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            "*invoices/list?valid? PASSED*",
+            "*invoices/get?valid? FAILED*",
+            "*block 0: the canary value 'CANARY-7f3a' reached the wire*",
+        ]
+    )
+    get = _document(pytester)["invoices.get"]
+    assert get["example_calls"] == 0
+    assert get["success_reached"] is True
+
+
+def test_the_examples_hook_serves_a_foreign_server(pytester: pytest.Pytester) -> None:
+    """pytest_fusion_examples gives arguments for a server in any language; they run first."""
+    pytester.makepyfile(foreign=FOREIGN_SERVER)
+    pytester.makeconftest(
+        """
+import pytest
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_fusion_examples(tool, action, definition, config):
+    if (tool, action) == ("invoices", "get"):
+        return [{"invoice_id": "INV-1"}, {"invoice_id": "INV-2"}]
+    return None
+"""
+    )
+    pytester.runpytest_subprocess(
+        "--fusion", f"--fusion-server={command()}", "--fusion-examples=1",
+        "--fusion-report=report.json", "-p", "no:cacheprovider",
+    )  # fmt: skip
+    assert _document(pytester)["invoices.get"]["example_calls"] == 2

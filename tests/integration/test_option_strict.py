@@ -1,0 +1,109 @@
+"""``--fusion-strict``, the ``fusion_strict`` ini key and ``@pytest.mark.fusion(strict=...)``.
+
+A foreign server writes its rules before its UI block and an unknown
+``<secret_notes>`` element; it answers a crash with bare text. By default
+the run passes and the wire report warns; in strict mode the test fails and
+names each block.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ._foreign import FOREIGN_SERVER, command
+
+CALLS = """
+import pytest
+
+
+def test_misordered(fusion_call):
+    result = fusion_call("misordered")
+    assert result.system_rules == ()
+
+
+@pytest.mark.fusion(strict=True)
+def test_marked_strict(fusion_call):
+    fusion_call("misordered")
+
+
+@pytest.mark.fusion(strict=False)
+def test_marked_lenient(fusion_call):
+    fusion_call("misordered")
+
+
+def test_crash(fusion_call):
+    assert fusion_call("crash").is_error
+"""
+
+
+@pytest.fixture
+def foreign(pytester: pytest.Pytester) -> pytest.Pytester:
+    """The foreign server and the tests calling it."""
+    pytester.makepyfile(foreign=FOREIGN_SERVER, test_calls=CALLS)
+    return pytester
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(
+        "--fusion", f"--fusion-server={command()}", "--fusion-examples=2", "-p",
+        "no:cacheprovider", "-v", "test_calls.py", *args,
+    )  # fmt: skip
+
+
+def test_default_mode_passes_and_warns_in_the_report(foreign: pytest.Pytester) -> None:
+    """Ambiguities and a bare error are report warnings; only the marked test fails."""
+    result = _run(foreign)
+    result.stdout.fnmatch_lines(
+        [
+            "*test_calls.py::test_misordered PASSED*",
+            "*test_calls.py::test_marked_strict FAILED*",
+            "*test_calls.py::test_marked_lenient PASSED*",
+            "*test_calls.py::test_crash PASSED*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*Fusion wire report*",
+            "warnings: *",
+            "*misordered: block 1: ?ambiguous-layout? this <domain_rules> block*",
+        ]
+    )
+    output = result.stdout.str()
+    assert "crash: block 0: [bare-error]" in output
+    assert "[unknown-element] <secret_notes>" in output
+
+
+def test_strict_option_fails_each_ambiguous_result(foreign: pytest.Pytester) -> None:
+    """Under --fusion-strict the unmarked tests fail, naming block, rule and attribute."""
+    result = _run(foreign, "--fusion-strict")
+    result.stdout.fnmatch_lines(
+        [
+            "*test_calls.py::test_misordered FAILED*",
+            "*test_calls.py::test_marked_lenient PASSED*",
+            "*test_calls.py::test_crash FAILED*",
+        ]
+    )
+    output = result.stdout.str()
+    assert "block 1: [ambiguous-layout]" in output
+    assert "result.system_rules does not include it" in output
+    assert "block 3: [unknown-element] <secret_notes>" in output
+    assert "block 0: [bare-error]" in output
+
+
+def test_strict_ini_key(foreign: pytest.Pytester) -> None:
+    """``fusion_strict = true`` in the ini file is --fusion-strict."""
+    foreign.makeini("[pytest]\nfusion_strict = true\n")
+    result = _run(foreign)
+    result.stdout.fnmatch_lines(["*test_calls.py::test_misordered FAILED*"])
+
+
+def test_warnings_from_xdist_workers_reach_the_report(foreign: pytest.Pytester) -> None:
+    """Under -n 2 each worker's ambiguity warnings are merged into the controller's report."""
+    result = _run(foreign, "-p", "xdist", "-n", "2")
+    result.stdout.fnmatch_lines(
+        [
+            "*Fusion wire report*",
+            "*misordered: block 1: ?ambiguous-layout?*",
+            "*misordered: block 3: ?unknown-element? <secret_notes>*",
+        ]
+    )

@@ -1,0 +1,89 @@
+"""Ids seen in earlier results, reused by generated calls; actions that list run first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fusion_core import FusionApp, Tool, success, tool_error
+from pytest_mcpfusion._examples import IdPool, candidates, is_id_like, prime_first, reuse_ids
+
+from ._results import result_of
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("id", True), ("invoice_id", True), ("invoiceId", True), ("clientID", True),
+        ("uuid", True), ("api_key", True), ("slug", True),
+        ("paid", False), ("valid", False), ("idea", False), ("keys", False), ("amount", False),
+    ],
+)  # fmt: skip
+def test_id_like_names(name: str, expected: bool) -> None:
+    """Names ending in id/Id/ID/uuid/key after a separator are ids; words ending in -id are not."""
+    assert is_id_like(name) is expected
+
+
+def test_pool_collects_ids_from_successful_results_only() -> None:
+    """Rows of a list, nested objects; error envelopes add nothing; bools are no ids."""
+    pool = IdPool()
+    pool.harvest(result_of(success([{"id": "INV-1", "client": {"client_id": 7}}, {"id": "INV-2"}])))
+    pool.harvest(result_of(success({"id": True, "paid": "yes"})))
+    pool.harvest(result_of(tool_error("NOT_FOUND", "x", details={"id": "INV-404"})))
+    assert pool.snapshot() == {"id": ("INV-1", "INV-2"), "client_id": (7,)}
+
+
+def test_candidates_match_name_then_type() -> None:
+    """Same field name first, then other ids of the same JSON type; none for other names."""
+    snapshot = {"id": ("INV-1", 3), "client_id": ("C-1",), "invoice_id": ("INV-9",)}
+    assert candidates(snapshot, "invoice_id", "x") == ["INV-9", "INV-1", "C-1"]
+    assert candidates(snapshot, "id", 0) == [3]
+    assert candidates(snapshot, "amount", "x") == []
+
+
+def test_reuse_ids_puts_a_drawn_id_into_id_arguments() -> None:
+    """A drawn id replaces the generated value; other arguments stay; 'keep' keeps it."""
+    snapshot = {"id": ("INV-1",)}
+    drawn: list[Any] = []
+
+    def draw_first(strategy: Any) -> Any:
+        drawn.append(strategy)
+        return "INV-1"
+
+    assert reuse_ids({"id": "zz", "note": "n"}, snapshot, draw_first) == {
+        "id": "INV-1",
+        "note": "n",
+    }
+    assert len(drawn) == 1  # one draw, for the one id-like argument
+
+
+def test_actions_without_arguments_run_first() -> None:
+    """The list action (no argument) runs before get (needs an id); order otherwise kept."""
+    tool = Tool("billing", "Invoices")
+
+    @tool.action("get")
+    def get(invoice_id: str) -> object:
+        return {"id": invoice_id}
+
+    @tool.action("list")
+    def list_() -> object:
+        return []
+
+    @tool.action("pay")
+    def pay(invoice_id: str, amount: int) -> object:
+        return {"id": invoice_id, "paid": amount}
+
+    definition = FusionApp([tool]).definitions()[0]
+    assert prime_first(definition, ["get", "list", "pay"]) == ["list", "get", "pay"]
+
+
+def test_examples_on_the_action_are_kept_and_validated() -> None:
+    """examples= stores argument mappings; a non-mapping is a TypeError naming the action."""
+    tool = Tool("billing", "Invoices")
+    tool.action("get", lambda key: {"id": key}, examples=[{"key": "INV-1"}])
+    assert tool.actions["get"].examples == ({"key": "INV-1"},)
+    with pytest.raises(TypeError, match=r"'pay'.*argument"):
+        tool.action("pay", lambda key: {}, examples=["INV-1"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="list of argument mappings"):
+        tool.action("void", lambda key: {}, examples={"key": "x"})  # type: ignore[call-overload]

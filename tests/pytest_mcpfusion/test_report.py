@@ -1,0 +1,130 @@
+"""The wire report as data: per-action outcomes and block sizes, JSON document, HTML page."""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from typing import Any
+
+import jsonschema
+import pytest
+
+from fusion_core import response, success, tool_error, ui
+from fusion_core._pipeline import validation_error
+from fusion_core._snapshot import block_kinds
+from pytest_mcpfusion._report import WireReport, outcome_of
+from pytest_mcpfusion._report_html import render_html
+
+from ._results import result_of, wire_result
+
+SCHEMA: dict[str, Any] = json.loads(
+    files("pytest_mcpfusion").joinpath("report.schema.json").read_text(encoding="utf-8")
+)
+
+
+def _filled(tokenizer: Any = None) -> WireReport:
+    report = WireReport(known_actions={"billing.get", "billing.list", "billing.pay"})
+    report.tokenizer_name = "len" if tokenizer is not None else None
+    calls = [
+        ("get", result_of(response({"id": "INV-1"}).ui_block(ui.summary("one")).build())),
+        ("get", result_of(tool_error("NOT_FOUND", "no such invoice"))),
+        ("get", result_of(validation_error("billing/get", [("id", "required")]))),
+        ("list", result_of(tool_error("DOWN", "<try later>"))),
+    ]
+    for action, result in calls:
+        report.record(result, block_kinds(result.wire_dict), action=action, tokenizer=tokenizer)
+    report.add_violations("billing", "get", ["block 0: [x] broken", "block 0: [x] broken"])
+    report.add_warnings("billing", "list", ["block 1: [ambiguous-layout] <b>bold</b>"])
+    return report
+
+
+@pytest.mark.parametrize(
+    ("made", "outcome"),
+    [
+        (success({"a": 1}), "ok"),
+        (tool_error("E", "m"), "error"),
+        (tool_error("E", "m", severity="warning"), "error"),
+        (validation_error("t/a", [("x", "bad")]), "validation"),
+    ],
+    ids=["ok", "error", "warning-envelope", "validation"],
+)
+def test_outcome_of_each_kind_of_answer(made: Any, outcome: str) -> None:
+    """ok, error (any envelope or isError), validation (a <validation_error>)."""
+    assert outcome_of(result_of(made)) == outcome
+
+
+def test_a_bare_error_text_is_an_error_outcome() -> None:
+    """A result with isError but no envelope counts as an error, not ok."""
+    bare = wire_result({"content": [{"type": "text", "text": "boom"}], "isError": True})
+    assert outcome_of(bare) == "error"
+
+
+def test_document_counts_per_action_and_matches_the_schema() -> None:
+    """Calls by outcome, blocks by kind and messages per action; valid against the schema."""
+    document = _filled().document()
+    jsonschema.validate(document, SCHEMA)
+    actions = {action["name"]: action for action in document["actions"]}
+    assert actions["billing.get"]["calls"] == {"ok": 1, "error": 1, "validation": 1}
+    assert actions["billing.get"]["success_reached"] is True
+    assert set(actions["billing.get"]["blocks"]) == {
+        "data", "ui_passthrough", "tool_error", "validation_error"
+    }  # fmt: skip
+    assert actions["billing.get"]["violations"] == [{"message": "block 0: [x] broken", "count": 2}]
+    assert actions["billing.list"]["success_reached"] is False
+    warnings = [item["message"] for item in actions["billing.list"]["warnings"]]
+    assert any("success path was never reached" in message for message in warnings)
+    assert document["never_called"] == ["billing.pay"]
+    assert document["totals"]["calls"] == 4
+    assert document["totals"]["tokens"] is None
+
+
+def test_document_with_a_tokenizer_has_tokens_per_kind() -> None:
+    """With a tokenizer, every block kind of every action carries a token count."""
+    document = _filled(tokenizer=len).document()
+    jsonschema.validate(document, SCHEMA)
+    data = document["actions"][0]["blocks"]["data"]
+    assert data["tokens"] == data["bytes"]  # len() of ASCII text is its byte count
+
+
+def test_document_is_the_same_whatever_the_merge_order() -> None:
+    """Workers' reports merged in any order give the same JSON bytes (stable report)."""
+    first, second = _filled(), WireReport()
+    second.record(result_of(success([1])), ["data"], action="list")
+    one, two = WireReport(known_actions=first.known_actions), WireReport(
+        known_actions=first.known_actions
+    )
+    one.merge(first.to_data())
+    one.merge(second.to_data())
+    two.merge(second.to_data())
+    two.merge(first.to_data())
+    assert json.dumps(one.document(), sort_keys=True) == json.dumps(two.document(), sort_keys=True)
+    assert one.document()["totals"]["calls"] == 5
+
+
+def test_distinct_messages_per_action_are_bounded() -> None:
+    """A flood of distinct messages keeps 50 and counts the rest under one line."""
+    report = WireReport()
+    report.add_warnings("t", None, [f"message {n}" for n in range(120)])
+    kept = report.notes["t"]
+    assert len(kept) == 51
+    assert kept["(more distinct messages not kept)"] == 70
+
+
+def test_html_page_is_self_contained_and_escapes_text() -> None:
+    """One page, no script or external resource; messages are escaped; bars per kind."""
+    page = render_html(_filled(tokenizer=len).document())
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<script" not in page
+    assert "http://" not in page
+    assert "https://" not in page
+    assert "&lt;b&gt;bold&lt;/b&gt;" in page
+    assert "<b>bold</b>" not in page
+    assert page.count('class="bar"') >= 4
+    assert page.count('class="bar t"') >= 4
+
+
+def test_lines_split_calls_by_outcome_and_list_warnings() -> None:
+    """The terminal report shows ok/error/validation per action and the warnings."""
+    lines = _filled().lines()
+    assert any("billing.get" in line and "(1 ok, 1 error, 1 validation)" in line for line in lines)
+    assert any(line.startswith("warnings: 2") for line in lines)
