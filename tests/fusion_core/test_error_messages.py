@@ -48,12 +48,12 @@ def test_builder_type_errors_name_the_method_and_the_value(call: Any, message: s
     ("call", "where"),
     [
         (lambda: _builder().raw_block("ab\ud800"), "the raw block"),
-        (lambda: fc.success("ab\ud800"), None),
+        (lambda: fc.success("ab\ud800"), "the data str"),
         (lambda: ui.markdown("ab\ud800"), "the content of the 'markdown' UI block"),
     ],
     ids=["raw", "str-data", "ui-content"],
 )
-def test_lone_surrogate_in_verbatim_text_names_its_place(call: Any, where: str | None) -> None:
+def test_lone_surrogate_in_verbatim_text_names_its_place(call: Any, where: str) -> None:
     """Verbatim text with a lone surrogate: code point, index, place and the text itself."""
     with pytest.raises(SerializationError) as raised:
         call()
@@ -61,8 +61,7 @@ def test_lone_surrogate_in_verbatim_text_names_its_place(call: Any, where: str |
     assert re.match(r"lone surrogate U\+D800 at index 2: MCP text must be valid Unicode; "
                     r"decode the text properly or drop it", str(error))  # fmt: skip
     assert error.value == "ab\ud800"
-    if where is not None:
-        assert error.path == where
+    assert error.path == where
 
 
 @pytest.mark.parametrize(
