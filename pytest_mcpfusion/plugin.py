@@ -18,7 +18,7 @@ import fusion_core
 from fusion_core import AppLoadError, ResponseView, ToolResponse, load_app
 from fusion_core._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 
-from . import hookspecs
+from . import _profiles, hookspecs
 from ._assertrepr import explain
 from ._contract import GROUP, FusionContractFile, FusionContractGroup, contract_anchor
 from ._gate import GATE_KEY, Gate, add_options, gate_of, write_reports
@@ -91,6 +91,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("fusion_app", "the app under test, as MODULE:APP", default="")
     parser.addini("fusion_server", "a server command or URL", default="")
     parser.addini("fusion_examples", "hypothesis examples per contract test", default="25")
+    # Hypothesis profiles (_profiles.py): one switch from CI to thorough runs.
+    # Registered this early so hypothesis's own --hypothesis-profile can name them.
+    _profiles.register()
+    group.addoption(
+        "--fusion-hypothesis-profile",
+        dest="fusion_hypothesis_profile",
+        choices=(*_profiles.PROFILES, _profiles.AUTO),
+        default=None,
+        help="load a Fusion hypothesis profile: fusion-ci (bounded, derandomized), fusion-dev, "
+        "fusion-thorough (100,000 examples), or auto (fusion-ci when CI is set, else "
+        "fusion-dev) (ini: fusion_hypothesis_profile)",
+    )
+    parser.addini(
+        "fusion_hypothesis_profile", "the Fusion hypothesis profile to load, or auto", default=""
+    )
     _add_limit_options(group, parser)
 
 
@@ -144,6 +159,14 @@ def pytest_configure(config: pytest.Config) -> None:
         "the test's results from the --fusion contract check (for tests of deliberately broken "
         "servers); strict=True/False overrides --fusion-strict for the test's results",
     )
+    try:
+        _profiles.configure(
+            config.option.fusion_hypothesis_profile,
+            str(config.getini("fusion_hypothesis_profile")),
+            hypothesis_option=getattr(config.option, "hypothesis_profile", None),
+        )
+    except ValueError as error:  # a bad ini value; the option's choices are checked by argparse
+        raise pytest.UsageError(f"fusion_hypothesis_profile: {error}") from None
     gate = config.stash[GATE_KEY] = Gate(config)
     config.pluginmanager.register(gate, "fusion-gate")
     session = FusionSession(config)
