@@ -36,19 +36,20 @@ from __future__ import annotations
 
 import math
 import re
-from itertools import repeat
-from operator import itemgetter
+import sys
+from itertools import compress, repeat
+from operator import is_not, itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ._errors import CycleError, FusionError, NestingError, SerializationError
-from ._json import MAX_DEPTH, child_path
-from ._numbers import js_number
+from ._json import MAX_DEPTH, child_path, to_plain
+from ._numbers import MAX_INT_DIGITS, js_number
 from ._toon_v4 import encode_toon_v4
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-__all__ = ["encode_toon"]
+__all__ = ["encode_toon", "encode_toon_data"]
 
 _DELIMITERS: Final = (",", "|", "\t")
 
@@ -73,16 +74,26 @@ _STRUCTURAL: Final = {
     for delimiter in _DELIMITERS
 }
 
-# The same test for a whole column at once, run on "\n" + "\n".join(column)
-# once the caller has checked that no string contains "\n" itself.
-_COLUMN_BAD_START: Final = re.compile(
-    rf"\n(?:[-{_SPACES_BUT_LF}]|\n|\Z|(?:true|false|null|{_NUMBER})(?=\n|\Z))"
+# The same test for a whole column at once, run on "\n" + "\n".join(column) +
+# "\n" once the caller has checked that no string contains "\n" itself:
+# single characters by str.__contains__ (a memchr-fast scan each), the ends of
+# strings by scans anchored on the literal "\n" (sre skips ahead to it), and
+# the numeric look only where a string starts like a literal or a number.
+_COLUMN_STOPS: Final = {delimiter: ':"\\[]{}\r\t' + delimiter for delimiter in _DELIMITERS}
+_COLUMN_BAD_START: Final = re.compile(rf"\n[-\n{_SPACES_BUT_LF}]").search
+_COLUMN_LITERAL_START: Final = re.compile(r"\n[0-9tfn]").search
+_COLUMN_LITERAL: Final = re.compile(
+    r"\n(?:true|false|null|[0-9]++(?:\.[0-9]++)?+(?:[eE][+-]?+[0-9]++)?+)\n"
 ).search
-_COLUMN_BAD_END: Final = re.compile(rf"[{_SPACES_BUT_LF}](?=\n|\Z)").search
-_COLUMN_STRUCTURAL: Final = {
-    delimiter: re.compile(r'[:"\\\[\]{}\r\t' + re.escape(delimiter) + "]").search
-    for delimiter in _DELIMITERS
-}
+_END_SPACES: Final = tuple((space, space + "\n") for space in _SPACES_BUT_LF)
+# Float columns: repr() gives JavaScript's digits except for integral values
+# ("4.0"), "-0.0", exponents and nan/inf (see _float); the first two are fixed
+# on the joined column, the rest go value by value.
+_NEG_ZERO_LINE: Final = re.compile(r"(?<=\n)-0(?=\n)")
+_NONE_LINE: Final = re.compile(r"(?<=\n)None(?=\n)")
+_NULL_FOR_NONE: Final[dict[Any, str]] = {None: "null"}
+_NULL_FOR_NONE_TEXT: Final = {"None": "null"}
+_NONE_TYPE: Final = type(None)
 _UNQUOTED_KEY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*").fullmatch
 _IDENTIFIER_SEGMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch
 _CONTAINERS: Final = (dict, list, tuple)
@@ -117,6 +128,27 @@ def _float(value: float) -> str:
     return js_number(value) if math.isfinite(value) else "null"
 
 
+def _floats(values: Sequence[Any], nullable: bool) -> list[str] | None:
+    """Return the tokens of many floats (and ``None``s if ``nullable``), as ``_float`` would.
+
+    The reprs are joined once: integral values lose their ".0" and "-0"
+    becomes "0" in two C-level passes. A column with an exponent, NaN or an
+    infinity goes value by value (``None`` is returned).
+    """
+    if not values:
+        return []
+    joined = "\n" + "\n".join(map(repr, values)) + "\n"
+    if nullable:
+        joined = _NONE_LINE.sub("null", joined)
+    if "e" in joined or "inf" in joined or "nan" in joined:
+        return None
+    if ".0\n" in joined:
+        joined = joined.replace(".0\n", "\n")
+        if "\n-0\n" in joined:
+            joined = _NEG_ZERO_LINE.sub("0", joined)
+    return joined[1:-1].split("\n")
+
+
 def _unsupported(value: object, path: str) -> SerializationError:
     return SerializationError(
         f"cannot encode a {type(value).__qualname__} as TOON; pass plain JSON data "
@@ -142,7 +174,7 @@ class _Encoder:
 
     __slots__ = (
         "active",
-        "column_structural",
+        "column_stops",
         "delimiter",
         "flatten",
         "fold",
@@ -156,7 +188,7 @@ class _Encoder:
     def __init__(self, delimiter: str, indent: int, fold: bool, flatten: float) -> None:
         self.delimiter = delimiter
         self.structural = _STRUCTURAL[delimiter]
-        self.column_structural = _COLUMN_STRUCTURAL[delimiter]
+        self.column_stops = _COLUMN_STOPS[delimiter]
         self.unit = " " * indent
         self.pads = [""]
         self.fold = fold
@@ -248,22 +280,18 @@ class _Encoder:
         """Return the tokens of ``values``, or ``None`` if one is a container.
 
         ``values`` are the items of the array at ``path`` or, given ``name``,
-        that field of its items. Values of one type are converted in bulk
-        (ints and strings without Python-level work per value, mostly).
+        that field of its items. A column of one type, or of one type and
+        ``None``, is converted in bulk (without Python-level work per value,
+        mostly); anything else value by value.
         """
         kinds = set(map(type, values))
-        if len(kinds) == 1:
-            kind = kinds.pop()
-            if kind is str:
-                return self.strings(values)
-            if kind is int:
-                return list(map(int.__repr__, values))
-            if kind is float:
-                return list(map(_float, values))
-            if kind is bool:
-                return ["true" if value else "false" for value in values]
-            if kind is type(None):
-                return ["null"] * len(values)
+        nullable = len(kinds) == 2 and _NONE_TYPE in kinds
+        if len(kinds) == 1 or nullable:
+            kinds.discard(_NONE_TYPE)
+            kind = kinds.pop() if kinds else _NONE_TYPE
+            bulk = self.bulk(kind, values, nullable)
+            if bulk is not None:
+                return bulk
         tokens = list(map(self.scalar, values))
         if None not in tokens:
             return tokens  # type: ignore[return-value]
@@ -275,14 +303,47 @@ class _Encoder:
                 )
         return None
 
+    def bulk(self, kind: type, values: Sequence[Any], nullable: bool) -> Sequence[str] | None:
+        """Return the tokens of values of type ``kind`` (and ``None`` if ``nullable``).
+
+        ``None`` means "go value by value": a kind without a bulk form, or
+        strings that need quotes.
+        """
+        if kind is str:
+            if not nullable:
+                return self.strings(values)
+            texts = list(compress(values, map(is_not, values, repeat(None))))
+            if self.strings(texts) is texts:
+                return list(map(_NULL_FOR_NONE.get, values, values))
+            return None
+        if kind is int:
+            if not nullable:
+                return list(map(int.__repr__, values))
+            texts = list(map(str, values))
+            return list(map(_NULL_FOR_NONE_TEXT.get, texts, texts))
+        if kind is float:
+            return _floats(values, nullable)
+        if kind is _NONE_TYPE:
+            return ["null"] * len(values)
+        if kind is bool and not nullable:
+            return ["true" if value else "false" for value in values]
+        return None
+
     def strings(self, texts: Sequence[str]) -> Sequence[str]:
-        """Return the tokens of many strings, testing them all in a few regex scans."""
-        joined = "\n" + "\n".join(texts)
+        """Return the tokens of many strings: ``texts`` itself if none needs quotes.
+
+        The test runs on the joined column in a few C-level scans; only a
+        column with a string to quote is encoded string by string.
+        """
+        joined = "\n" + "\n".join(texts) + "\n"
         if (
-            joined.count("\n") == len(texts)
-            and self.column_structural(joined) is None
+            joined.count("\n") == len(texts) + 1
+            and not any(map(joined.__contains__, self.column_stops))
             and _COLUMN_BAD_START(joined) is None
-            and _COLUMN_BAD_END(joined) is None
+            and not any(
+                space in joined and end in joined for space, end in _END_SPACES
+            )
+            and (_COLUMN_LITERAL_START(joined) is None or _COLUMN_LITERAL(joined) is None)
         ):
             return texts
         return list(map(self.string, texts))
@@ -298,25 +359,43 @@ class _Encoder:
             return None
         return f"{self.bracket(len(tokens))}: " + self.delimiter.join(tokens)
 
-    def table(self, rows: Sequence[dict[Any, Any]], path: str) -> tuple[str, list[str]] | None:
-        """Return ``{f,g}`` and the encoded rows, or ``None`` if ``rows`` is no table.
+    def table(
+        self, rows: Sequence[dict[Any, Any]], path: str, row_pad: str
+    ) -> tuple[str, str] | None:
+        """Return ``{f,g}`` and the rows' lines, or ``None`` if ``rows`` is no table.
 
         Rows form a table when they share one non-empty key set (in any order;
         the fields follow the first row) and every cell is a primitive. The
-        cells are checked and encoded column by column.
+        cells are checked and encoded column by column; the rows come back
+        as one text of lines, each indented by ``row_pad``.
         """
         keys = rows[0].keys()
-        if not keys or not all(map(keys.__eq__, map(dict.keys, rows))):
+        if not keys:
             return None
         names = list(keys)
+        if len(set(map(type, rows))) == 1 and type(rows[0]) is dict:
+            # Plain dicts of one size that all hold every name share the key
+            # set: the lookups are the check (and a dict subclass, which
+            # might answer a missing key, takes the other way).
+            if not all(map(len(names).__eq__, map(len, rows))):
+                return None
+            try:
+                cells = [list(map(itemgetter(name), rows)) for name in names]
+            except KeyError:
+                return None
+        else:
+            if not all(map(keys.__eq__, map(dict.keys, rows))):
+                return None
+            cells = [list(map(itemgetter(name), rows)) for name in names]
         columns = []
-        for name in names:
-            tokens = self.column(list(map(itemgetter(name), rows)), path, name)
+        for name, values in zip(names, cells, strict=True):
+            tokens = self.column(values, path, name)
             if tokens is None:
                 return None
             columns.append(tokens)
         fields = self.delimiter.join([self.key(name, path) for name in names])
-        return "{" + fields + "}", list(map(self.delimiter.join, zip(*columns, strict=True)))
+        rows_text = ("\n" + row_pad).join(map(self.delimiter.join, zip(*columns, strict=True)))
+        return "{" + fields + "}", row_pad + rows_text
 
     # -- containers ----------------------------------------------------------
 
@@ -450,12 +529,11 @@ class _Encoder:
             return
         head = f"{pad}{key}{self.bracket(len(items))}"
         if all(map(isinstance, items, repeat(dict))):
-            table = self.table(items, path)
+            table = self.table(items, path, self.pad(depth + 1))
             if table is not None:
                 fields, rows = table
                 self.lines.append(f"{head}{fields}:")
-                row_pad = self.pad(depth + 1)
-                self.lines.extend([row_pad + row for row in rows])
+                self.lines.append(rows)
                 return
         self.lines.append(f"{head}:")
         self.list_items(items, depth + 1, path)
@@ -496,13 +574,12 @@ class _Encoder:
         key = self.key(name, path)
         value_path = child_path(path, name)
         if isinstance(value, list | tuple) and value and all(map(isinstance, value, repeat(dict))):
-            table = self.table(value, value_path)
+            table = self.table(value, value_path, self.pad(depth + 2))
             if table is not None:
                 fields, rows = table
                 # As in every header, an empty key is left out.
                 lines.append(f"{pad}- {key if name else ''}{self.bracket(len(value))}{fields}:")
-                row_pad = self.pad(depth + 2)
-                lines.extend([row_pad + row for row in rows])
+                lines.append(rows)
                 if len(obj) > 1:
                     self.fields(obj, depth + 1, path, skip_first=True)
                 return
@@ -601,6 +678,40 @@ def encode_toon(
         # int.__repr__ refuses more digits than this process allows.
         raise _located(value, f"cannot encode this data as TOON: {exc}") from None
     return _leaving(text, value)
+
+
+def encode_toon_data(
+    data: object,
+    *,
+    delimiter: str = ",",
+    indent: int = 2,
+    key_folding: Literal["off", "safe"] = "off",
+    flatten_depth: int | None = None,
+    version: Literal[3, 4] = 3,
+) -> str:
+    """``encode_toon(to_plain(data), ...)``, without the copy when ``data`` is plain already.
+
+    ``to_plain`` converts what JSON data does not hold (models, dataclasses,
+    dates, sets, non-str keys, ...) by a round trip through orjson that costs
+    a fifth of the encoding. Plain data encodes directly; if the encoder
+    refuses it, the conversion runs and the encoding starts again, so the
+    text, and any error, are those of ``encode_toon(to_plain(data))``. Where
+    this process reads ints of another length than the wire allows (see
+    ``MAX_INT_DIGITS``), only the conversion applies the wire's limit.
+    """
+    options: dict[str, Any] = {
+        "delimiter": delimiter,
+        "indent": indent,
+        "key_folding": key_folding,
+        "flatten_depth": flatten_depth,
+        "version": version,
+    }
+    if version == 3 and sys.get_int_max_str_digits() == MAX_INT_DIGITS:
+        try:
+            return encode_toon(data, **options)
+        except FusionError:
+            pass
+    return encode_toon(to_plain(data), **options)
 
 
 # ------------------------------------------------------------- egress checks
