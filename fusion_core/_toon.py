@@ -340,9 +340,7 @@ class _Encoder:
             joined.count("\n") == len(texts) + 1
             and not any(map(joined.__contains__, self.column_stops))
             and _COLUMN_BAD_START(joined) is None
-            and not any(
-                space in joined and end in joined for space, end in _END_SPACES
-            )
+            and not any(space in joined and end in joined for space, end in _END_SPACES)
             and (_COLUMN_LITERAL_START(joined) is None or _COLUMN_LITERAL(joined) is None)
         ):
             return texts
