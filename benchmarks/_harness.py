@@ -115,9 +115,7 @@ def ratios_of(baseline: str, times: Mapping[str, Sequence[float]]) -> dict[str, 
     base = times[baseline]
     scale = statistics.median(base)
     return {
-        name: Ratio(
-            baseline, tuple(t / b for t, b in zip(series, base, strict=True)), scale
-        )
+        name: Ratio(baseline, tuple(t / b for t, b in zip(series, base, strict=True)), scale)
         for name, series in times.items()
         if name != baseline
     }
