@@ -211,7 +211,7 @@ def measure(root: Path, suites: list[Suite], runs: int) -> dict[str, list[Timing
 
 def main() -> int:
     """Print each suite's times and ratios, and the verdict; 1 if a run failed."""
-    args = options(__doc__, rounds=5)
+    args = options(__doc__, rounds=3)
     header("bench_plugin: 500 wire-snapshot tests / 500 plain syrupy tests")
     baseline = "b: handler() == snapshot (amber)"
     suites = [
@@ -231,7 +231,7 @@ def main() -> int:
     if rounds < args.rounds:
         print(f"  (a suite over {RUNAWAY:.0f}x the baseline after one run is not repeated)")
     base = timings[baseline]
-    print(f"{TESTS} tests per suite; baseline medians: pytest {base[0].session:.2f}s (first run)")
+    print(f"{TESTS} tests per suite; the baseline's first run: pytest {base[0].session:.2f}s")
     for field, label in (("session", "pytest time"), ("cpu", "CPU time"), ("wall", "wall time")):
         series = {
             name: [getattr(timing, field) for timing in runs_[:rounds]]
