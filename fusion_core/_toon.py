@@ -26,10 +26,9 @@ print exactly (JavaScript rounds beyond 2**53), keys keep insertion order
 key (JavaScript drops it). Floats print as JavaScript's ``String(number)``;
 NaN and infinities become ``null``.
 
-For speed, quoting is decided by compiled regexes (a whole column of strings
-by three scans of the joined column), each key is encoded once per call,
-tables are checked and encoded column by column with bulk conversions, and
-the lines are joined once at the end.
+For speed, the tokens of values come from ``_toon_tokens`` (a whole column
+at once where it can), each key is encoded once per call, tables are checked
+and encoded column by column, and the lines are joined once at the end.
 """
 
 from __future__ import annotations
@@ -37,13 +36,14 @@ from __future__ import annotations
 import math
 import re
 import sys
-from itertools import compress, repeat
-from operator import is_not, itemgetter
+from itertools import repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ._errors import CycleError, FusionError, NestingError, SerializationError
 from ._json import MAX_DEPTH, child_path, to_plain
-from ._numbers import MAX_INT_DIGITS, js_number
+from ._numbers import MAX_INT_DIGITS
+from ._toon_tokens import DELIMITERS, Tokens, quote, unsupported
 from ._toon_v4 import encode_toon_v4
 
 if TYPE_CHECKING:
@@ -51,111 +51,9 @@ if TYPE_CHECKING:
 
 __all__ = ["encode_toon", "encode_toon_data"]
 
-_DELIMITERS: Final = (",", "|", "\t")
-
-# What JavaScript's String#trim removes (WhiteSpace and LineTerminator of
-# ECMA-262): a string that starts or ends with one of these is quoted.
-_SPACES: Final = (
-    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-_SPACES_BUT_LF: Final = _SPACES.replace("\n", "")
-_BAD_FIRST: Final = "-" + _SPACES
-_LITERAL_FIRST: Final = "0123456789tfn"
-_NUMBER: Final = r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
-
-# The reference's isSafeUnquoted quotes a string that is empty, starts with a
-# hyphen or a space, ends with a space, is true/false/null, looks numeric
-# (leading zeros included; a leading "-" is caught before), or contains a
-# colon, quote, backslash, bracket, brace, line break, tab or the delimiter.
-_LITERAL_OR_NUMBER: Final = re.compile(rf"(?:true|false|null|{_NUMBER})\Z").match
-_STRUCTURAL: Final = {
-    delimiter: re.compile(r'[:"\\\[\]{}\n\r\t' + re.escape(delimiter) + "]").search
-    for delimiter in _DELIMITERS
-}
-
-# The same test for a whole column at once, run on "\n" + "\n".join(column) +
-# "\n" once the caller has checked that no string contains "\n" itself:
-# single characters by str.__contains__ (a memchr-fast scan each), the ends of
-# strings by scans anchored on the literal "\n" (sre skips ahead to it), and
-# the numeric look only where a string starts like a literal or a number.
-_COLUMN_STOPS: Final = {delimiter: ':"\\[]{}\r\t' + delimiter for delimiter in _DELIMITERS}
-_COLUMN_BAD_START: Final = re.compile(rf"\n[-\n{_SPACES_BUT_LF}]").search
-_COLUMN_LITERAL_START: Final = re.compile(r"\n[0-9tfn]").search
-_COLUMN_LITERAL: Final = re.compile(
-    r"\n(?:true|false|null|[0-9]++(?:\.[0-9]++)?+(?:[eE][+-]?+[0-9]++)?+)\n"
-).search
-_END_SPACES: Final = tuple((space, space + "\n") for space in _SPACES_BUT_LF)
-# Float columns: repr() gives JavaScript's digits except for integral values
-# ("4.0"), "-0.0", exponents and nan/inf (see _float); the first two are fixed
-# on the joined column, the rest go value by value.
-_NEG_ZERO_LINE: Final = re.compile(r"(?<=\n)-0(?=\n)")
-_NONE_LINE: Final = re.compile(r"(?<=\n)None(?=\n)")
-_NULL_FOR_NONE: Final[dict[Any, str]] = {None: "null"}
-_NULL_FOR_NONE_TEXT: Final = {"None": "null"}
-_NONE_TYPE: Final = type(None)
 _UNQUOTED_KEY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*").fullmatch
 _IDENTIFIER_SEGMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch
 _CONTAINERS: Final = (dict, list, tuple)
-
-
-def _quote(text: str) -> str:
-    """Quote ``text``, escaping it as the reference's ``escapeString`` does."""
-    if "\\" in text:
-        text = text.replace("\\", "\\\\")
-    if '"' in text:
-        text = text.replace('"', '\\"')
-    if "\n" in text:
-        text = text.replace("\n", "\\n")
-    if "\r" in text:
-        text = text.replace("\r", "\\r")
-    if "\t" in text:
-        text = text.replace("\t", "\\t")
-    return f'"{text}"'
-
-
-def _float(value: float) -> str:
-    """Return ``String(number)`` of a float; NaN and infinities give ``null``."""
-    text = repr(value)
-    # Python writes fixed notation for 1e-4 <= |x| < 1e16 and JavaScript for
-    # 1e-6 <= |x| < 1e21, with the same shortest digits, so in Python's range
-    # only the ".0" of integral values differs. Everything else is exact.
-    if "e" not in text and "n" not in text:
-        if text.endswith(".0"):
-            text = text[:-2]
-            return "0" if text == "-0" else text
-        return text
-    return js_number(value) if math.isfinite(value) else "null"
-
-
-def _floats(values: Sequence[Any], nullable: bool) -> list[str] | None:
-    """Return the tokens of many floats (and ``None``s if ``nullable``), as ``_float`` would.
-
-    The reprs are joined once: integral values lose their ".0" and "-0"
-    becomes "0" in two C-level passes. A column with an exponent, NaN or an
-    infinity goes value by value (``None`` is returned).
-    """
-    if not values:
-        return []
-    joined = "\n" + "\n".join(map(repr, values)) + "\n"
-    if nullable:
-        joined = _NONE_LINE.sub("null", joined)
-    if "e" in joined or "inf" in joined or "nan" in joined:
-        return None
-    if ".0\n" in joined:
-        joined = joined.replace(".0\n", "\n")
-        if "\n-0\n" in joined:
-            joined = _NEG_ZERO_LINE.sub("0", joined)
-    return joined[1:-1].split("\n")
-
-
-def _unsupported(value: object, path: str) -> SerializationError:
-    return SerializationError(
-        f"cannot encode a {type(value).__qualname__} as TOON; pass plain JSON data "
-        "(dict, list, str, int, float, bool, None), for example from to_plain()",
-        path=path,
-        value=value,
-    )
 
 
 class _Fold(NamedTuple):
@@ -169,26 +67,13 @@ class _Fold(NamedTuple):
     """How many segments a chain may still fold into one key."""
 
 
-class _Encoder:
+class _Encoder(Tokens):
     """One ``encode_toon`` call: the options, the lines so far and the open containers."""
 
-    __slots__ = (
-        "active",
-        "column_stops",
-        "delimiter",
-        "flatten",
-        "fold",
-        "keys",
-        "lines",
-        "pads",
-        "structural",
-        "unit",
-    )
+    __slots__ = ("active", "flatten", "fold", "keys", "lines", "pads", "unit")
 
     def __init__(self, delimiter: str, indent: int, fold: bool, flatten: float) -> None:
-        self.delimiter = delimiter
-        self.structural = _STRUCTURAL[delimiter]
-        self.column_stops = _COLUMN_STOPS[delimiter]
+        super().__init__(delimiter)
         self.unit = " " * indent
         self.pads = [""]
         self.fold = fold
@@ -212,52 +97,6 @@ class _Encoder:
             return f"[{length}]"
         return f"[{length}{self.delimiter}]"
 
-    def string(self, text: str) -> str:
-        """Return a string token, quoted where the reference's ``isSafeUnquoted`` says."""
-        if (
-            text
-            and text[0] not in _BAD_FIRST
-            and text[-1] not in _SPACES
-            and self.structural(text) is None
-            and not (text[0] in _LITERAL_FIRST and _LITERAL_OR_NUMBER(text))
-        ):
-            return text
-        return _quote(text)
-
-    def scalar(self, value: Any) -> str | None:
-        """Return the token of a primitive, or ``None`` for anything else."""
-        kind = type(value)
-        if kind is str:
-            return self.string(value)
-        if kind is int:
-            return int.__repr__(value)
-        if kind is float:
-            return _float(value)
-        if value is None:
-            return "null"
-        if kind is bool:
-            return "true" if value else "false"
-        return self.scalar_subclass(value)
-
-    def scalar_subclass(self, value: Any) -> str | None:
-        """Return the token of a subclass of a primitive type (``IntEnum``, ...)."""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, int):
-            return int.__repr__(value)
-        if isinstance(value, float):
-            return _float(float(value))
-        if isinstance(value, str):
-            return self.string(str.__str__(value))
-        return None
-
-    def primitive(self, value: Any, path: str) -> str:
-        """Return the token of a value that is not a container, or raise."""
-        token = self.scalar(value)
-        if token is None:
-            raise _unsupported(value, path)
-        return token
-
     def key(self, name: Any, path: str) -> str:
         """Return an object key or field name, quoted unless it is an identifier."""
         encoded = self.keys.get(name) if type(name) is str else None
@@ -270,81 +109,9 @@ class _Encoder:
                 value=name,
             )
         text = str.__str__(name)
-        encoded = text if _UNQUOTED_KEY(text) else _quote(text)
+        encoded = text if _UNQUOTED_KEY(text) else quote(text)
         self.keys[text] = encoded
         return encoded
-
-    def column(
-        self, values: Sequence[Any], path: str, name: str | None = None
-    ) -> Sequence[str] | None:
-        """Return the tokens of ``values``, or ``None`` if one is a container.
-
-        ``values`` are the items of the array at ``path`` or, given ``name``,
-        that field of its items. A column of one type, or of one type and
-        ``None``, is converted in bulk (without Python-level work per value,
-        mostly); anything else value by value.
-        """
-        kinds = set(map(type, values))
-        nullable = len(kinds) == 2 and _NONE_TYPE in kinds
-        if len(kinds) == 1 or nullable:
-            kinds.discard(_NONE_TYPE)
-            kind = kinds.pop() if kinds else _NONE_TYPE
-            bulk = self.bulk(kind, values, nullable)
-            if bulk is not None:
-                return bulk
-        tokens = list(map(self.scalar, values))
-        if None not in tokens:
-            return tokens  # type: ignore[return-value]
-        for index, value in enumerate(values):
-            if tokens[index] is None and not isinstance(value, _CONTAINERS):
-                item_path = f"{path}[{index}]"
-                raise _unsupported(
-                    value, item_path if name is None else child_path(item_path, name)
-                )
-        return None
-
-    def bulk(self, kind: type, values: Sequence[Any], nullable: bool) -> Sequence[str] | None:
-        """Return the tokens of values of type ``kind`` (and ``None`` if ``nullable``).
-
-        ``None`` means "go value by value": a kind without a bulk form, or
-        strings that need quotes.
-        """
-        if kind is str:
-            if not nullable:
-                return self.strings(values)
-            texts = list(compress(values, map(is_not, values, repeat(None))))
-            if self.strings(texts) is texts:
-                return list(map(_NULL_FOR_NONE.get, values, values))
-            return None
-        if kind is int:
-            if not nullable:
-                return list(map(int.__repr__, values))
-            texts = list(map(str, values))
-            return list(map(_NULL_FOR_NONE_TEXT.get, texts, texts))
-        if kind is float:
-            return _floats(values, nullable)
-        if kind is _NONE_TYPE:
-            return ["null"] * len(values)
-        if kind is bool and not nullable:
-            return ["true" if value else "false" for value in values]
-        return None
-
-    def strings(self, texts: Sequence[str]) -> Sequence[str]:
-        """Return the tokens of many strings: ``texts`` itself if none needs quotes.
-
-        The test runs on the joined column in a few C-level scans; only a
-        column with a string to quote is encoded string by string.
-        """
-        joined = "\n" + "\n".join(texts) + "\n"
-        if (
-            joined.count("\n") == len(texts) + 1
-            and not any(map(joined.__contains__, self.column_stops))
-            and _COLUMN_BAD_START(joined) is None
-            and not any(space in joined and end in joined for space, end in _END_SPACES)
-            and (_COLUMN_LITERAL_START(joined) is None or _COLUMN_LITERAL(joined) is None)
-        ):
-            return texts
-        return list(map(self.string, texts))
 
     def inline(self, items: Sequence[Any], path: str) -> str | None:
         """Return ``[N]: a,b,c`` (``[0]:`` if empty), or ``None`` if an item is a container."""
@@ -462,7 +229,7 @@ class _Encoder:
                 # The reference tests the key for truthiness: "" gets no header key.
                 self.array(key if name else "", value, depth, child_path(path, name))
             else:
-                raise _unsupported(value, child_path(path, name))
+                raise unsupported(value, child_path(path, name))
         self.active.discard(id(obj))
 
     def fold_chain(
@@ -643,7 +410,7 @@ def encode_toon(
     itself, :class:`NestingError` beyond ``MAX_DEPTH`` levels, and
     :class:`ValueError` for an invalid option.
     """
-    if not isinstance(delimiter, str) or delimiter not in _DELIMITERS:
+    if not isinstance(delimiter, str) or delimiter not in DELIMITERS:
         raise ValueError(f"delimiter must be ',', '|' or '\\t', not {delimiter!r}")
     if isinstance(indent, bool) or not isinstance(indent, int) or indent < 1:
         raise ValueError(f"indent must be an int of at least 1, not {indent!r}")

@@ -1,6 +1,6 @@
 """The fast paths of the TOON encoder against its straightforward forms (differential).
 
-``_toon`` encodes a column of one type (or of one type and ``None``) in bulk
+``_toon_tokens`` encodes a column of one type (or of one type and ``None``) in bulk
 and checks a column of strings for quoting in a few scans of the joined
 column; ``toon_success`` skips the ``to_plain`` copy for plain data. Each
 fast path has a plain oracle here: the token of each value on its own
