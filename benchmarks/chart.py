@@ -31,7 +31,7 @@ COLOURS = {True: "#2f6db5", False: "#e08a2c"}
 
 
 def headline(figure: dict[str, Any]) -> bool:
-    """Whether a figure goes on the chart: it has a target, or it is TOON's."""
+    """Whether a figure goes on the chart (both states of it): a target, or TOON's."""
     return figure["target"] is not None or figure["candidate"] == "toon_success"
 
 
@@ -43,10 +43,11 @@ def x_of(ratio: float) -> float:
 
 def svg(figures: list[dict[str, Any]]) -> str:
     """The chart of the headline figures."""
+    charted = {(f["bench"], f["candidate"], f["case"]) for f in figures if headline(f)}
     rows: dict[tuple[str, str, str], dict[bool, dict[str, Any]]] = {}
     for figure in figures:
-        if headline(figure):
-            key = (figure["bench"], figure["candidate"], figure["case"])
+        key = (figure["bench"], figure["candidate"], figure["case"])
+        if key in charted:
             rows.setdefault(key, {})[figure["speedups"]] = figure
     height = 70 + ROW * len(rows) + 40
     legend = (
@@ -104,7 +105,7 @@ def svg(figures: list[dict[str, Any]]) -> str:
                 f'<text x="{LEFT + WIDTH + 6}" y="{bar_y + BAR - 1}" font-size="10">'
                 f"{shown['median']:.2f}x</text>"
             )
-        target = any_figure["target"]
+        target = next((f["target"] for f in by_state.values() if f["target"]), None)
         if target is not None:
             x = x_of(target)
             parts.append(
