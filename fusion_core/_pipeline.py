@@ -119,8 +119,9 @@ def unknown_action(action: str, actions: Sequence[str]) -> ToolResponse:
 
 def internal_error(label: str, exc: BaseException) -> ToolResponse:
     """A handler or Presenter failure: the message only, never a traceback."""
-    message = str(exc) or type(exc).__name__
-    return tool_error("INTERNAL_ERROR", f"[{label}] {message}", suggestion=RETRY_HINT)
+    # An exception without a message says so with an empty message, as the
+    # reference does (``[tool/action] ``); the label still says where it failed.
+    return tool_error("INTERNAL_ERROR", f"[{label}] {exc}", suggestion=RETRY_HINT)
 
 
 def sent(value: Any) -> str:

@@ -68,15 +68,24 @@ class PresenterValidationError(FusionError, ValueError):
         self.presenter = presenter
         self.errors = tuple(errors)
         self.index = index
-        bullets = "\n".join(f"  • '{error.path}': {error.message}" for error in self.errors)
+        bullets = "\n".join(
+            f"  • {'(root)' if error.path == '(root)' else repr_path(error.path)}: {error.message}"
+            for error in self.errors
+        )
         super().__init__(f"[{presenter} Presenter] Validation failed:\n{bullets}")
 
 
 def _field_errors(
     error: ValidationError, *, skip_index: bool
 ) -> tuple[int | None, list[FieldError]]:
-    """Errors of the first offending item, paths joined with dots."""
+    """Errors of the first offending item, paths joined with dots.
+
+    Unrecognized keys of one object are one error at the object's path
+    (``(root)`` at the top), ``Unrecognized keys: "a", "b"``, as the
+    reference words it; the keys are names the caller sent, not values.
+    """
     found: list[FieldError] = []
+    unknown: dict[str, list[str]] = {}
     first_index: int | None = None
     for detail in error.errors(include_url=False, include_input=False):
         loc = detail["loc"]
@@ -86,8 +95,27 @@ def _field_errors(
             if loc[0] != first_index:
                 continue
             loc = loc[1:]
+        if detail["type"] == "extra_forbidden" and loc:
+            parent = ".".join(str(part) for part in loc[:-1]) or "(root)"
+            if parent not in unknown:
+                unknown[parent] = []
+                found.append(FieldError(parent, ""))
+            unknown[parent].append(str(loc[-1]))
+            continue
         found.append(FieldError(".".join(str(part) for part in loc) or "(root)", detail["msg"]))
-    return first_index, found
+    return first_index, [
+        FieldError(e.path, _unrecognized(unknown[e.path])) if not e.message else e for e in found
+    ]
+
+
+def _unrecognized(keys: Sequence[str]) -> str:
+    plural = "s" if len(keys) > 1 else ""
+    return f"Unrecognized key{plural}: " + ", ".join(f'"{key}"' for key in keys)
+
+
+def repr_path(path: str) -> str:
+    """A field path as the message quotes it."""
+    return f"'{path}'"
 
 
 def default_truncation(omitted: int, shown: int) -> UiBlock:
@@ -283,12 +311,16 @@ class Presenter(Generic[M]):
                 builder.raw_block(text)
 
     def _rule_list(self, data: Any, ctx: Any, *, is_list: bool) -> list[str]:
-        rules = [*self._auto_rules]
+        # Auto rules go with the item rules: before static ones, and inside dynamic
+        # ones, which (like the reference's) do not run for an empty collection.
+        rules: list[str] = []
         if callable(self._rules):
             item = (data[0] if data else None) if is_list else data
             if item is not None:
+                rules.extend(self._auto_rules)
                 rules.extend(_present(self._rules(item, ctx)))
         else:
+            rules.extend(self._auto_rules)
             rules.extend(self._rules)
         if is_list:
             if callable(self._collection_rules):
@@ -298,10 +330,17 @@ class Presenter(Generic[M]):
         return rules
 
     def _suggestions(self, data: Any, ctx: Any, *, is_list: bool) -> list[Suggestion]:
-        function = self._collection_suggest if is_list else self._suggest
-        if function is None or (is_list and not data):
+        # A collection uses its collection suggestions, else the item suggestions
+        # of its first item (as the reference does); an empty one suggests nothing.
+        if is_list and not data:
             return []
-        return [Suggestion.of(item) for item in function(data, ctx) if item is not None]
+        if is_list and self._collection_suggest is not None:
+            found = self._collection_suggest(data, ctx)
+        elif self._suggest is not None:
+            found = self._suggest(data[0] if is_list else data, ctx)
+        else:
+            return []
+        return [Suggestion.of(item) for item in found if item is not None]
 
     def __repr__(self) -> str:
         schema = self.schema.__qualname__ if self.schema is not None else None

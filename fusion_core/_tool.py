@@ -20,11 +20,12 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Self, TypeVar, final, overload
 
 from pydantic import BaseModel, ConfigDict, create_model
 
+from ._input_schema import merge_properties
 from ._json import require_plain
 from ._presenter import Presenter
 from ._toon import encode_toon
@@ -255,6 +256,7 @@ class Tool(_Registrar):
         "_has_flat",
         "_select",
         "_toon",
+        "annotations",
         "common",
         "description",
         "discriminator",
@@ -271,15 +273,20 @@ class Tool(_Registrar):
         discriminator: str = "action",
         common: type[BaseModel] | None = None,
         instructions: str | None = None,
+        annotations: Mapping[str, Any] | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             msg = f"a Tool needs a non-empty str name, got {name!r}"
             raise TypeError(msg)
+        _check_name(discriminator, "discriminator", name)
         self.name = name
-        self.description = description
+        # Instructions come first, as a paragraph of the tool's description.
+        parts = [f"[INSTRUCTIONS] {instructions}" if instructions else "", description or ""]
+        self.description = "\n\n".join(p for p in parts if p) or None
         self.discriminator = discriminator
         self.common = common
         self.instructions = instructions
+        self.annotations = dict(annotations or {})
         self.output_schema: type[BaseModel] | None = None
         self._actions: dict[str, Action] = {}
         self._groups: dict[str, list[str]] = {}
@@ -296,23 +303,54 @@ class Tool(_Registrar):
     def _register(self, action: Action) -> None:
         self._add(action, group=None)
 
-    def _add(self, action: Action, *, group: str | None) -> None:
+    def _add(self, action: Action, *, group: str | None, inherit: bool = True) -> None:
         if (group is None and self._groups) or (group is not None and self._has_flat):
             msg = f"tool {self.name!r}: use either flat actions or groups, not both"
             raise ValueError(msg)
+        for part in action.key.split(".", 1) if group is not None else [action.key]:
+            _check_name(part, "action name", self.name)
         if action.key in self._actions:
             msg = f"tool {self.name!r}: action {action.key!r} is defined twice"
             raise ValueError(msg)
+        if inherit and not action.description and self.description:
+            # An action without a description inherits the tool's (at registration).
+            action = replace(action, description=self.description)
+        self._check_schema([*self._actions.values(), action])
         self._actions[action.key] = action
         self._has_flat = self._has_flat or group is None
         if group is not None:
             self._groups.setdefault(group, []).append(action.key.split(".", 1)[1])
         self._args_models.clear()
 
+    def _check_schema(self, actions: Sequence[Action]) -> None:
+        """Refuse a parameter two actions declare with different types (raises)."""
+        merge_properties(self.common, [(a.key, a.fields_model) for a in actions])
+
     def group(self, name: str, description: str | None = None) -> Group:
         """A group of actions (``name.action``); add actions to the returned group."""
+        _check_name(name, "group name", self.name)
+        if self._has_flat:
+            msg = f"tool {self.name!r}: use either flat actions or groups, not both"
+            raise ValueError(msg)
         self._groups.setdefault(name, [])
         return Group(self, name, description)
+
+    def merge(self, other: Tool) -> Tool:
+        """Absorb another tool's actions (same name); this tool's settings stay.
+
+        Several builders of one namespace (``users.list``, ``users.get``)
+        become one tool: the first one's description and options win, each
+        action keeps its own description.
+        """
+        if other.name != self.name:
+            msg = f"cannot merge tool {other.name!r} into tool {self.name!r}: names differ"
+            raise ValueError(msg)
+        for key, action in other._actions.items():
+            group = key.split(".", 1)[0] if other._groups else None
+            if group is not None:
+                self._groups.setdefault(group, [])
+            self._add(action, group=group, inherit=False)
+        return self
 
     def enable_select(self) -> Tool:
         """Add the optional ``_select`` parameter (fields of the data block)."""
@@ -338,8 +376,11 @@ class Tool(_Registrar):
 
     @property
     def select_enabled(self) -> bool:
-        """Whether ``_select`` is accepted."""
-        return self._select
+        """Whether ``_select`` is accepted: enabled, and a Presenter has fields to select.
+
+        Without fields the schema lists no ``_select`` and a sent one is ignored.
+        """
+        return self._select and bool(self.select_keys())
 
     def select_keys(self) -> list[str]:
         """The ``_select`` enum: sorted root keys of every action's Presenter."""
@@ -354,7 +395,11 @@ class Tool(_Registrar):
         model = self._args_models.get(action.key)
         if model is None:
             bases = tuple(b for b in (action.fields_model, self.common) if b is not None)
-            config = ConfigDict(**{**action.fields_model.model_config, "extra": "forbid"})
+            # Unknown keys are refused, unless the params model itself allows them
+            # (extra="allow": the handler receives every argument it was sent).
+            allow = action.params is not None and action.params.model_config.get("extra") == "allow"
+            config = ConfigDict(**action.fields_model.model_config)
+            config["extra"] = "allow" if allow and self.common is None else "forbid"
             model = type(f"{self.name}.{action.key}", bases, {"model_config": config})
             self._args_models[action.key] = model
         return model
@@ -372,6 +417,11 @@ class Tool(_Registrar):
                 "idempotentHint": bool(actions) and all(a.idempotent for a in actions),
             },
         }
+        # Explicit annotations (title, openWorldHint, ...) win over derived hints.
+        derived = definition["annotations"]
+        definition["annotations"] = {**self.annotations}
+        for hint, value in derived.items():
+            definition["annotations"].setdefault(hint, value)
         if self.output_schema is not None:
             definition["outputSchema"] = _clean(self.output_schema.model_json_schema())
         # The SDK serializes definitions itself: text it cannot encode is an
@@ -382,33 +432,23 @@ class Tool(_Registrar):
     def _description(self, actions: Sequence[Action]) -> str:
         base = self.description or self.name
         head = f"{base}. Select operation via the `{self.discriminator}` parameter."
-        if self.instructions:
-            head = f"[INSTRUCTIONS] {self.instructions}\n\n{head}"
+        # The per-action section: always for groups, for flat tools with 2+ actions
+        # (one flat action has nothing to choose between).
+        detailed = bool(self._groups) or len(actions) > 1
         if self._toon:
-            return head + self._toon_table(actions) if len(actions) > 1 else head
+            return head + self._toon_table(actions) if detailed else head
         if self._groups:
             modules = " | ".join(f"{g} ({','.join(names)})" for g, names in self._groups.items())
             head += f" Modules: {modules}"
         else:
             head += f" Actions: {', '.join(a.key for a in actions)}"
-        lines = (
-            [line for a in actions if (line := self._workflow_line(a))] if len(actions) > 1 else []
-        )
+        lines = [line for a in actions if (line := _workflow_line(a))] if detailed else []
         return head + "\n\nWorkflow:\n" + "\n".join(lines) if lines else head
-
-    def _workflow_line(self, action: Action) -> str:
-        text = action.description or self.description or ""
-        required = action.required
-        if required:
-            text += (". " if text else "") + "Requires: " + ", ".join(required)
-        if action.destructive:
-            text += (" " if text else "") + "[DESTRUCTIVE]"
-        return f"- '{action.key}': {text}" if text else ""
 
     def _toon_row(self, action: Action, name: str) -> dict[str, Any]:
         row: dict[str, Any] = {
             "action": name,
-            "desc": action.description or self.description or "",
+            "desc": action.description or "",
             "required": ",".join(action.required),
         }
         if action.destructive:
@@ -432,62 +472,63 @@ class Tool(_Registrar):
                 "type": "string",
                 "enum": keys,
                 "description": (
-                    "Module and operation (module.action format)"
+                    f"Module and operation (module.{self.discriminator} format)"
                     if self._groups
                     else "Which operation to perform"
                 ),
             }
         }
-        required = [self.discriminator]
-        definitions: dict[str, Any] = {}
-        if self.common is not None:
-            schema = _clean(self.common.model_json_schema())
-            definitions.update(schema.pop("$defs", {}))
-            common_required = set(schema.get("required", ()))
-            for name, prop in schema.get("properties", {}).items():
-                if name in common_required:
-                    note = "(always required)"
-                    prop["description"] = (
-                        f"{prop['description']}. {note}" if prop.get("description") else note
-                    )
-                    required.append(name)
-                properties[name] = prop
-        usage: dict[str, tuple[list[str], list[str]]] = {}
-        for action in actions:
-            schema = _clean(action.fields_model.model_json_schema())
-            definitions.update(schema.pop("$defs", {}))
-            own_required = set(schema.get("required", ()))
-            for name, prop in schema.get("properties", {}).items():
-                if name in properties and name not in usage:
-                    continue  # a common parameter
-                properties.setdefault(name, prop)
-                needed, optional = usage.setdefault(name, ([], []))
-                (needed if name in own_required else optional).append(action.key)
-        for name, (needed, optional) in usage.items():
-            notes = []
-            if needed:
-                notes.append("Required for: " + ", ".join(needed))
-            if optional:
-                notes.append("For: " + ", ".join(optional))
-            described = properties[name].get("description")
-            properties[name]["description"] = ". ".join([described, *notes] if described else notes)
-        if self._select:
+        merged, always = merge_properties(
+            self.common, [(a.key, a.fields_model) for a in actions]
+        )
+        properties.update(merged)
+        select_keys = self.select_keys()
+        if self._select and select_keys:
             properties[SELECT_PARAM] = {
                 "type": "array",
                 "description": SELECT_DESCRIPTION,
-                "items": {"type": "string", "enum": self.select_keys()},
+                "items": {"type": "string", "enum": select_keys},
             }
-        schema_out: dict[str, Any] = {
-            "type": "object",
-            "properties": properties,
-            "required": required,
-        }
-        if definitions:
-            schema_out["$defs"] = definitions
-        return schema_out
+        required = [self.discriminator, *always]
+        return {"type": "object", "properties": properties, "required": required}
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r}, actions={list(self._actions)})"
+
+
+_FORBIDDEN = frozenset(" ,|()'\"<>&.")
+
+
+def _check_name(name: object, what: str, tool: str) -> None:
+    """Names the format lists inline must read back unambiguously.
+
+    Action keys appear in ``Actions: a, b``, ``Modules: g (a,b) | h (c)``,
+    ``- 'a': ...`` and ``<action>a</action>``: a name holding a separator,
+    a quote, markup, a dot (the group separator) or white space would read as
+    something else.
+    """
+    if not isinstance(name, str) or not name:
+        msg = f"tool {tool!r}: a {what} must be a non-empty str, got {name!r}"
+        raise ValueError(msg)
+    bad = sorted({c for c in name if c in _FORBIDDEN or not c.isprintable()})
+    if bad:
+        msg = (
+            f"tool {tool!r}: {what} {name!r} holds {', '.join(map(repr, bad))}; "
+            "names the description lists inline cannot contain white space, dots, "
+            "commas, '|', parentheses, quotes or markup"
+        )
+        raise ValueError(msg)
+
+
+def _workflow_line(action: Action) -> str:
+    """``- 'key': description. Requires: a, b [DESTRUCTIVE]``, or nothing to say."""
+    required = action.required
+    if not (action.description or required or action.destructive):
+        return ""
+    line = f"- '{action.key}': {action.description or ''}"
+    if required:
+        line += (". Requires: " if action.description else "Requires: ") + ", ".join(required)
+    return line + (" [DESTRUCTIVE]" if action.destructive else "")
 
 
 def _clean(schema: Any, *, in_properties: bool = False) -> Any:

@@ -1,7 +1,9 @@
 """Loading the conformance corpus and decoding its value tags.
 
-The corpus path comes from ``FUSION_CONFORMANCE_CORPUS`` (default: the shared
-``visible.jsonl`` next to the repository).
+The corpus comes from ``FUSION_CONFORMANCE_CORPUS`` (a ``.jsonl`` file, or a
+folder whose every ``*.jsonl`` is read); by default every ``*.jsonl`` of the
+shared conformance folder next to the repository. A missing corpus is an
+error, never an empty (and so vacuously passing) run.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from fusion_core._numbers import js_number
+
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_CORPUS = REPO.parent / "shared" / "conformance" / "visible.jsonl"
+DEFAULT_CORPUS = REPO.parent / "shared" / "conformance"
 SAFE_INT = 2**53
 _INT_LITERAL = re.compile(r"-?\d+")
 
@@ -25,17 +29,44 @@ def corpus_path() -> Path:
     return Path(os.environ.get("FUSION_CONFORMANCE_CORPUS", DEFAULT_CORPUS))
 
 
-def load_cases(*kinds: str) -> list[dict[str, Any]]:
-    """Every golden line of the given kinds, in file order."""
-    cases = []
-    with corpus_path().open(encoding="utf-8") as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            case = json.loads(line)
-            if "kind" in case and case["kind"] in kinds:
+def corpus_files() -> list[Path]:
+    """The corpus files: the path itself, or every ``*.jsonl`` of the folder."""
+    path = corpus_path()
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files or not all(file.is_file() for file in files):
+        msg = f"no conformance corpus at {path} (set FUSION_CONFORMANCE_CORPUS)"
+        raise FileNotFoundError(msg)
+    return files
+
+
+def _read_all() -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for file in corpus_files():
+        with file.open(encoding="utf-8") as lines:
+            for line in lines:
+                if not line.strip():
+                    continue
+                case = json.loads(line)
+                if "kind" not in case:
+                    continue  # a header line of the case-schema format
+                if case["id"] in seen:
+                    msg = f"{file}: case id {case['id']!r} appears twice in the corpus"
+                    raise ValueError(msg)
+                seen.add(case["id"])
                 cases.append(case)
     return cases
+
+
+_ALL: list[dict[str, Any]] | None = None
+
+
+def load_cases(*kinds: str) -> list[dict[str, Any]]:
+    """Every golden line of the given kinds, in corpus order."""
+    global _ALL  # noqa: PLW0603 - read the corpus once per process
+    if _ALL is None:
+        _ALL = _read_all()
+    return [case for case in _ALL if case["kind"] in kinds]
 
 
 def decode(value: Any) -> Any:
@@ -76,14 +107,19 @@ def walk(value: Any) -> Iterator[Any]:
             yield from walk(item)
 
 
+def js_prints_differently(number: int) -> bool:
+    """Whether JS prints this integer otherwise: rounded, or in exponent form."""
+    return abs(number) > SAFE_INT and js_number(float(number)) != str(number)
+
+
 def has_unsafe_int(value: Any) -> bool:
-    """An integer literal beyond 2**53, which JS would round (js-numbers)."""
+    """An integer JS would print otherwise (beyond 2**53 and not exact, or >= 1e21)."""
     for node in walk(value):
         if isinstance(node, dict) and set(node) == {"$num"}:
             literal = node["$num"]
-            if _INT_LITERAL.fullmatch(literal) and abs(int(literal)) > SAFE_INT:
+            if _INT_LITERAL.fullmatch(literal) and js_prints_differently(int(literal)):
                 return True
-        if isinstance(node, int) and not isinstance(node, bool) and abs(node) > SAFE_INT:
+        if isinstance(node, int) and not isinstance(node, bool) and js_prints_differently(node):
             return True
     return False
 

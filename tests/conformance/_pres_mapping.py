@@ -16,7 +16,7 @@ from fusion_core._tool import Tool
 
 from ._corpus import decode
 
-_VAR = re.compile(r"\{\{([^{}]+)\}\}")
+_VAR = re.compile(r"\{\{([^{}]*)\}\}")
 _UNDEFINED: Any = object()
 _EXTRA = {"strip": "ignore", "passthrough": "allow", "strict": "forbid"}
 
@@ -58,7 +58,7 @@ def fill(template: Any, scope: dict[str, Any]) -> Any:
     if isinstance(template, list):
         return [fill(item, scope) for item in template]
     if isinstance(template, dict):
-        if set(template) == {"$get"}:
+        if set(template) == {"$get"}:  # a missing path is JS undefined
             return lookup(scope, template["$get"])
         if set(template) == {"$rows"}:
             return [
@@ -71,6 +71,17 @@ def fill(template: Any, scope: dict[str, Any]) -> Any:
             return decode(template)
         return {key: fill(value, scope) for key, value in template.items()}
     return template
+
+
+def js_undefined(value: Any) -> Any:
+    """JS ``undefined`` as Python has it: a missing key in objects, ``None`` elsewhere."""
+    if value is _UNDEFINED:
+        return None
+    if isinstance(value, dict):
+        return {k: js_undefined(v) for k, v in value.items() if v is not _UNDEFINED}
+    if isinstance(value, list):
+        return [js_undefined(v) for v in value]
+    return value
 
 
 def holds(cond: dict[str, Any], scope: dict[str, Any]) -> bool:
@@ -110,8 +121,8 @@ def ui_block(spec: dict[str, Any], scope: dict[str, Any] | None = None) -> _ui.U
     if "literal" in spec:
         literal = fill(decode(spec["literal"]), scope)
         return _ui.UiBlock(literal["type"], literal["content"], _ui.UiMeta.of(literal.get("meta")))
-    args = [decode(fill(arg, scope)) for arg in spec["args"]]
-    meta = fill(decode(spec.get("meta")) or {}, scope)
+    args = [js_undefined(decode(fill(arg, scope))) for arg in spec["args"]]
+    meta = js_undefined(fill(decode(spec.get("meta")) or {}, scope))
     return _HELPERS[spec["helper"]](*args, **meta)
 
 
@@ -119,17 +130,30 @@ def model(schema: dict[str, Any], name: str, *, extra: str | None = None) -> typ
     """A pydantic model for an object ``Schema``."""
     required = set(schema.get("required", ()))
     fields: dict[str, Any] = {}
-    for key, prop in schema.get("properties", {}).items():
+    aliased = False
+    for index, (key, prop) in enumerate(schema.get("properties", {}).items()):
         annotation = annotation_of(prop, f"{name}_{key}")
         info: dict[str, Any] = {"description": prop.get("description")}
+        if key.startswith("_"):
+            # pydantic refuses field names with a leading underscore: declare the
+            # field under another name and its wire name as the alias (docs/presenters.md).
+            info["alias"] = key
+            key = f"alias{index}{key}"  # noqa: PLW2901 - the Python-side name
+            aliased = True
         if "default" in prop:
             default: Any = decode(prop["default"])
+            if key in required:  # zod's .default() on a required key: listed as required
+                info["json_schema_extra"] = {"x-required": True}
         elif key in required:
             default = ...
         else:
             default, annotation = MISSING, annotation | MISSING
         fields[key] = (annotation, Field(default, **info))
     config = ConfigDict(strict=True, extra=extra or _EXTRA[schema.get("additional", "strip")])  # type: ignore[typeddict-item]
+    if aliased:
+        config["serialize_by_alias"] = True
+        config["validate_by_alias"] = True
+        config["validate_by_name"] = False
     return create_model(name, __config__=config, **fields)
 
 
@@ -157,8 +181,15 @@ def annotation_of(prop: dict[str, Any], name: str) -> Any:
     return annotated | None if prop.get("nullable") else annotated
 
 
+_PRES_KEYS = {
+    "name", "style", "schema", "rules", "collectionRules", "ui", "collectionUi", "agentLimit",
+    "limit", "suggestActions", "collectionSuggestActions", "embeds", "autoRules",
+}  # fmt: skip
+
+
 def presenter(spec: dict[str, Any]) -> Presenter[Any]:
-    """A Presenter from a ``Pres`` spec."""
+    """A Presenter from a ``Pres`` spec (a key it does not read is a failure)."""
+    known(spec, "Presenter", _PRES_KEYS)
     name = spec["name"]
     schema = model(spec["schema"], name) if "schema" in spec else None
 
@@ -239,15 +270,21 @@ def apply_calls(builder: ResponseBuilder, calls: list[dict[str, Any]]) -> Respon
             builder.system_hint(call["suggestions"])
         elif op == "rawBlock":
             builder.raw_block(call["text"])
+        else:
+            msg = f"no mapping for builder op {op!r}"
+            raise MissingMappingError(msg)
     return builder
 
 
+_TOON_OPTIONS = {"keyFolding": "key_folding", "flattenDepth": "flatten_depth"}
 _HELPER_FNS: dict[str, Callable[..., Any]] = {
     "success": _helpers.success,
     "successStructured": _helpers.success_structured,
     "error": _helpers.error,
     "required": _helpers.required,
-    "toonSuccess": lambda data, options=None: _helpers.toon_success(data, **(options or {})),
+    "toonSuccess": lambda data, options=None: _helpers.toon_success(
+        data, **{_TOON_OPTIONS.get(k, k): v for k, v in (options or {}).items()}
+    ),
     "toolError": lambda code, options=None: _helpers.tool_error(
         code,
         (options or {}).get("message", ""),
@@ -260,7 +297,12 @@ _HELPER_FNS: dict[str, Callable[..., Any]] = {
 }
 
 
-def handler(spec: dict[str, Any] | None, discriminator: str, key: str) -> Callable[..., Any]:
+def handler(
+    spec: dict[str, Any] | None,
+    discriminator: str,
+    key: str,
+    call_args: dict[str, Any] | None = None,
+) -> Callable[..., Any]:
     """A handler from a ``Handler`` spec; it receives the validated params model."""
     spec = spec or {"return": "echo"}
 
@@ -273,7 +315,16 @@ def handler(spec: dict[str, Any] | None, discriminator: str, key: str) -> Callab
         if kind == "value":
             return decode(spec["value"])
         if kind == "echo":
-            return {**(args.model_dump() if args is not None else {}), discriminator: key}
+            dump = args.model_dump() if args is not None else {}
+            if call_args is not None and set(dump) | {discriminator} >= set(call_args) - {
+                "_select"
+            }:  # no schema: the arguments as sent, the discriminator where it was
+                return {
+                    k: key if k == discriminator else dump[k]
+                    for k in call_args
+                    if k != "_select" and (k == discriminator or k in dump)
+                }
+            return {**dump, discriminator: key}
         if kind == "helper":
             return _HELPER_FNS[spec["fn"]](*[decode(a) for a in spec["args"]])
         builder = apply_calls(ResponseBuilder(decode(spec["data"])), spec["calls"])
@@ -283,59 +334,142 @@ def handler(spec: dict[str, Any] | None, discriminator: str, key: str) -> Callab
 
 
 _FLUENT_TYPES = {"String": str, "Number": float, "Boolean": bool}
+_KEYS = {
+    "createTool": {
+        "style", "name", "description", "discriminator", "toonDescription", "enableSelect",
+        "annotations", "commonSchema", "actions", "groups",
+    },
+    "defineTool": {
+        "style", "name", "description", "discriminator", "toonDescription", "shared",
+        "actions", "groups",
+    },
+    "fluent": {"style", "verb", "name", "calls", "returns", "handler"},
+    "action": {
+        "name", "description", "schema", "params", "destructive", "readOnly", "idempotent",
+        "returns", "handler",
+    },
+    "group": {"name", "description", "actions"},
+}  # fmt: skip
 
 
-def tools(specs: list[dict[str, Any]]) -> list[Tool]:
-    """Tools from ``Tool`` specs; fluent ones merge by their ``ns.`` prefix."""
+class MissingMappingError(AssertionError):
+    """A corpus input this mapping cannot express: a failure, never a skip."""
+
+
+def known(spec: dict[str, Any], what: str, keys: set[str]) -> None:
+    """Fail on a key the mapping does not read (it would be silently ignored)."""
+    unknown = sorted(set(spec) - keys)
+    if unknown:
+        msg = f"no mapping for {what} key(s) {unknown}: add them to tests/conformance"
+        raise MissingMappingError(msg)
+
+
+def tools(
+    specs: list[dict[str, Any]],
+    *,
+    any_required: bool = True,
+    call_args: dict[str, Any] | None = None,
+) -> list[Tool]:
+    """Tools from ``Tool`` specs; fluent builders of one namespace merge into one tool.
+
+    ``any_required=False`` declares required ``any`` properties optional, as
+    zod's ``any`` is (the required-any class). ``call_args`` are the call's
+    arguments: an echo handler of an action without a schema returns them as
+    the reference's handler receives them (in their order, but ``_select``).
+    """
     out: dict[str, Tool] = {}
-    for spec in specs:
-        if spec["style"] == "fluent":
-            fluent(spec, out)
-            continue
-        common = spec.get("commonSchema") or spec.get("shared")
-        tool = Tool(
-            spec["name"],
-            spec.get("description"),
-            discriminator=spec.get("discriminator", "action"),
-            common=model(common, f"{spec['name']}_common") if common else None,
-        )
-        if spec.get("enableSelect"):
-            tool.enable_select()
-        if spec.get("toonDescription"):
-            tool.toon_description()
-        groups = spec.get("groups") or [{"name": None, "actions": spec.get("actions", [])}]
-        for group in groups:
-            target: Any = (
-                tool
-                if group["name"] is None
-                else tool.group(group["name"], group.get("description"))
-            )
-            for action in group["actions"]:
-                key = (
-                    action["name"] if group["name"] is None else f"{group['name']}.{action['name']}"
-                )
-                schema = action.get("schema") or action.get("params")
-                target.action(
-                    action["name"],
-                    handler(action.get("handler"), tool.discriminator, key),
-                    description=action.get("description"),
-                    params=model(schema, f"{spec['name']}_{key}") if schema else _Empty,
-                    returns=presenter(action["returns"]) if "returns" in action else None,
-                    read_only=action.get("readOnly", False),
-                    destructive=action.get("destructive", False),
-                    idempotent=action.get("idempotent", False),
-                )
-        out[tool.name] = tool
+    for spec in specs if any_required else [_relax_any(s) for s in specs]:
+        style = spec["style"]
+        if style not in _KEYS:
+            msg = f"no mapping for tool style {style!r}"
+            raise MissingMappingError(msg)
+        known(spec, f"{style} tool", _KEYS[style])
+        tool = fluent(spec) if style == "fluent" else classic(spec, call_args)
+        if tool.name in out:
+            out[tool.name].merge(tool)
+        else:
+            out[tool.name] = tool
     return list(out.values())
 
 
-class _Empty(BaseModel):
-    """Parameters of an action that declares none."""
+def _relax_any(spec: dict[str, Any]) -> dict[str, Any]:
+    def relax(schema: dict[str, Any]) -> dict[str, Any]:
+        props = schema.get("properties", {})
+        kept = [
+            k
+            for k in schema.get("required", ())
+            if props.get(k, {}).get("type", "string" if "enum" in props.get(k, {}) else "any")
+            != "any"
+        ]
+        return {**schema, "required": kept}
+
+    def action(a: dict[str, Any]) -> dict[str, Any]:
+        return {k: relax(v) if k in ("schema", "params") and v else v for k, v in a.items()}
+
+    out = dict(spec)
+    if "actions" in spec:
+        out["actions"] = [action(a) for a in spec["actions"]]
+    if "groups" in spec:
+        out["groups"] = [
+            {**g, "actions": [action(a) for a in g["actions"]]} for g in spec["groups"]
+        ]
+    return out
 
 
-def fluent(spec: dict[str, Any], out: dict[str, Tool]) -> None:
-    """``initFusion()[verb](ns.action).calls...``, merged into the ``ns`` tool."""
-    namespace, name = spec["name"].split(".", 1)
+def classic(spec: dict[str, Any], call_args: dict[str, Any] | None = None) -> Tool:
+    """``createTool`` / ``defineTool``: ``commonSchema`` and ``shared`` are one concept."""
+    common = spec.get("commonSchema") or spec.get("shared")
+    tool = Tool(
+        spec["name"],
+        spec.get("description"),
+        discriminator=spec.get("discriminator", "action"),
+        common=model(common, f"{spec['name']}_common") if common else None,
+        annotations=decode(spec.get("annotations")),
+    )
+    if spec.get("enableSelect"):
+        tool.enable_select()
+    if spec.get("toonDescription"):
+        tool.toon_description()
+    groups = spec.get("groups") or [{"name": None, "actions": spec.get("actions", [])}]
+    for group in groups:
+        known(group, "group", _KEYS["group"])
+        target: Any = (
+            tool if group["name"] is None else tool.group(group["name"], group.get("description"))
+        )
+        for action in group["actions"]:
+            known(action, "action", _KEYS["action"])
+            key = action["name"] if group["name"] is None else f"{group['name']}.{action['name']}"
+            schema = action.get("schema") or action.get("params")
+            target.action(
+                action["name"],
+                handler(
+                    action.get("handler"), tool.discriminator, key, None if schema else call_args
+                ),
+                description=action.get("description"),
+                params=model(schema, f"{spec['name']}_{key}") if schema else _Passthrough,
+                returns=presenter(action["returns"]) if "returns" in action else None,
+                read_only=action.get("readOnly", False),
+                destructive=action.get("destructive", False),
+                idempotent=action.get("idempotent", False),
+            )
+    return tool
+
+
+class _Passthrough(BaseModel):
+    """Parameters of an action that declares none: every argument reaches the handler."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def fluent_name(name: str) -> tuple[str, str]:
+    """``ns.action`` -> (``ns``, ``action``); a name without a dot is the ``default`` action."""
+    namespace, dot, action = name.partition(".")
+    return (namespace, action) if dot and namespace else (name, "default")
+
+
+def fluent(spec: dict[str, Any]) -> Tool:
+    """``initFusion()[verb](name).calls...``: one tool with one action."""
+    namespace, name = fluent_name(spec["name"])
     description: str | None = None
     instructions: str | None = None
     toon = False
@@ -347,27 +481,26 @@ def fluent(spec: dict[str, Any], out: dict[str, Tool]) -> None:
             instructions = args[0]
         elif method == "toonDescription":
             toon = True
-        elif method.startswith(("with", "withOptional")):
+        elif method.removeprefix("withOptional").removeprefix("with") in _FLUENT_TYPES:
             optional = method.startswith("withOptional")
-            kind = _FLUENT_TYPES[method.removeprefix("withOptional" if optional else "with")]
+            kind = _FLUENT_TYPES[method.removeprefix("withOptional").removeprefix("with")]
             info = {"description": args[1]} if len(args) > 1 else {}
             fields[args[0]] = (
                 (kind | MISSING, Field(MISSING, **info)) if optional else (kind, Field(..., **info))
             )
         else:
-            raise NotImplementedError(method)
-    tool = out.get(namespace)
-    if tool is None:
-        tool = out[namespace] = Tool(namespace, description, instructions=instructions)
+            msg = f"no mapping for fluent builder method {method!r}"
+            raise MissingMappingError(msg)
+    tool = Tool(namespace, description, instructions=instructions)
     if toon:
         tool.toon_description()
-    params = create_model(f"{namespace}_{name}", **fields)
     tool.action(
         name,
         handler(spec.get("handler"), tool.discriminator, name),
-        description=description,
-        params=params,
+        # Without with* params the reference validates nothing: arguments pass through.
+        params=create_model(f"{namespace}_{name}", **fields) if fields else _Passthrough,
         returns=presenter(spec["returns"]) if "returns" in spec else None,
         read_only=spec["verb"] == "query",
         destructive=spec["verb"] == "mutation",
     )
+    return tool

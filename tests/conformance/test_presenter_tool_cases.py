@@ -1,69 +1,38 @@
 """Replay the corpus's ``presenter``, ``tool_definition`` and ``tool_call`` cases.
 
-Each case is byte-identical to the reference unless a divergence predicate on
-its *input* says otherwise; a divergent case asserts the project's own output:
-
-* escaping — any input string holds ``<``, ``>``, ``&`` or a quote: bullet
-  items and attributes are expected escaped;
-* js-numbers — an integer literal beyond 2**53: the data block keeps it exact;
-* wrap and firewall — a handler returning ``null``/``undefined`` answers ``OK``;
-  an un-built builder is built; a Presenter action's data always goes through
-  the Presenter;
-* exception envelope — a Presenter failure in a call is ``INTERNAL_ERROR``;
-* validator text — arguments the schema rejects: same ``<validation_error>``
-  elements, field names and order, pydantic's wording;
-* select validation (WIRE.md 12.7) — ``_select`` outside its enum is refused;
-* schema dialect — zod's integer bounds are not part of our input schemas.
+Each block is byte-identical to the reference's unless a rule routes it to a
+divergence class (``_divergence.py``; the rules are documented in
+docs/wire-format.md). The rules read the case's input — the texts a
+Presenter renders from it are read from the response's structured view,
+which the project builds from the input, never from the reference's bytes. A
+routed block must differ from the reference's, be well-formed and read back
+losslessly; a routed case whose bytes equal the reference's fails.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
+from fusion_core import ToolResponse, UIError, success, success_structured, view_of
 from fusion_core._app import FusionApp
 from fusion_core._builder import ResponseBuilder
+from fusion_core._check import check
+from fusion_core._numbers import js_number
+from fusion_core._parse import parse
 from fusion_core._presenter import PresenterValidationError
-from fusion_core._text import escape_attr, escape_text
 
 from . import _pres_mapping as mapping
-from ._corpus import decode, has_unsafe_int, load_cases, walk
+from ._corpus import decode, has_intlike_key, has_unsafe_int, js_like, load_cases, walk
+from ._divergence import Route
+from .test_wire_cases import _FUSION_TAG, reference_form, route_attr, route_item, route_text
 
 CASES = load_cases("presenter", "tool_definition", "tool_call")
-_SPECIAL = re.compile(r"[<>&\"']")
-_BULLETS = re.compile(r"^<(domain_rules|action_suggestions|llm_directives)>\n(.*)\n</\1>$", re.S)
-_ATTR = re.compile(r'(\w+)="((?:[^"\\]|\\.)*?)"(?=[ >])')
 JS_SAFE = 9007199254740991
-
-
-def has_special_text(value: Any) -> bool:
-    """Escaping class: an input string with an XML-special character."""
-    return any(isinstance(node, str) and _SPECIAL.search(node) for node in walk(value))
-
-
-def escaped(text: str) -> str:
-    """The reference's block with our escaping of items and UI attributes."""
-    match = _BULLETS.match(text)
-    if match:
-        items = "\n".join(
-            "- " + escape_text(line[2:]) if line.startswith("- ") else line
-            for line in match.group(2).split("\n")
-        )
-        return f"<{match.group(1)}>\n{items}\n</{match.group(1)}>"
-    if text.startswith("<ui_passthrough "):
-        head, _, rest = text.partition("\n")
-        head = _ATTR.sub(lambda m: f'{m.group(1)}="{escape_attr(m.group(2))}"', head)
-        return f"{head}\n{rest}"
-    return text
-
-
-def structure(text: str) -> list[str]:
-    """Element and field names of an envelope, without messages."""
-    return re.findall(r"<(?:validation_error|tool_error|field|recovery|message)\b[^>]*>", text)
+_BULLET = re.compile(r"^  • ('(?:[^']*)'|\(root\)): (.*)$", re.M)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
@@ -74,6 +43,106 @@ def test_case(case: dict[str, Any]) -> None:
     ](case)
 
 
+# -- blocks of a response, routed by the texts the project rendered ----------
+
+
+def _wire(response: ToolResponse) -> dict[str, Any]:
+    return dict(response)
+
+
+def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
+    """One route per block of ``ours``, from the texts its view holds."""
+    view = view_of(ours)
+    routes = [Route() for _ in ours.texts]
+    if not routes:
+        return routes
+    if view.error is not None:
+        error = view.error
+        for text in (error.message, error.recovery or "", *error.available_actions):
+            route_text(routes[0], text, envelope=True)
+        for key, value in error.details.items():
+            route_attr(routes[0], key, envelope=True)
+            route_text(routes[0], value, envelope=True)
+        for attr in (error.code or "", error.severity or ""):
+            route_attr(routes[0], attr, envelope=True)
+    if view.error is None and view.validation is None:
+        data = view.data
+        if not isinstance(data, str):
+            routes[0].add("js-numbers", when=has_unsafe_int(data))
+            routes[0].add("js-key-order", when=has_intlike_key(data))
+        elif _BIG_INT.search(data) and _js_rounded(data) != data:
+            routes[0].add("js-numbers")  # TOON text: exact integers
+    index = 1
+    for block in view.ui_blocks:
+        if index >= len(routes):
+            break
+        route = routes[index]
+        route_attr(route, block.type)
+        if block.meta is not None and block.meta.title:
+            route_attr(route, block.meta.title)
+        route.add("ui-content", when=bool(_FUSION_TAG.search(block.content)))
+        route.add("fences", when=_fenced_differently(block.content))
+        index += 1
+    for items in (view.directives, view.rules):
+        if items and index < len(routes):
+            for item in items:
+                route_item(routes[index], item)
+            index += 1
+    if view.suggestions and index < len(routes):
+        for suggestion in view.suggestions:
+            route_item(routes[index], suggestion.tool)
+            route_item(routes[index], suggestion.reason)
+            routes[index].add("escaping", when=": " in suggestion.tool)
+    return routes
+
+
+def _fenced_differently(content: str) -> bool:
+    """A fence longer than 3 (a body with a backtick run), or escaped table cells."""
+    fence = re.match(r"(`{4,})", content)
+    return fence is not None or bool(re.search(r"^\|.*(\\\||<br>)", content, re.M))
+
+
+_BIG_INT = re.compile(r"(?<![\w.])-?\d{16,}(?![\w.])")
+
+
+def _js_rounded(text: str) -> str:
+    """Text with every integer beyond 2**53 printed as JS prints the nearest double."""
+    return _BIG_INT.sub(
+        lambda m: js_number(float(int(m.group()))) if abs(int(m.group())) > 2**53 else m.group(),
+        text,
+    )
+
+
+def compare(ours: ToolResponse, golden: list[Any], routes: list[Route] | None = None) -> None:
+    """Each block is the reference's, or routed: different, well-formed, lossless."""
+    routes = routes if routes is not None else route_blocks(ours, golden)
+    texts = ours.texts
+    assert len(texts) == len(golden), (texts, golden)
+    for index, (text, reference, route) in enumerate(zip(texts, golden, routes, strict=True)):
+        if not route:
+            assert text == reference, f"block {index}"
+            continue
+        route.must_differ(text, reference)
+        if index == 0 and isinstance(view_of(ours).data, str) and route.classes == ["js-numbers"]:
+            assert _js_rounded(text) == reference
+        elif route.classes and set(route.classes) <= {"js-numbers", "js-key-order"}:
+            assert reference_form(text) == reference
+    if any(routes):
+        golden_wire = {"content": [{"type": "text", "text": t} for t in golden]}
+        inherited = {(v.block, v.rule) for v in check(golden_wire)}
+        routed = {index for index, route in enumerate(routes) if route}
+        violations = [
+            v
+            for v in check(_wire(ours))
+            if v.block in routed and (v.block, v.rule) not in inherited
+        ]
+        assert violations == [], "a routed block must be well-formed"
+        assert parse(_wire(ours)).view == view_of(ours), "a routed block must be lossless"
+
+
+# -- presenter ---------------------------------------------------------------
+
+
 def run_presenter(case: dict[str, Any]) -> None:
     """``presenter.make(data, ctx, select)`` + calls + ``build()``."""
     spec = case["input"]
@@ -82,48 +151,146 @@ def run_presenter(case: dict[str, Any]) -> None:
     if case.get("thrown"):
         with pytest.raises(PresenterValidationError) as caught:
             presenter.make(data, ctx, spec.get("select"))
-        expected = case["thrown"]["message"]
-        assert str(caught.value).split("\n")[0] == expected.split("\n")[0]
-        fields = re.findall(r"^  • '([^']*)'", expected, re.M)
-        assert [error.path for error in caught.value.errors] == fields
+        assert_same_failure(str(caught.value), case["thrown"]["message"])
+        return
+    missing = _missing_any(spec["presenter"].get("schema"), data)
+    if Route().add("required-any", when=bool(missing)):
+        # zod's ``any`` accepts a missing value; a required field here must be there.
+        with pytest.raises(PresenterValidationError) as refused:
+            presenter.make(data, ctx, spec.get("select"))
+        assert {error.path for error in refused.value.errors} <= set(missing)
         return
     builder = presenter.make(data, ctx, spec.get("select"))
-    texts = mapping.apply_calls(builder, spec.get("calls", [])).build().texts
-    compare(case, texts, special=has_special_text(spec))
+    ours = mapping.apply_calls(builder, spec.get("calls", [])).build()
+    routes = route_blocks(ours, case["content"])
+    if routes and routes[0].add(
+        "select-on-scalar", when=bool(spec.get("select")) and not _has_objects(data)
+    ):
+        # nothing to pick from: the data block is the data's own
+        assert ours.texts[0] == ResponseBuilder(data).build().texts[0]
+    compare(ours, case["content"], routes)
 
 
-def compare(case: dict[str, Any], texts: list[str], *, special: bool) -> None:
-    """Byte equality, with the escaping and js-numbers classes applied."""
-    expected = list(case["content"])
-    if special:
-        expected = [escaped(text) for text in expected]
-    if has_unsafe_int(case["input"]) and texts[0] != expected[0]:
-        assert json.loads(texts[0]) == decode(json.loads(texts[0]))
-        assert any(
-            str(abs(int(node["$num"]))) in texts[0]
-            for node in walk(case["input"])
-            if isinstance(node, dict)
-            and set(node) == {"$num"}
-            and node["$num"].lstrip("-").isdigit()
-        )
-        texts, expected = texts[1:], expected[1:]
-    assert texts == expected
+def _has_objects(data: Any) -> bool:
+    """Whether ``_select`` picks only from objects: an object, or a list of them."""
+    if isinstance(data, list):
+        return all(isinstance(item, dict) for item in data)
+    return isinstance(data, dict)
+
+
+def _missing_any(schema: dict[str, Any] | None, data: Any) -> list[str]:
+    """Required ``any`` fields the data (an object, or a list's items) leaves out."""
+    if not schema:
+        return []
+    names = [n for n in schema.get("required", ()) if _is_any(schema["properties"].get(n, {}))]
+    items = data if isinstance(data, list) else [data]
+    raw = [item for item in items if isinstance(item, dict)]
+    return [n for n in names if any(n not in item for item in _decoded(raw))]
+
+
+def _decoded(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [decode(item) for item in items]
+
+
+def assert_same_failure(ours: str, reference: str) -> None:
+    """The whole message: first line, fields in order; wording only where zod's differs.
+
+    Unknown keys read as the reference reads them (``(root): Unrecognized
+    keys: "a", "b"``); other messages are pydantic's (validator-text class).
+    """
+    route = Route()
+    assert ours.split("\n", maxsplit=1)[0] == reference.split("\n", maxsplit=1)[0]
+    ours_fields, reference_fields = _BULLET.findall(ours), _BULLET.findall(reference)
+    assert [path for path, _ in ours_fields] == [path for path, _ in reference_fields]
+    for (_, mine), (_, theirs) in zip(ours_fields, reference_fields, strict=True):
+        if route.add("validator-text", when=not theirs.startswith("Unrecognized key")):
+            continue
+        assert mine == theirs
+    route.must_differ(ours, reference)
+
+
+# -- tool definitions ----------------------------------------------------------
+
+
+def _schemas(spec: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """Every ``Schema`` of the named tool's input (actions and common)."""
+    found: list[dict[str, Any]] = []
+    for tool in spec["tools"]:
+        owner = mapping.fluent_name(tool["name"])[0] if tool["style"] == "fluent" else tool["name"]
+        if owner != name:
+            continue
+        found.extend(tool[key] for key in ("commonSchema", "shared") if key in tool)
+        found.extend(_action_schemas(tool))
+    return found
+
+
+def _is_any(prop: dict[str, Any]) -> bool:
+    return bool(prop.get("type", "any" if "enum" not in prop else "string") == "any")
+
+
+def _required_any(schema: dict[str, Any]) -> bool:
+    return any(
+        _is_any(schema.get("properties", {}).get(name, {})) for name in schema.get("required", ())
+    )
 
 
 def run_definition(case: dict[str, Any]) -> None:
-    """The compiled definition: description exact, schema modulo dialect."""
+    """The compiled definition: description, annotations and input schema."""
     spec = case["input"]
     fusion = FusionApp(mapping.tools(spec["tools"]))
     definitions = {d["name"]: d for d in fusion.definitions()}
     golden = case["tool"]
     ours = definitions[spec.get("name", golden["name"])]
-    assert ours["description"] == case["content"][0] == golden["description"]
     assert ours["annotations"] == golden["annotations"]
-    assert ours["inputSchema"] == dialect(golden["inputSchema"])
+    actions = [
+        s for t in spec["tools"] if t.get("name") == ours["name"] for s in _action_schemas(t)
+    ]
+    route = Route()
+    relaxed = ours
+    if any(_required_any(s) for s in actions):
+        tools = mapping.tools(spec["tools"], any_required=False)
+        relaxed = {d["name"]: d for d in FusionApp(tools).definitions()}[ours["name"]]
+    # The reference leaves zod's ``any`` out of ``Requires:``: routed where the
+    # description lists one; declared optional, the project writes the reference's bytes.
+    if route.add("required-any", when=relaxed["description"] != ours["description"]):
+        assert relaxed["description"] == golden["description"]
+        route.must_differ(ours["description"], golden["description"])
+    else:
+        assert ours["description"] == case["content"][0] == golden["description"]
+    schema_route = Route()
+    schemas = _schemas(spec, ours["name"])
+    schema_route.add("schema-dialect", when=any(_has_integer(s) for s in schemas))
+    schema_route.add("js-numbers", when=has_unsafe_int(schemas))
+    expected = dialect(golden["inputSchema"])
+    if "js-numbers" in schema_route.classes:
+        assert js_like(ours["inputSchema"]) == js_like(expected)
+    else:
+        assert ours["inputSchema"] == expected
+    schema_route.must_differ(ours["inputSchema"], golden["inputSchema"])
+
+
+def _action_schemas(tool: dict[str, Any]) -> list[dict[str, Any]]:
+    found = []
+    for group in tool.get("groups") or [{"actions": tool.get("actions", [])}]:
+        for action in group["actions"]:
+            schema = action.get("schema") or action.get("params")
+            if schema:
+                found.append(schema)
+    return found
+
+
+def _has_integer(schema: Any) -> bool:
+    """An integer without both bounds: zod adds the missing safe-integer bound."""
+    return any(
+        isinstance(node, dict)
+        and node.get("type") == "integer"
+        and not ("minimum" in node and "maximum" in node)
+        for node in walk(schema)
+    )
 
 
 def dialect(schema: Any) -> Any:
-    """Drop zod-to-json-schema's safe-integer bounds (schema dialect class)."""
+    """Drop zod's safe-integer bounds (schema-dialect class)."""
     if isinstance(schema, dict):
         return {
             key: dialect(value)
@@ -135,12 +302,17 @@ def dialect(schema: Any) -> Any:
     return schema
 
 
+# -- tool calls --------------------------------------------------------------
+
+
 def _action(spec: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The called action's spec and its tool's spec, when they exist."""
     args = decode(spec["args"])
+    if not isinstance(args, dict):
+        return None, None
     for tool in spec["tools"]:
         if tool["style"] == "fluent":
-            namespace, name = tool["name"].split(".", 1)
+            namespace, name = mapping.fluent_name(tool["name"])
             if spec.get("name", namespace) == namespace and args.get("action") == name:
                 return {**tool, "name": name}, tool
             continue
@@ -157,76 +329,218 @@ def _action(spec: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]
     return None, None
 
 
-def run_call(case: dict[str, Any]) -> None:  # noqa: PLR0915 - the divergence classes read best in one place
+def structure(text: str) -> list[str]:
+    """Element and field names of an envelope, without messages."""
+    return re.findall(r"<(?:validation_error|tool_error|field|recovery|message)\b[^>]*>", text)
+
+
+def run_call(case: dict[str, Any]) -> None:
     """``registry.routeCall(ctx, name, args)`` through ``FusionApp.call``."""
     spec = case["input"]
-    tools = mapping.tools(spec["tools"])
+    args = decode(spec["args"])
+    tools = mapping.tools(spec["tools"], call_args=args if isinstance(args, dict) else None)
     fusion = FusionApp(tools)
     name = spec.get("name", tools[0].name)
-    args = decode(spec["args"])
     result = fusion.call_sync(name, args, decode(spec.get("ctx", {})))
-    texts = result.texts
+    golden = case["content"]
+    route = Route()
     action, tool_spec = _action(spec)
-    handler = (action or {}).get("handler") or {"return": "echo"}
-    returns = (action or {}).get("returns")
     tool = next((t for t in tools if t.name == name), None)
-    key = tool and args.get(tool.discriminator)
-    if tool is not None and action is not None and isinstance(key, str):
-        params = (
-            mapping.model(
-                (action.get("schema") or action.get("params") or {"type": "object"}),
-                "check",
-                extra="forbid",
-            )
-            if tool_spec and tool_spec["style"] != "fluent"
-            else None
-        )
-        rest = {k: v for k, v in args.items() if k not in {tool.discriminator, "_select"}}
-        try:
-            if params is not None and not (tool_spec or {}).get("commonSchema"):
-                params.model_validate(rest)
-        except ValidationError:  # validator text class
-            assert texts[0].startswith(f'<validation_error action="{name}/{key}">')
-            assert [re.sub(r">.*", ">", line) for line in structure(texts[0])] == [
-                re.sub(r">.*", ">", line) for line in structure(case["content"][0])
-            ]
+    if tool is not None and action is not None and tool_spec is not None:
+        if route.add(
+            "select-validation", when=_select_refused(tool_spec, args, tool.select_keys())
+        ):
+            # WIRE.md 12.7: refused with a validation error naming _select.
+            assert result.is_error
+            validation = view_of(result).validation
+            assert validation is not None
+            assert any(field.name.startswith("_select") for field in validation.fields)
+            route.must_differ(result.texts, golden)
             return
-        select = args.get("_select")
-        if (tool_spec or {}).get("enableSelect") and select is not None:
-            allowed = tool.select_keys()
-            if not isinstance(select, list) or any(s not in allowed for s in select):
-                assert result.is_error
-                assert texts[0].startswith(
-                    f'<validation_error action="{name}/{key}">\n<field name="_select'
-                )
-                return
-        if handler.get("return") == "value" and decode(handler["value"]) is None:
-            assert texts == ["OK"]  # wrap rule: None is OK
+        if _rejected(action, tool_spec, args, route):
+            # validator-text: same elements and field names, pydantic's wording.
+            assert result.is_error
+            assert structure(result.texts[0]) == structure(golden[0])
+            route.must_differ(result.texts, golden)
             return
-        if returns is not None and handler.get("return") in {"value", "builder"}:
-            presenter = mapping.presenter(returns)
-            data = decode(handler.get("value", handler.get("data")))
-            failure: PresenterValidationError | None = None
-            try:
-                presenter.mask(data)
-            except PresenterValidationError as exc:  # exception envelope class
-                failure = exc
-            if failure is not None:
-                first_line = str(failure).split("\n")[0]
-                assert texts[0].startswith(
-                    '<tool_error code="INTERNAL_ERROR" severity="error">\n<message>'
-                    + escape_text(f"[{name}/{key}] {first_line}")
-                )
-                return
-            if handler["return"] == "builder":  # firewall: the Presenter applies
-                built = mapping.apply_calls(presenter.make(data), handler["calls"]).build()
-                assert texts == built.texts
-                return
-        if handler.get("return") == "builder" and not handler.get("build"):
-            unbuilt = ResponseBuilder(decode(handler["data"]))
-            assert texts == mapping.apply_calls(unbuilt, handler["calls"]).build().texts
+        if _special_path(case, result, action, tool_spec, route):
             return
     assert result.get("isError") == case["isError"]
     if "structuredContent" in case:
-        assert result["structuredContent"] == decode(case["structuredContent"])
-    compare(case, texts, special=has_special_text(spec) and not result.is_error)
+        assert js_like(result["structuredContent"]) == js_like(decode(case["structuredContent"]))
+    compare(result, golden)
+
+
+def _rejected(
+    action: dict[str, Any], tool_spec: dict[str, Any], args: dict[str, Any], route: Route
+) -> bool:
+    """validator-text: the arguments fail the action's schema (zod words it otherwise)."""
+    common = tool_spec.get("commonSchema") or tool_spec.get("shared")
+    schema = (
+        _fluent_schema(tool_spec)
+        if tool_spec["style"] == "fluent"
+        else action.get("schema") or action.get("params")
+    )
+    if schema is None and common is None:
+        return False
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for part in (common, schema):
+        if part:
+            properties.update(part.get("properties", {}))
+            required += part.get("required", [])
+    merged = {"type": "object", "properties": properties, "required": required}
+    discriminator = tool_spec.get("discriminator", "action")
+    rest = {k: v for k, v in args.items() if k not in {discriminator, "_select"}}
+    try:
+        mapping.model(merged, "check", extra="forbid").model_validate(rest)
+    except ValidationError:
+        return route.add("validator-text")
+    return False
+
+
+def _fluent_schema(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The object schema a fluent builder's ``with*`` calls declare (None: no params)."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for method, *args in spec["calls"]:
+        kind = method.removeprefix("withOptional").removeprefix("with")
+        if method.startswith("with") and kind in ("String", "Number", "Boolean"):
+            properties[args[0]] = {"type": kind.lower()}
+            if not method.startswith("withOptional"):
+                required.append(args[0])
+    if not properties:
+        return None
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def _select_refused(tool_spec: dict[str, Any], args: dict[str, Any], keys: list[str]) -> bool:
+    """select-validation: ``_select`` outside the enum (the reference drops such values)."""
+    select = args.get("_select")
+    if not tool_spec.get("enableSelect") or select is None or not keys:
+        return False
+    return not isinstance(select, list) or any(value not in keys for value in select)
+
+
+def _special_path(
+    case: dict[str, Any],
+    result: ToolResponse,
+    action: dict[str, Any],
+    tool_spec: dict[str, Any],
+    route: Route,
+) -> bool:
+    """The wrap, firewall and envelope classes; True when the case is decided.
+
+    The handler's return value comes from the case's input (the mapping's
+    handler, run on the validated arguments); the classes follow from what it
+    is and which path the reference takes with it.
+    """
+    texts, golden = result.texts, case["content"]
+    fluent = tool_spec["style"] == "fluent"
+    out = _handler_output(case, action, tool_spec)
+    if out is _RAISED:
+        return False
+    returns = action.get("returns")
+    if returns is None:
+        if out is None and not fluent:
+            # wrap: the reference writes JS null/undefined as text; None answers OK.
+            route.add("wrap-and-firewall")
+            assert texts == ["OK"]
+            route.must_differ(texts, golden)
+            return True
+        if isinstance(out, ResponseBuilder) and fluent:
+            # wrap: the reference's fluent tools serialize an un-built builder's internals.
+            route.add("wrap-and-firewall")
+            assert texts == out.build().texts
+            route.must_differ(texts, golden)
+            return True
+        return False
+    return _presenter_path(result, out, action, returns, fluent=fluent, golden=golden, route=route)
+
+
+def _presenter_path(
+    result: ToolResponse,
+    out: Any,
+    action: dict[str, Any],
+    returns: dict[str, Any],
+    *,
+    fluent: bool,
+    golden: list[Any],
+    route: Route,
+) -> bool:
+    """A Presenter action: envelope, ui-meta and firewall classes."""
+    texts = result.texts
+    presenter = mapping.presenter(returns)
+    if isinstance(out, ToolResponse) and (out.is_error or view_of(out).error is not None):
+        return False  # error responses pass through, as in the reference
+    raw = not isinstance(out, ToolResponse | ResponseBuilder)
+    data = out.data if isinstance(out, ResponseBuilder) else out
+    if isinstance(out, ToolResponse):
+        data = view_of(out).structured_content if "structuredContent" in out else view_of(out).data
+    failure: str | None = None
+    try:
+        masked = presenter.mask(data)
+    except PresenterValidationError as exc:
+        failure = str(exc).split("\n")[0]
+    if failure is not None:
+        # The reference reports a failing Presenter as a bare error (raw values), or
+        # skips the Presenter (builders, helper responses, fluent tools).
+        route.add("exception-envelope" if raw and not fluent else "wrap-and-firewall")
+        error = view_of(result).error
+        assert error is not None
+        assert error.code == "INTERNAL_ERROR"
+        assert failure in error.message
+        route.must_differ(texts, golden)
+        return True
+    ui_failure: str | None = None
+    try:
+        presenter.make(data).build()
+    except UIError as exc:
+        ui_failure = str(exc)
+    if ui_failure is not None:
+        # ui-meta: an invalid width or priority is an error, raised in the handler.
+        route.add("ui-meta")
+        error = view_of(result).error
+        assert error is not None
+        assert ui_failure in error.message
+        route.must_differ(texts, golden)
+        return True
+    if raw and not fluent:
+        return False  # the Presenter applies in the reference too: compare the bytes
+    if isinstance(out, ToolResponse) and "structuredContent" in out:
+        expected = success_structured(masked)
+        plain = out
+    elif isinstance(out, ToolResponse):
+        expected = presenter.make(data).build()
+        plain = out
+    elif isinstance(out, ResponseBuilder):
+        handler = action.get("handler") or {}
+        expected = mapping.apply_calls(presenter.make(data), handler.get("calls", [])).build()
+        plain = out.build()
+    else:
+        expected = presenter.make(data).build()
+        plain = success(out) if out is not None else success("OK")
+    if route.add("wrap-and-firewall", when=expected.texts != plain.texts):
+        assert texts == expected.texts
+        route.must_differ(texts, golden)
+        return True
+    return False
+
+
+_RAISED: Any = object()
+
+
+def _handler_output(case: dict[str, Any], action: dict[str, Any], tool_spec: dict[str, Any]) -> Any:
+    """What the called handler returns for this case's arguments (``_RAISED`` if it throws)."""
+    spec = case["input"]
+    args = decode(spec["args"])
+    tools = {t.name: t for t in mapping.tools(spec["tools"], call_args=args)}
+    tool = tools[spec.get("name", next(iter(tools)))]
+    key = args.get(tool.discriminator)
+    declared = tool.actions[key]
+    rest = {k: v for k, v in args.items() if k not in {tool.discriminator, "_select"}}
+    try:
+        params = tool.arguments_model(declared).model_validate(rest)
+        return declared.handler(params)
+    except Exception:  # noqa: BLE001 - a throwing handler is compared as bytes
+        return _RAISED

@@ -237,3 +237,45 @@ def test_a_schema_with_an_unresolved_reference_is_a_clear_error() -> None:
     Invoice.model_rebuild(_types_namespace={"Line": Line})
     masked = Presenter("Invoice", schema=Invoice).make({"line": {"sku": "a", "x": 1}}).build()
     assert masked.texts[0] == '{\n  "line": {\n    "sku": "a"\n  }\n}'
+
+
+def test_unknown_keys_read_as_the_reference_words_them() -> None:
+    """Unrecognized keys of one object are one ``(root)`` entry, keys listed in order."""
+
+    class Line(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        id: str
+
+    with pytest.raises(PresenterValidationError) as caught:
+        Presenter("Line", Line).make({"id": "a", "secret": 1, "tenant_id": 2})
+    assert str(caught.value) == (
+        '[Line Presenter] Validation failed:\n  • (root): Unrecognized keys: "secret", "tenant_id"'
+    )
+
+
+def test_item_suggestions_of_a_collection_use_its_first_item() -> None:
+    """Without collection suggestions, a list gets its first item's suggestions."""
+
+    class Item(BaseModel):
+        id: str
+
+    presenter = Presenter(
+        "Item", Item, suggest=lambda item, ctx: [("items.get", f"Open {item['id']}")]
+    )
+    assert view_of(presenter.make([{"id": "a"}, {"id": "b"}]).build()).suggestions[0].reason == (
+        "Open a"
+    )
+    assert view_of(presenter.make([]).build()).suggestions == ()
+
+
+def test_auto_rules_travel_with_dynamic_rules() -> None:
+    """Field descriptions join dynamic rules, which do not run on an empty collection."""
+
+    class Item(BaseModel):
+        id: str = Field(description="IDs are opaque")
+
+    dynamic = Presenter("Item", Item, rules=lambda item, ctx: ["one"], auto_rules=True)
+    assert list(view_of(dynamic.make([{"id": "a"}]).build()).rules) == ["id: IDs are opaque", "one"]
+    assert list(view_of(dynamic.make([]).build()).rules) == []
+    static = Presenter("Item", Item, rules=["two"], auto_rules=True)
+    assert list(view_of(static.make([]).build()).rules) == ["id: IDs are opaque", "two"]

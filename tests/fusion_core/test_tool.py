@@ -118,3 +118,106 @@ def test_definition_errors() -> None:
         Tool("t").action("x", 42)  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="params instance"):
         Tool("t").action("x", lambda a, b: None, params=GetParams)
+
+
+@pytest.mark.parametrize(
+    "name", ["", " ", "list, delete", "a|b", "g (x)", "it's", "a<b", "a&b", "a.b", "tab\there"]
+)
+def test_names_the_description_lists_inline_are_refused(name: str) -> None:
+    """An action or group name that would make an inline list ambiguous is refused."""
+    with pytest.raises(ValueError, match="tool 't'"):
+        Tool("t").action(name, lambda: None)
+    with pytest.raises(ValueError, match="tool 't'"):
+        Tool("t").group(name)
+
+
+def test_conflicting_parameter_types_are_refused_at_registration() -> None:
+    """Two actions giving one parameter different types cannot share one schema."""
+
+    class AsStr(BaseModel):
+        ref: str
+
+    class AsBool(BaseModel):
+        ref: bool
+
+    class Nullable(BaseModel):
+        ref: str | None
+
+    tool = Tool("t").action("a", lambda p: p, params=AsStr)
+    with pytest.raises(TypeError, match="'ref' of action 'b' is a boolean"):
+        tool.action("b", lambda p: p, params=AsBool)
+    with pytest.raises(TypeError, match="nullable"):
+        tool.action("c", lambda p: p, params=Nullable)
+    assert list(tool.actions) == ["a"]
+    tool.action("d", lambda ref=None: ref)  # ``X | None = None`` is Python's optional
+
+
+def test_input_schema_is_inline_as_the_reference_writes_it() -> None:
+    """Nested models inline with additionalProperties, one-value enums stay enums."""
+
+    class Address(BaseModel):
+        city: str
+
+    class Params(BaseModel):
+        kind: Literal["home"]
+        address: Address
+        limit: int = 10
+        page: int = Field(1, json_schema_extra={"x-required": True})
+
+    tool = Tool("t").enable_select().action("a", lambda p: p, params=Params)
+    schema = tool.definition()["inputSchema"]
+    assert "$defs" not in schema
+    assert schema["properties"]["kind"] == {
+        "type": "string", "enum": ["home"], "description": "Required for: a"
+    }
+    assert schema["properties"]["address"] == {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+        "description": "Required for: a",
+    }
+    assert schema["properties"]["limit"]["description"] == "For: a"
+    assert schema["properties"]["page"] == {
+        "type": "integer", "default": 1, "description": "Required for: a"
+    }
+    assert "_select" not in schema["properties"]  # no Presenter: nothing to select
+
+
+def test_workflow_lines_as_the_reference_writes_them() -> None:
+    """Groups always list their actions; a destructive action without text keeps the space."""
+    tool = Tool("ops")
+    tool.group("jobs").action("purge", lambda: None, destructive=True)
+    assert tool.definition()["description"] == (
+        "ops. Select operation via the `action` parameter. Modules: jobs (purge)"
+        "\n\nWorkflow:\n- 'jobs.purge':  [DESTRUCTIVE]"
+    )
+    assert tool.definition()["inputSchema"]["properties"]["action"]["description"] == (
+        "Module and operation (module.action format)"
+    )
+    flat = Tool("one", "One thing").action("go", lambda: None)
+    assert flat.definition()["description"] == (
+        "One thing. Select operation via the `action` parameter. Actions: go"
+    )
+
+
+def test_merge_keeps_each_actions_description_and_the_first_tools_settings() -> None:
+    """Builders of one namespace become one tool; later ones do not inherit its text."""
+    first = Tool("users", "Users", instructions="Be brief").action("list", list)
+    second = Tool("users").action("get", dict)
+    merged = first.merge(second)
+    description = merged.definition()["description"]
+    assert description.startswith("[INSTRUCTIONS] Be brief\n\nUsers. Select operation")
+    assert "- 'list': [INSTRUCTIONS] Be brief\n\nUsers" in description
+    assert "'get'" not in description
+    with pytest.raises(ValueError, match="twice"):
+        merged.merge(Tool("users").action("get", dict))
+
+
+def test_explicit_annotations_win_over_derived_hints() -> None:
+    """``annotations=`` are copied; the hints are derived unless given."""
+    tool = Tool("t", annotations={"title": "T", "readOnlyHint": False})
+    tool.action("a", lambda: None, read_only=True)
+    assert tool.definition()["annotations"] == {
+        "title": "T", "readOnlyHint": False, "destructiveHint": False, "idempotentHint": False
+    }

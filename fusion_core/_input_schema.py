@@ -1,0 +1,185 @@
+"""A tool's input schema, in the JSON Schema dialect MCP clients read.
+
+Every action's parameters are merged into one flat object schema, written the
+way the reference (zod's ``toJSONSchema``) writes it, because many MCP clients
+do not resolve references and read only this shape:
+
+* nested objects are inline (no ``$ref``/``$defs``; a recursive model keeps a
+  reference only where it recurses), with ``additionalProperties: false``
+  (``{}`` for ``extra="allow"``);
+* a one-value ``Literal`` stays an ``enum``;
+* a field with a default is optional, as pydantic says; one that says
+  ``json_schema_extra={"x-required": True}`` is listed as required (the value
+  is always there after validation: what zod's ``.default()`` writes);
+* each parameter's description says which actions use it: ``Required for:``
+  and ``For:`` lists, ``(always required)`` for common fields every action
+  needs.
+
+A parameter declared by several actions must have one type: a type or
+nullability conflict is refused when the schema is built (at registration;
+``X | None = None`` is Python's optional, not a nullability of its own),
+instead of advertising one type and validating another. Differing enums merge
+into their union; an enum and a plain string widen to the string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import core_schema
+
+__all__ = ["SchemaConflictError", "merge_properties", "model_schema"]
+
+_DEFAULT: Final = "default"
+REQUIRED: Final = "x-required"  # json_schema_extra key: a defaulted field listed as required
+
+
+class SchemaConflictError(TypeError):
+    """Two actions declare one parameter with different types."""
+
+
+class _ZodDialect(GenerateJsonSchema):
+    """Pydantic's generator, with defaulted fields counted as present."""
+
+    def field_is_required(
+        self,
+        field: core_schema.ModelField | core_schema.DataclassField | core_schema.TypedDictField,
+        total: bool,
+    ) -> bool:
+        """A field with a default is always present after validation."""
+        inner = field["schema"]
+        if field["type"] != "typed-dict-field" and inner["type"] == _DEFAULT:
+            extra = field.get("metadata", {}).get("pydantic_js_extra")
+            return isinstance(extra, dict) and extra.get(REQUIRED) is True
+        return super().field_is_required(field, total)
+
+
+def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The object schema of a params model, inline and without titles."""
+    raw = model.model_json_schema(schema_generator=_ZodDialect)
+    definitions = raw.pop("$defs", {})
+    schema: dict[str, Any] = _inline(raw, definitions, ())
+    return schema
+
+
+def _inline(node: Any, definitions: dict[str, Any], trail: tuple[str, ...]) -> Any:
+    if isinstance(node, list):
+        return [_inline(item, definitions, trail) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        name = ref.removeprefix("#/$defs/")
+        if name in trail:  # recursion: the only place a reference stays
+            return node
+        target = _inline(definitions[name], definitions, (*trail, name))
+        rest = _inline({k: v for k, v in node.items() if k != "$ref"}, definitions, trail)
+        return {**target, **rest}
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "title" and not isinstance(value, dict):
+            continue
+        if key == REQUIRED and value is True:
+            continue
+        if key == "const":
+            out["enum"] = [value]
+            continue
+        if key == "properties":
+            out[key] = {name: _inline(prop, definitions, trail) for name, prop in value.items()}
+            continue
+        out[key] = _inline(value, definitions, trail)
+    if out.get("type") == "object" and "properties" in out:
+        extra = out.get("additionalProperties")
+        out["additionalProperties"] = {} if extra is True else (extra or False)
+    return out
+
+
+def effective_type(node: dict[str, Any]) -> str | None:
+    """The JSON type of a property; a nullable's first non-null member."""
+    if "type" in node:
+        kind = node["type"]
+        return "number" if kind == "integer" else str(kind)
+    for member in node.get("anyOf", node.get("oneOf", ())):
+        if "type" in member and member["type"] != "null":
+            return "number" if member["type"] == "integer" else str(member["type"])
+    return None
+
+
+def _nullable(node: dict[str, Any]) -> bool:
+    return any(m.get("type") == "null" for m in node.get("anyOf", node.get("oneOf", ())))
+
+
+def _strictly_nullable(node: dict[str, Any]) -> bool:
+    """Nullable as a value, not as Python's optional idiom (``X | None = None``)."""
+    return _nullable(node) and not ("default" in node and node["default"] is None)
+
+
+def compatible(existing: dict[str, Any], incoming: dict[str, Any], name: str, key: str) -> Any:
+    """The merged property for a second declaration, or an error saying why not."""
+    old, new = effective_type(existing), effective_type(incoming)
+    if old is not None and new is not None:
+        if old != new:
+            msg = (
+                f"parameter {name!r} of action {key!r} is a {new}, but an earlier action "
+                f"declares it a {old}: actions sharing a parameter must give it one type"
+            )
+            raise SchemaConflictError(msg)
+        if _strictly_nullable(existing) != _strictly_nullable(incoming):
+            msg = (
+                f"parameter {name!r} of action {key!r} is nullable in one action and not "
+                f"in another: actions sharing a parameter must agree on null"
+            )
+            raise SchemaConflictError(msg)
+    if ("enum" in existing) != ("enum" in incoming):
+        return dict(incoming if "enum" in existing else existing)
+    if "enum" in existing and existing["enum"] != incoming["enum"]:
+        return {**existing, "enum": list(dict.fromkeys([*existing["enum"], *incoming["enum"]]))}
+    return existing
+
+
+def merge_properties(
+    common: type[BaseModel] | None,
+    actions: Sequence[tuple[str, type[BaseModel] | None]],
+) -> tuple[dict[str, Any], list[str]]:
+    """Properties of every action, annotated with who uses them; common required names."""
+    keys = [key for key, _ in actions]
+    properties: dict[str, Any] = {}
+    used: dict[str, tuple[list[str], list[str]]] = {}  # name -> (actions, required in)
+    common_required: set[str] = set()
+    always: list[str] = []
+    if common is not None:
+        schema = model_schema(common)
+        common_required = set(schema.get("required", ()))
+        for name, prop in schema.get("properties", {}).items():
+            properties[name] = prop
+            if name in common_required:
+                always.append(name)
+            used[name] = (list(keys), list(keys) if name in common_required else [])
+    for key, params in actions:
+        if params is None:
+            continue
+        schema = model_schema(params)
+        required = set(schema.get("required", ()))
+        for name, prop in schema.get("properties", {}).items():
+            existing = properties.get(name)
+            properties[name] = prop if existing is None else compatible(existing, prop, name, key)
+            users, required_in = used.setdefault(name, ([], []))
+            users.append(key)
+            if name in required:
+                required_in.append(key)
+    for name, (users, required_in) in used.items():
+        if name in common_required and len(users) == len(keys):
+            note = "(always required)"
+        elif required_in:
+            note = "Required for: " + ", ".join(required_in)
+            optional = [k for k in users if k not in required_in]
+            if optional:
+                note += ". For: " + ", ".join(optional)
+        else:
+            note = "For: " + ", ".join(users)
+        prop = properties[name] = dict(properties[name])
+        prop["description"] = f"{prop['description']}. {note}" if prop.get("description") else note
+    return properties, always
