@@ -1,10 +1,11 @@
 """Parse speed: parse(build(rows)) from 1k to 1M rows, and a 10,000-row response vs json.loads.
 
-Run: ``.venv/bin/python benchmarks/bench_parse.py`` (``--quick`` stops at 100k
-rows). Every number is measured in the same run, and the claims are printed
-as ratios, not absolute times. Times are CPU time of this process (a loaded
-machine preempts long runs more than short ones, which wall time would
-count as superlinearity), best of several interleaved runs.
+Run: ``.venv/bin/python benchmarks/bench_parse.py [--rounds N] [--quick]``
+(``--quick`` stops at 100k rows). Every number is measured in the same run,
+and the claims are printed as ratios, not absolute times. Times are CPU time
+of this process (a loaded machine preempts long runs more than short ones,
+which wall time would count as superlinearity); the 10k ratios are per
+interleaved round with their spread (see ``_harness``).
 
 Claims (issue 13):
 
@@ -19,16 +20,22 @@ Claims (issue 13):
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
-import sys
 import time
 from collections.abc import Callable
+from typing import TypeVar
+
+from _harness import compare, header, report
 
 import fusion_core as fc
 from fusion_core import _json
 from fusion_core._check import check
 from fusion_core._parse import parse
+
+T = TypeVar("T")
+TARGET = 0.7
 
 
 def best(function: Callable[[], object], repeat: int = 7) -> float:
@@ -39,17 +46,6 @@ def best(function: Callable[[], object], repeat: int = 7) -> float:
         function()
         times.append(time.process_time() - start)
     return min(times)
-
-
-def best_pair(
-    first: Callable[[], object], second: Callable[[], object], repeat: int = 15
-) -> tuple[float, float]:
-    """Best CPU times of two functions measured alternately (drift hits both alike)."""
-    a = b = float("inf")
-    for _ in range(repeat):
-        a = min(a, best(first, 1))
-        b = min(b, best(second, 1))
-    return a, b
 
 
 def rows(count: int) -> list[dict[str, object]]:
@@ -103,33 +99,48 @@ def linearity(sizes: tuple[int, ...]) -> None:
         )
 
 
-def ratio_10k() -> None:
+def ratio_10k(rounds: int) -> None:
     """The 13.3 target: parse of 10k rows vs json.loads of its data block."""
     response = fc.response(rows(10_000)).system_rules(["Amounts are in cents."]).build()
     data_text = response.texts[0]
     wire_text = json.dumps(response)
-    baseline, parsed = best_pair(lambda: json.loads(data_text), lambda: parse(response))
-    _, from_text = best_pair(lambda: json.loads(data_text), lambda: parse(wire_text))
-    _, checked = best_pair(lambda: json.loads(data_text), lambda: check(response))
+    assert parse(response).view == _pure_python(lambda: parse(response).view)
+    ratios = compare(
+        "json.loads(data block)",
+        {
+            "json.loads(data block)": lambda: json.loads(data_text),
+            "parse(ToolResponse)": lambda: parse(response),
+            "parse(wire JSON str)": lambda: parse(wire_text),
+            "check(ToolResponse)": lambda: check(response),
+            "parse, pure-Python check": lambda: _pure_python(lambda: parse(response)),
+        },
+        rounds=rounds,
+    )
+    print(f"10,000 rows ({len(data_text):,} bytes of data); baseline json.loads(data block):")
+    for name, ratio in ratios.items():
+        target = TARGET if name == "parse(ToolResponse)" and _json.SPEEDUPS else None
+        report("parse", "10k rows", ratio, candidate=name, target=target)
+
+
+def _pure_python(function: Callable[[], T]) -> T:
+    """``function()`` with the canonical-JSON check on its pure-Python path."""
     original = _json._rewrites_to
     _json._rewrites_to = _json._rewrites_to_regex
     try:
-        fallback_view = parse(response).view
-        _, fallback = best_pair(lambda: json.loads(data_text), lambda: parse(response))
+        return function()
     finally:
         _json._rewrites_to = original
-    assert fallback_view == parse(response).view
-    print(f"10,000 rows ({len(data_text):,} bytes of data); baseline json.loads(data block):")
-    print(f"  parse(ToolResponse)  / json.loads: {parsed / baseline:.2f}x (target <= 0.7)")
-    print(f"  parse, pure Python   / json.loads: {fallback / baseline:.2f}x (same view)")
-    print(f"  parse(wire JSON str) / json.loads: {from_text / baseline:.2f}x")
-    print(f"  check(ToolResponse)  / json.loads: {checked / baseline:.2f}x")
 
 
 def main() -> None:
     """Print the linearity and the 10k-row ratios."""
-    quick = "--quick" in sys.argv
-    ratio_10k()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=9, help="measured rounds of the 10k ratios")
+    parser.add_argument("--quick", action="store_true", help="stop the linearity at 100k rows")
+    args = parser.parse_args()
+    quick = args.quick
+    header("bench_parse: parse(build(rows)) / json.loads(data block)")
+    ratio_10k(args.rounds)
     linearity((1_000, 10_000, 100_000) if quick else (1_000, 10_000, 100_000, 1_000_000))
 
 

@@ -6,23 +6,23 @@ fusion_snapshot``) cost at most 1.3x 500 tests that call the same handler
 function directly and compare syrupy's default (amber) snapshot of its
 return value.
 
-Run: ``.venv/bin/python benchmarks/bench_plugin.py [--runs N]``. Everything is
+Run: ``.venv/bin/python benchmarks/bench_plugin.py [--rounds N]``. Everything is
 generated in a temporary directory (an app module, one directory per suite,
 their snapshots) and removed afterwards; nothing is written into the repo.
 Each suite runs as ``python -m pytest -p no:cacheprovider -q`` in a
 subprocess: once with ``--snapshot-update`` to write its snapshots, then
-``--runs`` measured runs, interleaved so drift on a shared machine hits every
-suite alike; the best run of each counts.
+``--rounds`` measured rounds, interleaved so drift on a shared machine hits
+every suite alike; the ratios are taken per round (see ``_harness``).
 
-Two times per suite: wall time of the subprocess (interpreter start and
-plugin imports included, the same for every suite) and pytest's own "in
-X.XXs" (from session start to the summary), which shows what the tests
-themselves cost. The verdict uses pytest's time, the stricter of the two.
+Three times per run: wall time of the subprocess and its CPU time (both with
+interpreter start and plugin imports, the same for every suite), and
+pytest's own "in X.XXs" (from session start to the summary), which shows
+what the tests themselves cost. The verdict uses pytest's time, the
+stricter figure; the CPU ratio is the one least disturbed by other load.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import subprocess
@@ -32,6 +32,8 @@ import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from _harness import child_cpu_seconds, header, options, ratios_of, report
 
 TESTS = 500
 TARGET = 1.30
@@ -123,10 +125,11 @@ class Suite:
 
 @dataclass(frozen=True, slots=True)
 class Timing:
-    """A run's subprocess wall time and pytest's own time ("in X.XXs"), in seconds."""
+    """A run's subprocess wall time, pytest's own time ("in X.XXs") and CPU time, in seconds."""
 
     wall: float
     session: float
+    cpu: float
 
 
 class RunFailedError(RuntimeError):
@@ -137,14 +140,14 @@ def write_project(root: Path) -> None:
     """The app module, the two test directories and the ini file, under ``root``."""
     (root / "pytest.ini").write_text(INI)
     (root / "shop.py").write_text(APP_SOURCE)
-    for name, header, template in (
+    for name, preamble, template in (
         ("wire", "", WIRE_TEST),
         ("plain", "from shop import get\n", PLAIN_TEST),
     ):
         directory = root / name
         directory.mkdir()
         tests = "".join(template.format(index=index) for index in range(TESTS))
-        (directory / f"test_{name}.py").write_text(header + tests)
+        (directory / f"test_{name}.py").write_text(preamble + tests)
 
 
 def child_environment() -> dict[str, str]:
@@ -166,10 +169,12 @@ def run(root: Path, suite: Suite, *extra: str) -> Timing:
         suite.directory,
     ]
     start = time.perf_counter()
+    cpu_start = child_cpu_seconds()
     completed = subprocess.run(  # noqa: PLW1510 - the return code is checked below
         command, cwd=root, env=child_environment(), capture_output=True, text=True
     )
     wall = time.perf_counter() - start
+    cpu = child_cpu_seconds() - cpu_start
     output = completed.stdout + completed.stderr
     summary = SUMMARY.search(completed.stdout)
     if completed.returncode != 0 or summary is None or int(summary["passed"]) != TESTS:
@@ -179,7 +184,7 @@ def run(root: Path, suite: Suite, *extra: str) -> Timing:
             f"{completed.returncode} (expected {TESTS} passed, exit 0). Output tail:\n{tail}"
         )
         raise RunFailedError(msg)
-    return Timing(wall=wall, session=float(summary["seconds"]))
+    return Timing(wall=wall, session=float(summary["seconds"]), cpu=cpu)
 
 
 def measure(root: Path, suites: list[Suite], runs: int) -> dict[str, list[Timing]]:
@@ -206,9 +211,8 @@ def measure(root: Path, suites: list[Suite], runs: int) -> dict[str, list[Timing
 
 def main() -> int:
     """Print each suite's times and ratios, and the verdict; 1 if a run failed."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--runs", type=int, default=5, help="measured runs per suite (best counts)")
-    runs = parser.parse_args().runs
+    args = options(__doc__, rounds=3)
+    header("bench_plugin: 500 wire-snapshot tests / 500 plain syrupy tests")
     baseline = "b: handler() == snapshot (amber)"
     suites = [
         Suite(baseline, "plain"),
@@ -219,34 +223,23 @@ def main() -> int:
         root = Path(directory)
         write_project(root)
         try:
-            timings = measure(root, suites, runs)
+            timings = measure(root, suites, args.rounds)
         except RunFailedError as error:
             print(f"benchmark run failed: {error}", file=sys.stderr)
             return 1
-    best = {
-        label: Timing(wall=min(t.wall for t in runs_), session=min(t.session for t in runs_))
-        for label, runs_ in timings.items()
-    }
-    base = best[baseline]
-    print(f"{TESTS} tests per suite, best of up to {runs} runs of python -m pytest -q")
-    print(f"  {'suite':<36} {'runs':>4} {'wall':>8} {'ratio':>7}   {'pytest':>8} {'ratio':>7}")
-    for label, timing in best.items():
-        print(
-            f"  {label:<36} {len(timings[label]):>4} {timing.wall:7.2f}s "
-            f"{timing.wall / base.wall:6.2f}x   {timing.session:7.2f}s "
-            f"{timing.session / base.session:6.2f}x"
-        )
-    if any(len(runs_) < runs for runs_ in timings.values()):
+    rounds = min(len(runs_) for runs_ in timings.values())
+    if rounds < args.rounds:
         print(f"  (a suite over {RUNAWAY:.0f}x the baseline after one run is not repeated)")
-    startup = base.wall - base.session
-    print(f"  (interpreter start and plugin imports, outside pytest's time: ~{startup:.2f}s)")
-    inproc = best["a: fusion_call == fusion_snapshot"]
-    ratio = inproc.session / base.session
-    verdict = "met" if ratio <= TARGET else "MISSED"
-    print(
-        f"plugin overhead <= {TARGET:.2f}x: {verdict} ({ratio:.2f}x pytest time, "
-        f"{inproc.wall / base.wall:.2f}x wall)"
-    )
+    base = timings[baseline]
+    print(f"{TESTS} tests per suite; the baseline's first run: pytest {base[0].session:.2f}s")
+    for field, label in (("session", "pytest time"), ("cpu", "CPU time"), ("wall", "wall time")):
+        series = {
+            name: [getattr(timing, field) for timing in runs_[:rounds]]
+            for name, runs_ in timings.items()
+        }
+        for name, ratio in ratios_of(baseline, series).items():
+            target = TARGET if field == "session" and name.startswith("a:") else None
+            report("plugin", label, ratio, candidate=name, target=target)
     return 0
 
 

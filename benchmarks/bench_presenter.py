@@ -3,19 +3,18 @@
 Pipeline = validate + mask (undeclared and hidden fields dropped), rules,
 collection UI (a table-free summary with a total), collection suggestions and
 ``build()`` (JSON of the data block, every block's text). The baseline is
-``orjson.dumps(rows, option=OPT_INDENT_2)`` of the raw rows. Each figure is the
-best of N runs, measured in the same process, so the ratio is what counts.
+``orjson.dumps(rows, option=OPT_INDENT_2)`` of the raw rows; the ratio is
+measured per round in one process (see ``_harness``). Target: <= 6x.
 
-Run: ``.venv/bin/python benchmarks/bench_presenter.py``
+Run: ``.venv/bin/python benchmarks/bench_presenter.py [--rounds N]``
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any, Literal
 
 import orjson
+from _harness import compare, header, options, report
 from pydantic import MISSING, BaseModel, Field
 
 from fusion_core import ui
@@ -70,28 +69,31 @@ PRESENTER = Presenter(
 )
 
 
-def best(function: Callable[[], object], runs: int) -> float:
-    fastest = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        function()
-        fastest = min(fastest, time.perf_counter() - start)
-    return fastest
-
-
-def measure(count: int, runs: int) -> tuple[float, float]:
-    data = rows(count)
-    baseline = best(lambda: orjson.dumps(data, option=orjson.OPT_INDENT_2), runs)
-    pipeline = best(lambda: PRESENTER.make(data).build(), runs)
-    return baseline, pipeline
+TARGET = 6.0
 
 
 def main() -> None:
-    for count, runs in ((10_000, 15), (100_000, 5)):
-        baseline, pipeline = measure(count, runs)
-        print(
-            f"{count:>7} rows: orjson {baseline * 1000:7.2f} ms, "
-            f"pipeline {pipeline * 1000:7.2f} ms, ratio {pipeline / baseline:4.2f}x"
+    """The pipeline's ratio at 10k and 100k rows."""
+    args = options(__doc__, rounds=9)
+    header("bench_presenter: Presenter.make(rows).build() / orjson.dumps(rows, OPT_INDENT_2)")
+    for count in (10_000, 100_000):
+        data = rows(count)
+        ratios = compare(
+            "orjson.dumps(INDENT_2)",
+            {
+                "orjson.dumps(INDENT_2)": lambda data=data: orjson.dumps(  # type: ignore[misc]
+                    data, option=orjson.OPT_INDENT_2
+                ),
+                "Presenter pipeline": lambda data=data: PRESENTER.make(data).build(),  # type: ignore[misc]
+            },
+            rounds=args.rounds if count == 10_000 else max(3, args.rounds // 3),
+        )
+        report(
+            "presenter",
+            f"{count // 1000}k rows",
+            ratios["Presenter pipeline"],
+            candidate="Presenter pipeline",
+            target=TARGET,
         )
 
 

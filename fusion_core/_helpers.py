@@ -10,7 +10,7 @@ from ._blocks import render_data, render_error
 from ._json import child_path, to_json, to_plain
 from ._numbers import js_scalar, js_string_of_number
 from ._response import ToolResponse, with_origin
-from ._toon import encode_toon
+from ._toon import encode_toon_data
 from ._view import ErrorDetails, ErrorEnvelope, ResponseView
 
 __all__ = [
@@ -67,7 +67,7 @@ def toon_success(
         "flatten_depth": flatten_depth,
         "version": version,
     }
-    text = encode_toon(to_plain(data), **options)
+    text = encode_toon_data(data, **options)
     # The view holds the text: TOON is what the agent reads, and bytes cannot
     # be read back into the data (TOON text is also plain text). The data is
     # kept privately, so a Presenter can mask it and encode again.

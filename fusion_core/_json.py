@@ -29,6 +29,7 @@ import datetime
 import enum
 import json
 import math
+import os
 import re
 import uuid
 from collections.abc import Callable, Mapping
@@ -42,6 +43,8 @@ from ._numbers import int_text, js_number, require_int_digits
 
 __all__ = [
     "MAX_DEPTH",
+    "NO_SPEEDUPS_VARIABLE",
+    "SPEEDUPS",
     "child_path",
     "is_canonical_json",
     "require_plain",
@@ -195,14 +198,28 @@ def _rewrites_to_c(out: bytes, raw: bytes) -> bool:
     return len(raw) - position == len(out) - last and raw.endswith(out[last:])
 
 
+NO_SPEEDUPS_VARIABLE: Final = "FUSION_NO_SPEEDUPS"
+"""Set to a non-empty value other than ``0`` before import: the pure-Python path runs."""
+
 try:
     from ._speedups import float_fixups as _float_fixups
-except ImportError:  # pragma: no cover - the C accelerator is optional
-    _js_floats = _js_floats_regex
-    _rewrites_to = _rewrites_to_regex
+except ImportError:  # pragma: no cover - built wherever a compiler was present
+    _BUILT = False
 else:
+    _BUILT = True
+
+SPEEDUPS: Final = _BUILT and os.environ.get(NO_SPEEDUPS_VARIABLE, "") in ("", "0")
+"""Whether the C accelerator runs: it was built, and ``FUSION_NO_SPEEDUPS`` is not set.
+
+Read once, at import; the ``*_c`` and ``*_regex`` functions stay callable
+either way (the differential tests compare them).
+"""
+if SPEEDUPS:
     _js_floats = _js_floats_c
     _rewrites_to = _rewrites_to_c
+else:
+    _js_floats = _js_floats_regex
+    _rewrites_to = _rewrites_to_regex
 
 
 def is_canonical_json(value: Any, raw: bytes) -> bool | None:

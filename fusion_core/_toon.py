@@ -26,104 +26,34 @@ print exactly (JavaScript rounds beyond 2**53), keys keep insertion order
 key (JavaScript drops it). Floats print as JavaScript's ``String(number)``;
 NaN and infinities become ``null``.
 
-For speed, quoting is decided by compiled regexes (a whole column of strings
-by three scans of the joined column), each key is encoded once per call,
-tables are checked and encoded column by column with bulk conversions, and
-the lines are joined once at the end.
+For speed, the tokens of values come from ``_toon_tokens`` (a whole column
+at once where it can), each key is encoded once per call, tables are checked
+and encoded column by column, and the lines are joined once at the end.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import sys
 from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ._errors import CycleError, FusionError, NestingError, SerializationError
-from ._json import MAX_DEPTH, child_path, stable_repr
-from ._numbers import js_number
+from ._json import MAX_DEPTH, child_path, stable_repr, to_plain
+from ._numbers import MAX_INT_DIGITS
+from ._toon_tokens import DELIMITERS, Tokens, quote, unsupported
 from ._toon_v4 import encode_toon_v4
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-__all__ = ["encode_toon"]
+__all__ = ["encode_toon", "encode_toon_data"]
 
-_DELIMITERS: Final = (",", "|", "\t")
-
-# What JavaScript's String#trim removes (WhiteSpace and LineTerminator of
-# ECMA-262): a string that starts or ends with one of these is quoted.
-_SPACES: Final = (
-    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-_SPACES_BUT_LF: Final = _SPACES.replace("\n", "")
-_BAD_FIRST: Final = "-" + _SPACES
-_LITERAL_FIRST: Final = "0123456789tfn"
-_NUMBER: Final = r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
-
-# The reference's isSafeUnquoted quotes a string that is empty, starts with a
-# hyphen or a space, ends with a space, is true/false/null, looks numeric
-# (leading zeros included; a leading "-" is caught before), or contains a
-# colon, quote, backslash, bracket, brace, line break, tab or the delimiter.
-_LITERAL_OR_NUMBER: Final = re.compile(rf"(?:true|false|null|{_NUMBER})\Z").match
-_STRUCTURAL: Final = {
-    delimiter: re.compile(r'[:"\\\[\]{}\n\r\t' + re.escape(delimiter) + "]").search
-    for delimiter in _DELIMITERS
-}
-
-# The same test for a whole column at once, run on "\n" + "\n".join(column)
-# once the caller has checked that no string contains "\n" itself.
-_COLUMN_BAD_START: Final = re.compile(
-    rf"\n(?:[-{_SPACES_BUT_LF}]|\n|\Z|(?:true|false|null|{_NUMBER})(?=\n|\Z))"
-).search
-_COLUMN_BAD_END: Final = re.compile(rf"[{_SPACES_BUT_LF}](?=\n|\Z)").search
-_COLUMN_STRUCTURAL: Final = {
-    delimiter: re.compile(r'[:"\\\[\]{}\r\t' + re.escape(delimiter) + "]").search
-    for delimiter in _DELIMITERS
-}
 _UNQUOTED_KEY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*").fullmatch
 _IDENTIFIER_SEGMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch
 _CONTAINERS: Final = (dict, list, tuple)
-
-
-def _quote(text: str) -> str:
-    """Quote ``text``, escaping it as the reference's ``escapeString`` does."""
-    if "\\" in text:
-        text = text.replace("\\", "\\\\")
-    if '"' in text:
-        text = text.replace('"', '\\"')
-    if "\n" in text:
-        text = text.replace("\n", "\\n")
-    if "\r" in text:
-        text = text.replace("\r", "\\r")
-    if "\t" in text:
-        text = text.replace("\t", "\\t")
-    return f'"{text}"'
-
-
-def _float(value: float) -> str:
-    """Return ``String(number)`` of a float; NaN and infinities give ``null``."""
-    text = repr(value)
-    # Python writes fixed notation for 1e-4 <= |x| < 1e16 and JavaScript for
-    # 1e-6 <= |x| < 1e21, with the same shortest digits, so in Python's range
-    # only the ".0" of integral values differs. Everything else is exact.
-    if "e" not in text and "n" not in text:
-        if text.endswith(".0"):
-            text = text[:-2]
-            return "0" if text == "-0" else text
-        return text
-    return js_number(value) if math.isfinite(value) else "null"
-
-
-def _unsupported(value: object, path: str) -> SerializationError:
-    return SerializationError(
-        f"cannot encode a {type(value).__qualname__} as TOON; pass plain JSON data "
-        "(dict, list, str, int, float, bool, None), for example from to_plain()",
-        path=path,
-        value=value,
-    )
 
 
 class _Fold(NamedTuple):
@@ -137,26 +67,13 @@ class _Fold(NamedTuple):
     """How many segments a chain may still fold into one key."""
 
 
-class _Encoder:
+class _Encoder(Tokens):
     """One ``encode_toon`` call: the options, the lines so far and the open containers."""
 
-    __slots__ = (
-        "active",
-        "column_structural",
-        "delimiter",
-        "flatten",
-        "fold",
-        "keys",
-        "lines",
-        "pads",
-        "structural",
-        "unit",
-    )
+    __slots__ = ("active", "flatten", "fold", "keys", "lines", "pads", "unit")
 
     def __init__(self, delimiter: str, indent: int, fold: bool, flatten: float) -> None:
-        self.delimiter = delimiter
-        self.structural = _STRUCTURAL[delimiter]
-        self.column_structural = _COLUMN_STRUCTURAL[delimiter]
+        super().__init__(delimiter)
         self.unit = " " * indent
         self.pads = [""]
         self.fold = fold
@@ -180,52 +97,6 @@ class _Encoder:
             return f"[{length}]"
         return f"[{length}{self.delimiter}]"
 
-    def string(self, text: str) -> str:
-        """Return a string token, quoted where the reference's ``isSafeUnquoted`` says."""
-        if (
-            text
-            and text[0] not in _BAD_FIRST
-            and text[-1] not in _SPACES
-            and self.structural(text) is None
-            and not (text[0] in _LITERAL_FIRST and _LITERAL_OR_NUMBER(text))
-        ):
-            return text
-        return _quote(text)
-
-    def scalar(self, value: Any) -> str | None:
-        """Return the token of a primitive, or ``None`` for anything else."""
-        kind = type(value)
-        if kind is str:
-            return self.string(value)
-        if kind is int:
-            return int.__repr__(value)
-        if kind is float:
-            return _float(value)
-        if value is None:
-            return "null"
-        if kind is bool:
-            return "true" if value else "false"
-        return self.scalar_subclass(value)
-
-    def scalar_subclass(self, value: Any) -> str | None:
-        """Return the token of a subclass of a primitive type (``IntEnum``, ...)."""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, int):
-            return int.__repr__(value)
-        if isinstance(value, float):
-            return _float(float(value))
-        if isinstance(value, str):
-            return self.string(str.__str__(value))
-        return None
-
-    def primitive(self, value: Any, path: str) -> str:
-        """Return the token of a value that is not a container, or raise."""
-        token = self.scalar(value)
-        if token is None:
-            raise _unsupported(value, path)
-        return token
-
     def key(self, name: Any, path: str) -> str:
         """Return an object key or field name, quoted unless it is an identifier."""
         encoded = self.keys.get(name) if type(name) is str else None
@@ -239,54 +110,9 @@ class _Encoder:
                 value=name,
             )
         text = str.__str__(name)
-        encoded = text if _UNQUOTED_KEY(text) else _quote(text)
+        encoded = text if _UNQUOTED_KEY(text) else quote(text)
         self.keys[text] = encoded
         return encoded
-
-    def column(
-        self, values: Sequence[Any], path: str, name: str | None = None
-    ) -> Sequence[str] | None:
-        """Return the tokens of ``values``, or ``None`` if one is a container.
-
-        ``values`` are the items of the array at ``path`` or, given ``name``,
-        that field of its items. Values of one type are converted in bulk
-        (ints and strings without Python-level work per value, mostly).
-        """
-        kinds = set(map(type, values))
-        if len(kinds) == 1:
-            kind = kinds.pop()
-            if kind is str:
-                return self.strings(values)
-            if kind is int:
-                return list(map(int.__repr__, values))
-            if kind is float:
-                return list(map(_float, values))
-            if kind is bool:
-                return ["true" if value else "false" for value in values]
-            if kind is type(None):
-                return ["null"] * len(values)
-        tokens = list(map(self.scalar, values))
-        if None not in tokens:
-            return tokens  # type: ignore[return-value]
-        for index, value in enumerate(values):
-            if tokens[index] is None and not isinstance(value, _CONTAINERS):
-                item_path = f"{path}[{index}]"
-                raise _unsupported(
-                    value, item_path if name is None else child_path(item_path, name)
-                )
-        return None
-
-    def strings(self, texts: Sequence[str]) -> Sequence[str]:
-        """Return the tokens of many strings, testing them all in a few regex scans."""
-        joined = "\n" + "\n".join(texts)
-        if (
-            joined.count("\n") == len(texts)
-            and self.column_structural(joined) is None
-            and _COLUMN_BAD_START(joined) is None
-            and _COLUMN_BAD_END(joined) is None
-        ):
-            return texts
-        return list(map(self.string, texts))
 
     def inline(self, items: Sequence[Any], path: str) -> str | None:
         """Return ``[N]: a,b,c`` (``[0]:`` if empty), or ``None`` if an item is a container."""
@@ -299,25 +125,43 @@ class _Encoder:
             return None
         return f"{self.bracket(len(tokens))}: " + self.delimiter.join(tokens)
 
-    def table(self, rows: Sequence[dict[Any, Any]], path: str) -> tuple[str, list[str]] | None:
-        """Return ``{f,g}`` and the encoded rows, or ``None`` if ``rows`` is no table.
+    def table(
+        self, rows: Sequence[dict[Any, Any]], path: str, row_pad: str
+    ) -> tuple[str, str] | None:
+        """Return ``{f,g}`` and the rows' lines, or ``None`` if ``rows`` is no table.
 
         Rows form a table when they share one non-empty key set (in any order;
         the fields follow the first row) and every cell is a primitive. The
-        cells are checked and encoded column by column.
+        cells are checked and encoded column by column; the rows come back
+        as one text of lines, each indented by ``row_pad``.
         """
         keys = rows[0].keys()
-        if not keys or not all(map(keys.__eq__, map(dict.keys, rows))):
+        if not keys:
             return None
         names = list(keys)
+        if len(set(map(type, rows))) == 1 and type(rows[0]) is dict:
+            # Plain dicts of one size that all hold every name share the key
+            # set: the lookups are the check (and a dict subclass, which
+            # might answer a missing key, takes the other way).
+            if not all(map(len(names).__eq__, map(len, rows))):
+                return None
+            try:
+                cells = [list(map(itemgetter(name), rows)) for name in names]
+            except KeyError:
+                return None
+        else:
+            if not all(map(keys.__eq__, map(dict.keys, rows))):
+                return None
+            cells = [list(map(itemgetter(name), rows)) for name in names]
         columns = []
-        for name in names:
-            tokens = self.column(list(map(itemgetter(name), rows)), path, name)
+        for name, values in zip(names, cells, strict=True):
+            tokens = self.column(values, path, name)
             if tokens is None:
                 return None
             columns.append(tokens)
         fields = self.delimiter.join([self.key(name, path) for name in names])
-        return "{" + fields + "}", list(map(self.delimiter.join, zip(*columns, strict=True)))
+        rows_text = ("\n" + row_pad).join(map(self.delimiter.join, zip(*columns, strict=True)))
+        return "{" + fields + "}", row_pad + rows_text
 
     # -- containers ----------------------------------------------------------
 
@@ -386,7 +230,7 @@ class _Encoder:
                 # The reference tests the key for truthiness: "" gets no header key.
                 self.array(key if name else "", value, depth, child_path(path, name))
             else:
-                raise _unsupported(value, child_path(path, name))
+                raise unsupported(value, child_path(path, name))
         self.active.discard(id(obj))
 
     def fold_chain(
@@ -451,12 +295,11 @@ class _Encoder:
             return
         head = f"{pad}{key}{self.bracket(len(items))}"
         if all(map(isinstance, items, repeat(dict))):
-            table = self.table(items, path)
+            table = self.table(items, path, self.pad(depth + 1))
             if table is not None:
                 fields, rows = table
                 self.lines.append(f"{head}{fields}:")
-                row_pad = self.pad(depth + 1)
-                self.lines.extend([row_pad + row for row in rows])
+                self.lines.append(rows)
                 return
         self.lines.append(f"{head}:")
         self.list_items(items, depth + 1, path)
@@ -497,13 +340,12 @@ class _Encoder:
         key = self.key(name, path)
         value_path = child_path(path, name)
         if isinstance(value, list | tuple) and value and all(map(isinstance, value, repeat(dict))):
-            table = self.table(value, value_path)
+            table = self.table(value, value_path, self.pad(depth + 2))
             if table is not None:
                 fields, rows = table
                 # As in every header, an empty key is left out.
                 lines.append(f"{pad}- {key if name else ''}{self.bracket(len(value))}{fields}:")
-                row_pad = self.pad(depth + 2)
-                lines.extend([row_pad + row for row in rows])
+                lines.append(rows)
                 if len(obj) > 1:
                     self.fields(obj, depth + 1, path, skip_first=True)
                 return
@@ -569,7 +411,7 @@ def encode_toon(
     itself, :class:`NestingError` beyond ``MAX_DEPTH`` levels, and
     :class:`ValueError` for an invalid option.
     """
-    if not isinstance(delimiter, str) or delimiter not in _DELIMITERS:
+    if not isinstance(delimiter, str) or delimiter not in DELIMITERS:
         raise ValueError(f"delimiter must be ',', '|' or '\\t', not {delimiter!r}")
     if isinstance(indent, bool) or not isinstance(indent, int) or indent < 1:
         raise ValueError(f"indent must be an int of at least 1, not {indent!r}")
@@ -602,6 +444,40 @@ def encode_toon(
         # int.__repr__ refuses more digits than this process allows.
         raise _located(value, f"cannot encode this data as TOON: {exc}") from None
     return _leaving(text, value)
+
+
+def encode_toon_data(
+    data: object,
+    *,
+    delimiter: str = ",",
+    indent: int = 2,
+    key_folding: Literal["off", "safe"] = "off",
+    flatten_depth: int | None = None,
+    version: Literal[3, 4] = 3,
+) -> str:
+    """``encode_toon(to_plain(data), ...)``, without the copy when ``data`` is plain already.
+
+    ``to_plain`` converts what JSON data does not hold (models, dataclasses,
+    dates, sets, non-str keys, ...) by a round trip through orjson that costs
+    a fifth of the encoding. Plain data encodes directly; if the encoder
+    refuses it, the conversion runs and the encoding starts again, so the
+    text, and any error, are those of ``encode_toon(to_plain(data))``. Where
+    this process reads ints of another length than the wire allows (see
+    ``MAX_INT_DIGITS``), only the conversion applies the wire's limit.
+    """
+    options: dict[str, Any] = {
+        "delimiter": delimiter,
+        "indent": indent,
+        "key_folding": key_folding,
+        "flatten_depth": flatten_depth,
+        "version": version,
+    }
+    if version == 3 and sys.get_int_max_str_digits() == MAX_INT_DIGITS:
+        try:
+            return encode_toon(data, **options)
+        except FusionError:
+            pass
+    return encode_toon(to_plain(data), **options)
 
 
 # ------------------------------------------------------------- egress checks
