@@ -81,4 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # The whole command line (list, call, check, --version; serve comes back here).
+    from ._cli import main as cli
+
+    sys.exit(cli())
