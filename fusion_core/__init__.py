@@ -8,7 +8,6 @@
 </ui_passthrough>
 """
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -203,7 +202,8 @@ def __getattr__(name: str) -> Any:
     if source is None:
         msg = f"module {__name__!r} has no attribute {name!r}"
         raise AttributeError(msg)
-    module = importlib.import_module(source, __name__)
+    # __import__ (not importlib.import_module) so that -X importtime reports it.
+    module = __import__(source[1:], globals(), None, ("__name__",), 1)
     value = module if name == "ui" else getattr(module, name)
     globals()[name] = value
     return value
