@@ -164,7 +164,7 @@ def test_plugin_loads_and_calls_without_syrupy_and_hypothesis(tmp_path: Path) ->
 
 
 def test_license_file_matches_the_metadata() -> None:
-    """pyproject says MIT and ships LICENSE; LICENSE is the MIT licence."""
+    """The metadata says MIT and ships LICENSE, which is the MIT licence."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["license"] == "MIT"
     assert project["license-files"] == ["LICENSE"]
