@@ -196,17 +196,19 @@ _SOURCES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use (PEP 562) and keep it in the module."""
-    source = _SOURCES.get(name)
-    if source is None:
-        msg = f"module {__name__!r} has no attribute {name!r}"
-        raise AttributeError(msg)
-    # __import__ (not importlib.import_module) so that -X importtime reports it.
-    module = __import__(source[1:], globals(), None, ("__name__",), 1)
-    value = module if name == "ui" else getattr(module, name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # type checkers see the imports above, and flag misspelt names
+
+    def __getattr__(name: str) -> Any:
+        """Import a public name on first use (PEP 562) and keep it in the module."""
+        source = _SOURCES.get(name)
+        if source is None:
+            msg = f"module {__name__!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        # __import__ (not importlib.import_module) so that -X importtime reports it.
+        module = __import__(source[1:], globals(), None, ("__name__",), 1)
+        value = module if name == "ui" else getattr(module, name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:

@@ -34,11 +34,13 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import :class:`FusionWireExtension` (and so syrupy) on first use (PEP 562)."""
-    if name == "FusionWireExtension":
-        from ._snapshot import FusionWireExtension  # noqa: PLC0415 - syrupy is optional
+if not TYPE_CHECKING:  # type checkers see the import above, and flag misspelt names
 
-        return FusionWireExtension
-    msg = f"module {__name__!r} has no attribute {name!r}"
-    raise AttributeError(msg)
+    def __getattr__(name: str) -> Any:
+        """Import :class:`FusionWireExtension` (and so syrupy) on first use (PEP 562)."""
+        if name == "FusionWireExtension":
+            from ._snapshot import FusionWireExtension  # noqa: PLC0415 - syrupy is optional
+
+            return FusionWireExtension
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
