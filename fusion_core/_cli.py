@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -325,6 +326,10 @@ def _check(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    # App specs name modules of the current project, as with `python -m`: the
+    # `fusion` script's own directory is on sys.path, the current one is not.
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     if arguments[:1] == ["serve"]:
         from .__main__ import main as serve  # noqa: PLC0415 - the serve command's own module
 
