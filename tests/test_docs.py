@@ -72,7 +72,8 @@ def _apply_diff(path: Path, diff: str) -> None:
     text = path.read_text(encoding="utf-8")
     lines = diff.splitlines()
     for old, new in zip(lines[::2], lines[1::2], strict=True):
-        assert old.startswith("-") and new.startswith("+"), (old, new)
+        assert old.startswith("-"), old
+        assert new.startswith("+"), new
         assert text.count(old[1:] + "\n") == 1, f"{path.name}: {old[1:]!r} is not one line"
         text = text.replace(old[1:] + "\n", new[1:] + "\n")
     path.write_text(text, encoding="utf-8")
