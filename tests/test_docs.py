@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import types
@@ -60,7 +61,7 @@ def test_docs_have_examples() -> None:
 # that must appear in the output of the commands just run. Installing is the
 # one step not repeated here: the package is installed already.
 
-WALKTHROUGHS = [ROOT / "docs" / "getting-started.md"]
+WALKTHROUGHS = [ROOT / "docs" / "getting-started.md", ROOT / "docs" / "cli.md"]
 _FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 _TITLE = re.compile(r'title="([^"]+)"')
 _EXITS = re.compile(r"#\s*exits (\d+)")
@@ -81,10 +82,12 @@ def _apply_diff(path: Path, diff: str) -> None:
 
 def _run(command: str, cwd: Path) -> tuple[int, str]:
     """Run one documented command with the installed console scripts."""
-    words = command.split("#", 1)[0].split()
+    words = shlex.split(command, comments=True)
     scripts = Path(sys.executable).parent
     assert words[0] in {"pytest", "fusion"}, f"the runner cannot run {command!r}"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHONPATH"))}
+    # As in an activated virtual environment: `python` is the one with the package.
+    env["PATH"] = f"{scripts}{os.pathsep}{env.get('PATH', '')}"
     run = subprocess.run(
         [str(scripts / words[0]), *words[1:]],
         capture_output=True,
@@ -127,10 +130,10 @@ def test_walkthrough_works_in_a_new_project(page: Path, tmp_path: Path) -> None:
         else:
             continue
         steps += 1
-    assert steps >= 10  # the page was followed, not skipped
+    assert steps >= 5  # the page was followed, not skipped
 
 
 def test_walkthrough_installs_the_package_by_name() -> None:
     """The install step is the one the stranger test runs: ``pip install pytest-mcpfusion``."""
-    for page in WALKTHROUGHS:
-        assert "pip install pytest-mcpfusion\n" in page.read_text(encoding="utf-8")
+    page = ROOT / "docs" / "getting-started.md"
+    assert "pip install pytest-mcpfusion\n" in page.read_text(encoding="utf-8")
