@@ -11,25 +11,41 @@ arguments, ctx)`` is exactly what ``tools/call`` returns. A call goes:
    keys — and ``_select`` when the tool enables it (``<validation_error>``);
    ``_select`` is ignored by tools that do not enable it, as in the reference;
 4. build the context (``ctx``, else ``context_factory()``, sync or async);
-5. run the handler (sync or async) and apply the wrap rule, through the
-   action's Presenter when it has one (``fusion_core._pipeline.wrap``);
-6. any exception in 5 — handler, Presenter, serialization, output schema —
-   is logged with its traceback and answered with the ``INTERNAL_ERROR``
-   envelope, which carries the exception's message and nothing else.
+5. run the handler and apply the wrap rule, through the action's Presenter
+   when it has one (``fusion_core._pipeline.wrap``). A sync handler runs in a
+   worker thread together with its wrap rule and output-schema check, so a
+   blocking handler never stalls the event loop (at most ``worker_threads``
+   at once, as Starlette and FastAPI do); an async handler runs on the loop;
+6. any exception in any step — a validator that raises ``KeyError``, a
+   handler, a Presenter, serialization, the output schema — is logged with
+   its traceback and answered with the ``INTERNAL_ERROR`` envelope: ``call()``
+   never raises.
+
+What a call reads of a tool (its actions, the ``_select`` keys, its input
+schema) is computed once per tool and reused while the tool is unchanged, so
+the cost of a call does not grow with the number of tools or actions;
+``definitions()`` regenerates nothing until a tool is added or changed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, final
+from dataclasses import dataclass, field
+from typing import Any, Final, final
 
+from anyio import CapacityLimiter, to_thread
+from anyio.lowlevel import RunVar
 from pydantic import BaseModel, ValidationError
 
 from ._errors import OutputSchemaError
+from ._helpers import tool_error
 from ._pipeline import (
+    RETRY_HINT,
     check_select,
     field_problems,
     internal_error,
@@ -51,16 +67,22 @@ logger = logging.getLogger("fusion_core")
 
 ContextFactory = Callable[[], Any]
 
+DEFAULT_WORKER_THREADS: Final = 40
+"""Sync handlers running at once per app and event loop (anyio's own default)."""
+
 
 @final
 class FusionApp:
     """A set of tools and the pipeline that serves them.
 
     ``context_factory`` (sync or async, no arguments) makes the context of a
-    call when ``call()`` is given none.
+    call when ``call()`` is given none. ``worker_threads`` bounds how many
+    sync handlers run at once (each in a worker thread, off the event loop);
+    further calls to sync handlers wait for a free thread, while async
+    handlers keep running on the loop.
     """
 
-    __slots__ = ("_tools", "context_factory", "name")
+    __slots__ = ("_limiter", "_served", "_tools", "context_factory", "name")
 
     def __init__(
         self,
@@ -68,10 +90,19 @@ class FusionApp:
         *,
         name: str = "fusion",
         context_factory: ContextFactory | None = None,
+        worker_threads: int = DEFAULT_WORKER_THREADS,
     ) -> None:
+        if isinstance(worker_threads, bool) or not isinstance(worker_threads, int):
+            msg = f"worker_threads must be an int, got {worker_threads!r}"
+            raise TypeError(msg)
+        if worker_threads < 1:
+            msg = f"worker_threads must be at least 1, got {worker_threads}"
+            raise ValueError(msg)
         self.name = name
         self.context_factory = context_factory
         self._tools: dict[str, Tool] = {}
+        self._served: dict[str, _Served] = {}
+        self._limiter = _Limiter(worker_threads)
         for tool in tools:
             self.add(tool)
 
@@ -85,6 +116,7 @@ class FusionApp:
             msg = f"a tool named {tool.name!r} is already registered"
             raise ValueError(msg)
         self._tools[tool.name] = tool
+        self._served.pop(tool.name, None)
         return tool
 
     @property
@@ -92,45 +124,62 @@ class FusionApp:
         """The registered tools by name."""
         return dict(self._tools)
 
+    @property
+    def worker_threads(self) -> int:
+        """How many sync handlers may run at once (see the class docstring)."""
+        return self._limiter.total
+
     def definitions(self) -> list[dict[str, Any]]:
-        """The MCP tool definitions, as ``tools/list`` returns them."""
-        return [tool.definition() for tool in self._tools.values()]
+        """The MCP tool definitions, as ``tools/list`` returns them (a fresh copy)."""
+        return copy.deepcopy(self._current_definitions())
+
+    def tool_input_schema(self, name: str) -> Mapping[str, Any] | None:
+        """The ``inputSchema`` of tool ``name`` (``None`` if there is none); read-only.
+
+        The server's ``Mcp-Param-*`` header check asks for it on every call: it
+        costs a dict lookup, not a ``definitions()`` rebuild.
+        """
+        tool = self._tools.get(name)
+        if tool is None:
+            return None
+        schema: Mapping[str, Any] = self._served_of(tool).definition()["inputSchema"]
+        return schema
 
     async def call(
         self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
     ) -> ToolResponse:
-        """Call a tool as ``tools/call`` does; every failure is an envelope."""
-        tool = self._tools.get(name)
-        if tool is None:
-            return unknown_tool(name)
-        args = dict(arguments or {})
-        keys = list(tool.actions)
-        key = args.pop(tool.discriminator, "")
-        if key == "":
-            return missing_discriminator(tool.discriminator, keys)
-        if not isinstance(key, str):
-            return invalid_discriminator(tool.discriminator, key, keys)
-        action = tool.actions.get(key)
-        if action is None:
-            return unknown_action(key, keys)
-        label = f"{tool.name}/{key}"
-        select = args.pop(SELECT_PARAM, None)
-        params, problems = self._validate(tool, action, args)
-        if tool.select_enabled and select is not None:
-            select_problems = check_select(select, tool.select_keys())
-            root = [p for p in problems if p[0] == "(root)"]
-            problems = [p for p in problems if p[0] != "(root)"] + select_problems + root
-        else:
-            select = None
-        if problems:
-            return validation_error(label, problems)
+        """Call a tool as ``tools/call`` does; every failure is an envelope, never a raise."""
+        label = name
         try:
+            tool = self._tools.get(name)
+            if tool is None:
+                return unknown_tool(name)
+            served = self._served_of(tool)
+            args = dict(arguments or {})
+            key = args.pop(tool.discriminator, "")
+            if key == "":
+                return missing_discriminator(tool.discriminator, served.keys)
+            if not isinstance(key, str):
+                return invalid_discriminator(tool.discriminator, key, served.keys)
+            action = served.actions.get(key)
+            if action is None:
+                return unknown_action(key, served.keys)
+            label = f"{tool.name}/{key}"
+            select = args.pop(SELECT_PARAM, None)
+            params, problems = self._validate(tool, action, args)
+            if served.select_keys and select is not None:
+                select_problems = check_select(select, served.select_keys)
+                root = [p for p in problems if p[0] == "(root)"]
+                problems = [p for p in problems if p[0] != "(root)"] + select_problems + root
+            else:
+                select = None
+            if problems:
+                return validation_error(label, problems)
             if ctx is None and self.context_factory is not None:
                 ctx = await _resolve(self.context_factory())
-            return await self._run(tool, action, params, ctx, select)
-        except Exception as exc:
-            logger.exception("tool call %s failed", label)
-            return internal_error(label, exc)
+            return await self._run(served, action, params, ctx, select=select)
+        except Exception as exc:  # noqa: BLE001 - every failure of a call is an envelope
+            return _failure(label, exc)
 
     def call_sync(
         self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
@@ -144,6 +193,21 @@ class FusionApp:
             msg = "call_sync() cannot run inside an event loop; use `await app.call(...)`"
             raise RuntimeError(msg)
         return asyncio.run(self.call(name, arguments, ctx))
+
+    # ------------------------------------------------------------ internals
+
+    def _served_of(self, tool: Tool) -> _Served:
+        """The per-tool cache, rebuilt only when the tool changed since it was made."""
+        state = _state(tool)
+        served = self._served.get(tool.name)
+        if served is None or served.state != state:
+            served = _Served.of(tool, state)
+            self._served[tool.name] = served
+        return served
+
+    def _current_definitions(self) -> list[dict[str, Any]]:
+        """Every tool's cached definition, in registration order (not a copy)."""
+        return [self._served_of(tool).definition() for tool in self._tools.values()]
 
     @staticmethod
     def _validate(
@@ -159,35 +223,201 @@ class FusionApp:
             return None, field_problems(exc)
 
     async def _run(
-        self, tool: Tool, action: Action, params: BaseModel | None, ctx: Any, select: Any
+        self, served: _Served, action: Action, params: BaseModel | None, ctx: Any, *, select: Any
     ) -> ToolResponse:
-        kwargs: dict[str, Any] = {}
-        if action.takes_ctx:
-            kwargs["ctx"] = ctx
-        if params is not None:
-            if action.params is not None:
-                if action.model_param is not None:
-                    kwargs[action.model_param] = params
-            else:
-                names = (
-                    type(params).model_fields
-                    if action.takes_kwargs
-                    else action.fields_model.model_fields
-                )
-                kwargs.update({name: getattr(params, name) for name in names})
+        kwargs = _kwargs(action, params, ctx)
+        finish = functools.partial(_finish, tool=served.tool, action=action, ctx=ctx, select=select)
+        if served.is_async[action.key]:
+            with recording() as made:
+                try:
+                    result = await action.handler(**kwargs)
+                except SystemExit as exc:  # sys.exit() in a handler ends the call, not the server
+                    raise _HandlerExitError(exc) from None
+                return finish(result, made)
+        outcome = await to_thread.run_sync(
+            functools.partial(_run_sync, action, kwargs, finish),
+            limiter=self._limiter.current(),
+        )
+        if isinstance(outcome, ToolResponse):
+            return outcome
+        # A sync callable that returned an awaitable: await it here, on the loop.
         with recording() as made:
-            result = await _resolve(action.handler(**kwargs))
-            response = wrap(result, action.returns, ctx, select, made)
-        if tool.output_schema is not None and "structuredContent" in response:
-            try:
-                tool.output_schema.model_validate(response["structuredContent"])
-            except ValidationError as exc:
-                fields = ", ".join(
-                    ".".join(str(p) for p in e["loc"]) or "(root)" for e in exc.errors()
-                )
-                msg = f"structuredContent does not match the output schema (fields: {fields})"
-                raise OutputSchemaError(msg) from None
-        return response
+            return finish(await outcome.awaitable, made)
+
+
+class _HandlerExitError(RuntimeError):
+    """A handler raised ``SystemExit`` or ``KeyboardInterrupt``: its call fails, serving goes on."""
+
+    def __init__(self, exc: BaseException) -> None:
+        detail = f"({exc.code!r})" if isinstance(exc, SystemExit) else ""
+        super().__init__(f"the handler raised {type(exc).__name__}{detail}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """An awaitable a sync-looking handler returned, to be awaited on the loop."""
+
+    awaitable: Awaitable[Any]
+
+
+def _run_sync(
+    action: Action,
+    kwargs: dict[str, Any],
+    finish: Callable[[Any, Mapping[int, Any]], ToolResponse],
+) -> ToolResponse | _Pending:
+    """In a worker thread: the handler, then the wrap rule and the output schema.
+
+    ``SystemExit`` (``sys.exit()``, argparse's ``error()``) and
+    ``KeyboardInterrupt`` raised here come from the handler's own code (signals
+    reach the main thread only): they end this call with an envelope.
+    """
+    with recording() as made:
+        try:
+            result = action.handler(**kwargs)
+        except (SystemExit, KeyboardInterrupt) as exc:
+            raise _HandlerExitError(exc) from None
+        if inspect.isawaitable(result):
+            return _Pending(result)
+        return finish(result, made)
+
+
+def _finish(
+    result: Any, made: Mapping[int, Any], *, tool: Tool, action: Action, ctx: Any, select: Any
+) -> ToolResponse:
+    """The wrap rule, then the tool's output schema (``OutputSchemaError``)."""
+    response = wrap(result, action.returns, ctx, select, made)
+    if tool.output_schema is not None and "structuredContent" in response:
+        try:
+            tool.output_schema.model_validate(response["structuredContent"])
+        except ValidationError as exc:
+            fields = ", ".join(".".join(str(p) for p in e["loc"]) or "(root)" for e in exc.errors())
+            msg = f"structuredContent does not match the output schema (fields: {fields})"
+            raise OutputSchemaError(msg) from None
+    return response
+
+
+def _kwargs(action: Action, params: BaseModel | None, ctx: Any) -> dict[str, Any]:
+    """The handler's keyword arguments: ``ctx`` and the validated parameters."""
+    kwargs: dict[str, Any] = {}
+    if action.takes_ctx:
+        kwargs["ctx"] = ctx
+    if params is not None:
+        if action.params is not None:
+            if action.model_param is not None:
+                kwargs[action.model_param] = params
+        else:
+            names = (
+                type(params).model_fields
+                if action.takes_kwargs
+                else action.fields_model.model_fields
+            )
+            kwargs.update({name: getattr(params, name) for name in names})
+    return kwargs
+
+
+def _failure(label: Any, exc: Exception) -> ToolResponse:
+    """The ``INTERNAL_ERROR`` envelope for ``exc``; falls back to one that cannot fail.
+
+    The usual envelope quotes the exception's message; if that message (or
+    the label an attacker chose) cannot be written — a lone surrogate, a
+    ``__str__`` that raises — the fallback names the label in ASCII only.
+    """
+    shown = _ascii(label)
+    logger.error("tool call %s failed", shown, exc_info=exc)
+    try:
+        return internal_error(str(label), exc)
+    except Exception:
+        logger.exception("the INTERNAL_ERROR envelope of %s could not be written", shown)
+    return tool_error(
+        "INTERNAL_ERROR",
+        f"[{shown}] the tool failed and its error could not be shown",
+        suggestion=RETRY_HINT,
+    )
+
+
+def _ascii(value: Any) -> str:
+    """``value`` as text that any writer accepts (ASCII, non-ASCII escaped)."""
+    try:
+        text = value if isinstance(value, str) else repr(value)
+        return text.encode("ascii", "backslashreplace").decode("ascii")
+    except Exception:  # noqa: BLE001 - a hostile __repr__
+        return "?"
+
+
+def _state(tool: Tool) -> tuple[object, ...]:
+    """What a tool's definition and dispatch depend on, read in O(1).
+
+    Adding an action or a group, ``enable_select()``, ``toon_description()``,
+    ``with_output_schema()`` or a new description changes it, so a tool
+    changed after it was first served is served as it is now.
+    """
+    return (
+        len(tool._actions),
+        len(tool._groups),
+        tool._toon,
+        tool._select,  # the flag: select_enabled also reads every Presenter (O(actions))
+        tool.output_schema,
+        tool.description,
+        tool.instructions,
+        tool.common,
+        tool.discriminator,
+    )
+
+
+@dataclass(slots=True)
+class _Served:
+    """What the pipeline reads of one tool on every call, computed once."""
+
+    state: tuple[object, ...]
+    tool: Tool
+    actions: dict[str, Action]
+    keys: tuple[str, ...]
+    select_keys: list[str]
+    is_async: dict[str, bool]
+    _definition: dict[str, Any] | None = field(default=None)
+
+    @classmethod
+    def of(cls, tool: Tool, state: tuple[object, ...]) -> _Served:
+        actions = tool.actions
+        return cls(
+            state=state,
+            tool=tool,
+            actions=actions,
+            keys=tuple(actions),
+            select_keys=tool.select_keys() if tool.select_enabled else [],
+            is_async={key: _is_async(action.handler) for key, action in actions.items()},
+        )
+
+    def definition(self) -> dict[str, Any]:
+        """The tool's MCP definition, generated on first use (pydantic schemas are slow)."""
+        if self._definition is None:
+            self._definition = self.tool.definition()
+        return self._definition
+
+
+def _is_async(handler: Callable[..., Any]) -> bool:
+    """Whether calling ``handler`` makes a coroutine (functions, partials, callables)."""
+    return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
+        getattr(handler, "__call__", None)  # noqa: B004 - an object's async __call__
+    )
+
+
+class _Limiter:
+    """One ``CapacityLimiter`` per event loop: anyio limiters belong to one loop."""
+
+    __slots__ = ("_var", "total")
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self._var: RunVar[CapacityLimiter] = RunVar("fusion_core.worker_threads")
+
+    def current(self) -> CapacityLimiter:
+        try:
+            return self._var.get()
+        except LookupError:
+            limiter = CapacityLimiter(self.total)
+            self._var.set(limiter)
+            return limiter
 
 
 async def _resolve(value: Any) -> Any:

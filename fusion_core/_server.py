@@ -18,6 +18,12 @@ Two details keep the bytes exact:
   SDK answers a response carrying any other value on such a session with a
   JSON-RPC ``INTERNAL_ERROR`` ("Handler returned an invalid result").
 
+A server keeps serving (WIRE.md 12.9): an app that raises, or a result the
+SDK could not encode (a lone surrogate, an object with no JSON form), is
+answered with an ``INTERNAL_ERROR`` envelope instead of reaching the
+transport, where one bad message would end a stdio server. The HTTP security
+model (Host/Origin checks, bearer token) is in :mod:`fusion_core._http_guard`.
+
 ``mcp`` is imported inside the functions only: it takes about a second to
 import, and ``import fusion_core`` must stay fast.
 """
@@ -27,7 +33,9 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
-from collections.abc import Callable, Mapping
+import re
+import socket
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from ._errors import AppLoadError
@@ -54,11 +62,12 @@ __all__ = [
 logger = logging.getLogger("fusion_core.server")
 
 DEFAULT_SERVER_NAME: Final = "fusion"
-"""The ``serverInfo.name`` a server reports when none is given."""
+"""The ``serverInfo.name`` of an app that has no ``name``."""
 
 _INTERNAL_RECOVERY: Final = (
     "This may be a transient error. Retry the same call with identical parameters."
 )
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 @runtime_checkable
@@ -69,6 +78,10 @@ class ToolApp(Protocol):
     ``description``, ``inputSchema``, ``annotations``, optional
     ``outputSchema``); ``call()`` runs one tool and returns its response. The
     app validates arguments and turns every failure into an error envelope.
+
+    Optional: a ``name`` attribute (the server's ``serverInfo.name``), and a
+    ``tool_input_schema(name)`` method answering one tool's ``inputSchema``
+    without building every definition (``FusionApp`` has both).
     """
 
     def definitions(self) -> list[dict[str, Any]]:
@@ -90,11 +103,29 @@ gets ``ctx=None``, exactly as an in-process ``await app.call(name, args)``.
 """
 
 
+def _server_identity(
+    app: ToolApp, name: str | None = None, version: str | None = None
+) -> tuple[str, str]:
+    """``serverInfo``'s ``(name, version)``: as given, else the app's name and our version."""
+    if name is None:
+        app_name = getattr(app, "name", None)
+        name = app_name if isinstance(app_name, str) and app_name else DEFAULT_SERVER_NAME
+    if version is None:
+        from . import __version__  # noqa: PLC0415 - the package imports this module lazily
+
+        version = __version__
+    for label, value in (("name", name), ("version", version)):
+        if _SURROGATE.search(value):
+            msg = f"the server {label} {value!r} contains a lone surrogate: it cannot be sent"
+            raise ValueError(msg)
+    return name, version
+
+
 def build_server(
     app: ToolApp,
     *,
-    name: str = DEFAULT_SERVER_NAME,
-    version: str = "",
+    name: str | None = None,
+    version: str | None = None,
     instructions: str | None = None,
     context_factory: ContextFactory | None = None,
 ) -> Server[Any]:
@@ -103,8 +134,11 @@ def build_server(
     ``tools/list`` returns ``app.definitions()``; ``tools/call`` returns the
     wire dict of ``await app.call(name, arguments, ctx)``. Arguments reach the
     app unvalidated (the app's validation envelopes reach the client). If the
-    app itself raises, the exception is logged and the client gets an
-    ``INTERNAL_ERROR`` envelope without its text, and the server keeps serving.
+    app itself raises, or returns a result that cannot be encoded, the
+    exception is logged and the client gets an ``INTERNAL_ERROR`` envelope
+    without its text, and the server keeps serving. ``serverInfo`` carries
+    ``name`` (default: the app's ``name``) and ``version`` (default: this
+    package's version).
     """
     from mcp.server.lowlevel import Server  # noqa: PLC0415 - mcp costs ~1 s to import
     from mcp_types import (  # noqa: PLC0415
@@ -112,6 +146,8 @@ def build_server(
         ListToolsResult,
         PaginatedRequestParams,
     )
+
+    server_name, server_version = _server_identity(app, name, version)
 
     async def list_tools(
         _ctx: ServerRequestContext[Any, Any], _params: PaginatedRequestParams | None
@@ -128,18 +164,18 @@ def build_server(
                 if inspect.isawaitable(app_ctx):
                     app_ctx = await app_ctx
             result: Mapping[str, Any] = await app.call(params.name, params.arguments, app_ctx)
+            problem = _unencodable(result)
+            if problem is not None:
+                logger.error("the result of tool %r cannot be sent: %s", params.name, problem)
+                result = _internal_error(params.name, "could not encode this tool's result")
         except Exception:
             # A pipeline bug, not a handler failure (the app envelopes those):
             # keep its text off the wire, keep serving.
             logger.exception("serving tool %r raised", params.name)
-            result = tool_error(
-                "INTERNAL_ERROR",
-                f"[{params.name}] the server failed to run this tool",
-                suggestion=_INTERNAL_RECOVERY,
-            )
+            result = _internal_error(params.name, "failed to run this tool")
         return {**result, "resultType": "complete"}
 
-    server: Server[Any] = Server(name, version=version, instructions=instructions)
+    server: Server[Any] = Server(server_name, version=server_version, instructions=instructions)
     server.add_request_handler("tools/list", PaginatedRequestParams, list_tools)
     # Registered directly rather than as on_call_tool: that signature demands a
     # CallToolResult, and only a dict keeps an absent isError absent.
@@ -148,12 +184,61 @@ def build_server(
     return server
 
 
+def _internal_error(tool: str, what: str) -> ToolResponse:
+    """The server's own ``INTERNAL_ERROR`` envelope; the tool name in ASCII, so it can be sent."""
+    shown = tool.encode("ascii", "backslashreplace").decode("ascii")
+    return tool_error(
+        "INTERNAL_ERROR", f"[{shown}] the server {what}", suggestion=_INTERNAL_RECOVERY
+    )
+
+
+def _unencodable(result: Mapping[str, Any]) -> str | None:
+    """Why the SDK could not encode ``result`` as JSON, or ``None`` when it can.
+
+    A lone surrogate in a text block (the common case, checked in O(1) for
+    ASCII text and by a UTF-8 encode otherwise, three times faster than a
+    regex), and anything else outside ``content`` texts through the SDK's
+    own serializer. The SDK would raise while *writing* the message, where a
+    stdio server dies.
+    """
+    import pydantic_core  # noqa: PLC0415 - comes with pydantic, already loaded when serving
+
+    rest: dict[str, Any] = {}
+    for key, value in result.items():
+        if key != "content" or not isinstance(value, list):
+            if key != "isError" or not isinstance(value, bool):
+                rest[key] = value
+            continue
+        for index, block in enumerate(value):
+            text = block.get("text") if isinstance(block, Mapping) else None
+            if not isinstance(text, str) or len(block) > 2:
+                rest[f"content[{index}]"] = block
+            elif not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    return f"content[{index}].text has a lone surrogate at offset {exc.start}"
+    if not rest:
+        return None
+    try:
+        pydantic_core.to_json(rest)
+    except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
+        return str(exc)
+    return None
+
+
 def _schema_lookup(app: ToolApp) -> Callable[[str], Mapping[str, Any] | None]:
     """The input schema of one tool, for the SDK's ``Mcp-Param-*`` header check.
 
     Without it, the SDK would run the whole ``tools/list`` handler on every
-    2026-07-28 HTTP call just to find one schema.
+    2026-07-28 HTTP call just to find one schema. An app's own
+    ``tool_input_schema`` answers in O(1); other apps are scanned.
     """
+    direct: Callable[[str], Mapping[str, Any] | None] | None = getattr(
+        app, "tool_input_schema", None
+    )
+    if callable(direct):
+        return direct
 
     def lookup(name: str) -> Mapping[str, Any] | None:
         for definition in app.definitions():
@@ -168,7 +253,8 @@ def _schema_lookup(app: ToolApp) -> Callable[[str], Mapping[str, Any] | None]:
 async def serve_stdio(
     app: ToolApp,
     *,
-    name: str = DEFAULT_SERVER_NAME,
+    name: str | None = None,
+    version: str | None = None,
     context_factory: ContextFactory | None = None,
 ) -> None:
     """Serve ``app`` over this process's stdin and stdout until stdin closes.
@@ -178,7 +264,7 @@ async def serve_stdio(
     """
     from mcp.server.stdio import stdio_server  # noqa: PLC0415 - mcp costs ~1 s to import
 
-    server = build_server(app, name=name, context_factory=context_factory)
+    server = build_server(app, name=name, version=version, context_factory=context_factory)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
@@ -189,21 +275,50 @@ async def serve_http(
     host: str = "127.0.0.1",
     port: int = 8000,
     path: str = "/mcp",
-    name: str = DEFAULT_SERVER_NAME,
+    name: str | None = None,
+    version: str | None = None,
     context_factory: ContextFactory | None = None,
     log_level: str = "warning",
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
+    bearer_token: str | None = None,
+    on_listening: Callable[[str], None] | None = None,
 ) -> None:
     """Serve ``app`` over streamable HTTP at ``http://host:port/path`` until stopped.
 
-    Loopback hosts get the SDK's DNS-rebinding protection. Binding any other
-    interface exposes the tools to that network: that is the caller's choice.
+    Every loopback bind (any spelling of ``127.0.0.0/8`` or ``::1``, and
+    ``localhost``) checks ``Host`` and ``Origin`` against DNS rebinding;
+    ``allowed_hosts`` and ``allowed_origins`` add names (and turn the checks
+    on for other binds). With ``bearer_token``, every request must carry
+    ``Authorization: Bearer <token>``. ``on_listening`` is called with the URL
+    once the server accepts connections (``port=0`` picks a free port).
     """
     import uvicorn  # noqa: PLC0415 - comes with mcp; as slow to import
 
-    server = build_server(app, name=name, context_factory=context_factory)
-    asgi_app = server.streamable_http_app(streamable_http_path=path, host=host)
-    config = uvicorn.Config(asgi_app, host=host, port=port, log_level=log_level)
-    await uvicorn.Server(config).serve()
+    from ._http_guard import BearerTokenMiddleware, bare_host, transport_security  # noqa: PLC0415
+
+    server = build_server(app, name=name, version=version, context_factory=context_factory)
+    security = transport_security(host, allowed_hosts, allowed_origins)
+    asgi_app: Any = server.streamable_http_app(
+        streamable_http_path=path, host=host, transport_security=security
+    )
+    if bearer_token is not None:
+        asgi_app = BearerTokenMiddleware(asgi_app, bearer_token)
+    config = uvicorn.Config(asgi_app, host=bare_host(host), port=port, log_level=log_level)
+    sock = config.bind_socket()
+    bound = bare_host(host)
+    url = f"http://{f'[{bound}]' if ':' in bound else host}:{sock.getsockname()[1]}{path}"
+
+    class _Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and on_listening is not None:
+                on_listening(url)
+
+    try:
+        await _Server(config).serve(sockets=[sock])
+    finally:
+        sock.close()
 
 
 def load_app(spec: str) -> ToolApp:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextvars
 import logging
+import threading
 from typing import Any, Literal
 
+import anyio
 import pytest
 from pydantic import BaseModel, Field
 
@@ -169,3 +172,245 @@ def test_builder_without_presenter_is_built() -> None:
         '{\n  "a": 1\n}',
         "<llm_directives>\n- h\n</llm_directives>",
     ]
+
+
+# --- where handlers run (WIRE.md 12.9) -----------------------------------------------
+
+_WAIT = 10.0  # seconds a blocked handler waits before giving up (only when the test fails)
+
+
+def _gate_app(worker_threads: int = 40) -> tuple[FusionApp, threading.Event, threading.Event]:
+    """``slow/block`` waits for ``release`` (sync, blocking); ``slow/fast`` answers at once."""
+    entered, release = threading.Event(), threading.Event()
+
+    def block() -> str:
+        entered.set()
+        return "released" if release.wait(_WAIT) else "timed out"
+
+    async def fast_async() -> str:
+        return "fast"
+
+    tool = Tool("slow")
+    tool.action("block", block)
+    tool.action("fast", lambda: "fast")
+    tool.action("fast_async", fast_async)
+    return FusionApp([tool], worker_threads=worker_threads), entered, release
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("fast", ["fast", "fast_async"])
+async def test_a_blocking_sync_handler_does_not_delay_a_concurrent_call(fast: str) -> None:
+    """While one sync handler blocks its thread, another call completes; then the first does.
+
+    Deterministic: the blocked handler is released only after the fast call
+    returned, so on an event loop that the handler blocked, the fast call could
+    not finish first and the blocked one would time out.
+    """
+    app, entered, release = _gate_app()
+    results: dict[str, list[str]] = {}
+
+    async def blocked() -> None:
+        results["block"] = (await app.call("slow", {"action": "block"})).texts
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(blocked)
+        assert await anyio.to_thread.run_sync(entered.wait, _WAIT)
+        with anyio.fail_after(_WAIT):
+            results["fast"] = (await app.call("slow", {"action": fast})).texts
+        assert "block" not in results
+        release.set()
+    assert results == {"fast": ["fast"], "block": ["released"]}
+
+
+@pytest.mark.anyio
+async def test_sync_handlers_run_at_most_worker_threads_at_once() -> None:
+    """With ``worker_threads=2``, a third blocking call waits for a free thread."""
+    lock = threading.Lock()
+    active: list[int] = [0, 0]  # now, most at once
+    two_in, release = threading.Event(), threading.Event()
+
+    def hold() -> str:
+        with lock:
+            active[0] += 1
+            active[1] = max(active[1], active[0])
+            if active[0] == 2:
+                two_in.set()
+        try:
+            return "done" if release.wait(_WAIT) else "timed out"
+        finally:
+            with lock:
+                active[0] -= 1
+
+    app = FusionApp([Tool("t").action("hold", hold)], worker_threads=2)
+    done: list[list[str]] = []
+
+    async def one() -> None:
+        done.append((await app.call("t", {"action": "hold"})).texts)
+
+    async with anyio.create_task_group() as group:
+        for _ in range(5):
+            group.start_soon(one)
+        assert await anyio.to_thread.run_sync(two_in.wait, _WAIT)
+        await anyio.sleep(0.2)  # room for a third thread to start, were there no limit
+        assert active == [2, 2]
+        release.set()
+    assert done == [["done"]] * 5
+    assert active == [0, 2]
+    assert app.worker_threads == 2
+
+
+@pytest.mark.parametrize(
+    ("value", "error"), [(0, ValueError), (-3, ValueError), (1.5, TypeError), (True, TypeError)]
+)
+def test_worker_threads_must_be_a_positive_int(value: Any, error: type[Exception]) -> None:
+    """A limit of no threads, a negative one, a float or a bool is refused at construction."""
+    with pytest.raises(error, match="worker_threads"):
+        FusionApp(worker_threads=value)
+
+
+@pytest.mark.anyio
+async def test_sync_handlers_run_off_the_loop_and_async_ones_on_it() -> None:
+    """Sync handlers (and their Presenter) run in a worker thread; async ones on the loop."""
+    seen: dict[str, int] = {}
+
+    def sync_handler() -> dict[str, int]:
+        seen["sync"] = threading.get_ident()
+        return {"id": 1}
+
+    async def async_handler() -> str:
+        seen["async"] = threading.get_ident()
+        return "ok"
+
+    def rules(item: Any, ctx: Any) -> list[str]:
+        seen["presenter"] = threading.get_ident()
+        return []
+
+    class Row(BaseModel):
+        id: int
+
+    tool = Tool("where")
+    tool.action("sync", sync_handler, returns=Presenter("Row", schema=Row, rules=rules))
+    tool.action("async", async_handler)
+    app = FusionApp([tool])
+    await app.call("where", {"action": "sync"})
+    await app.call("where", {"action": "async"})
+    loop_thread = threading.get_ident()
+    assert seen["async"] == loop_thread
+    assert seen["sync"] != loop_thread
+    assert seen["presenter"] == seen["sync"]
+
+
+_REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="unset")
+
+
+@pytest.mark.anyio
+async def test_a_sync_handler_sees_the_callers_context_variables() -> None:
+    """Context variables set around ``call()`` reach a handler in its worker thread."""
+    handler = lambda: _REQUEST_ID.get()  # noqa: E731, PLW0108 - a plain (sync) function
+    app = FusionApp([Tool("ctx").action("get", handler)])
+    token = _REQUEST_ID.set("req-7")
+    try:
+        assert (await app.call("ctx", {"action": "get"})).texts == ["req-7"]
+    finally:
+        _REQUEST_ID.reset(token)
+
+
+@pytest.mark.anyio
+async def test_a_sync_callable_returning_a_coroutine_is_awaited() -> None:
+    """A plain callable that returns an awaitable (a lambda around an async function) works."""
+
+    async def later(n: int) -> dict[str, int]:
+        return {"n": n}
+
+    app = FusionApp([Tool("co").action("get", lambda n: later(n))])  # noqa: PLW0108 - not async
+    assert (await app.call("co", {"action": "get", "n": 4})).texts == ['{\n  "n": 4\n}']
+
+
+# --- per-call work does not grow with the app (issue 13.1) ---------------------------------
+
+
+class _X(BaseModel):
+    x: int
+
+
+_X_PRESENTER = Presenter("X", schema=_X)
+
+
+def _wide_app(tools: int, actions: int) -> FusionApp:
+    """``tools`` tools of ``actions`` actions each, with ``_select`` and a Presenter."""
+    app = FusionApp()
+    for t in range(tools):
+        tool = Tool(f"tool{t}").enable_select()
+        for a in range(actions):
+            tool.action(f"a{a}", lambda x=0: {"x": x}, returns=_X_PRESENTER, read_only=True)
+        app.add(tool)
+    return app
+
+
+@pytest.mark.anyio
+async def test_a_call_rebuilds_no_definition_and_copies_no_action_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After the first call of a tool, calls and schema lookups read only cached state."""
+    app = _wide_app(tools=20, actions=30)
+    await app.call("tool3", {"action": "a1"})
+    app.definitions()
+    counts = {"definition": 0, "actions": 0, "select_keys": 0}
+    originals = {
+        "definition": Tool.definition,
+        "select_keys": Tool.select_keys,
+    }
+    actions_property = Tool.actions
+
+    def counting(kind: str) -> Any:
+        def wrapper(self: Tool, *args: Any) -> Any:
+            counts[kind] += 1
+            return originals[kind](self, *args)
+
+        return wrapper
+
+    def counting_actions(self: Tool) -> Any:
+        counts["actions"] += 1
+        return actions_property.fget(self)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(Tool, "definition", counting("definition"))
+    monkeypatch.setattr(Tool, "select_keys", counting("select_keys"))
+    monkeypatch.setattr(Tool, "actions", property(counting_actions))
+    for _ in range(25):
+        response = await app.call("tool3", {"action": "a29", "x": 2, "_select": ["x"]})
+        assert not response.is_error
+        assert app.tool_input_schema("tool3") is not None
+    app.definitions()
+    assert counts == {"definition": 0, "actions": 0, "select_keys": 0}
+
+
+def test_definitions_are_cached_but_never_shared() -> None:
+    """Two ``definitions()`` are equal, not the same objects: a caller cannot corrupt the cache."""
+    app = _wide_app(tools=2, actions=2)
+    first = app.definitions()
+    first[0]["inputSchema"]["properties"].clear()
+    first[1]["name"] = "changed"
+    second = app.definitions()
+    assert second[0]["inputSchema"]["properties"]
+    assert second[1]["name"] == "tool1"
+    assert app.tool_input_schema("tool0") == second[0]["inputSchema"]
+    assert app.tool_input_schema("nope") is None
+
+
+@pytest.mark.anyio
+async def test_a_tool_changed_after_it_was_served_is_served_as_it_is_now() -> None:
+    """Adding an action, ``_select`` or a tool after serving invalidates what was cached."""
+    tool = Tool("grow").action("a", lambda: "a")
+    app = FusionApp([tool])
+    assert (await app.call("grow", {"action": "a"})).texts == ["a"]
+    before = app.definitions()
+    tool.action("b", lambda: {"x": 1}, returns=_X_PRESENTER)
+    tool.enable_select()
+    assert (await app.call("grow", {"action": "b"})).texts == ['{\n  "x": 1\n}']
+    after = app.definitions()[0]
+    assert after["inputSchema"]["properties"]["action"]["enum"] == ["a", "b"]
+    assert "_select" in after["inputSchema"]["properties"]
+    assert before != [after]
+    app.add(Tool("later").action("x", lambda: "x"))
+    assert [d["name"] for d in app.definitions()] == ["grow", "later"]
+    assert (await app.call("later", {"action": "x"})).texts == ["x"]

@@ -7,18 +7,25 @@ over stdio, and to the same command with ``--http``.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.client
 import logging
+import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urlsplit
 
+import anyio
 import pytest
 
-from fusion_core import ToolResponse, success, success_structured
+import fusion_core
+from fusion_core import FusionApp, Tool, ToolResponse, success, success_structured
 from fusion_core.__main__ import main
-from fusion_core._server import AppLoadError, ToolApp, build_server, load_app
+from fusion_core._server import AppLoadError, ToolApp, build_server, load_app, serve_http
 
 from ._fake_app import CALLS, ROOT, SERVE_STDIO, FakeApp, app, http_server
 
@@ -194,6 +201,108 @@ async def test_non_object_structured_content_needs_protocol_2026() -> None:
             await client.call_tool("rows", {})
 
 
+async def test_server_info_defaults_to_the_app_name_and_package_version() -> None:
+    """``serverInfo`` is the app's ``name`` and this package's version, not ``fusion``/empty."""
+    from mcp import Client  # noqa: PLC0415
+
+    named = FusionApp([Tool("t").action("a", lambda: "a")], name="billing")
+    for served, expected in ((named, "billing"), (app, "fusion")):
+        async with Client(build_server(served), mode="legacy") as client:
+            assert client.server_info is not None
+            info = (client.server_info.name, client.server_info.version)
+            assert info == (expected, fusion_core.__version__)
+
+
+def test_a_server_name_that_cannot_be_sent_is_refused_at_build() -> None:
+    """A lone surrogate in the server's name would break ``initialize``: refused up front."""
+    with pytest.raises(ValueError, match="lone surrogate"):
+        build_server(app, name="bad\ud800name")
+
+
+def test_a_fusion_app_answers_schema_lookups_without_a_definitions_rebuild() -> None:
+    """The SDK's ``Mcp-Param-*`` check gets the app's cached schema lookup."""
+    tool = Tool("t").action("a", lambda n=1: n)
+    served = FusionApp([tool])
+    server = build_server(served)
+    assert server.get_tool_input_schema is not None
+    assert server.get_tool_input_schema("t") == served.definitions()[0]["inputSchema"]
+    assert server.get_tool_input_schema("nope") is None
+    scanned = build_server(app).get_tool_input_schema  # an app without its own lookup
+    assert scanned is not None
+    assert scanned("echo") == app.definitions()[3]["inputSchema"]
+
+
+class _HostileResultsApp:
+    """Results the SDK could not encode, from an app that bypasses every writer."""
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [{"name": name, "inputSchema": {"type": "object"}} for name in HOSTILE_RESULTS]
+
+    async def call(self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None) -> Any:
+        return HOSTILE_RESULTS[name]
+
+
+HOSTILE_RESULTS: Final[dict[str, dict[str, Any]]] = {
+    "surrogate_text": {"content": [{"type": "text", "text": "caf\u00e9 \ud800 tail"}]},
+    "surrogate_late_block": {
+        "content": [{"type": "text", "text": "fine"}, {"type": "text", "text": "\udfff"}]
+    },
+    "surrogate_structured": {
+        "content": [{"type": "text", "text": "{}"}],
+        "structuredContent": {"name": "\udc80"},
+    },
+    "surrogate_structured_key": {
+        "content": [{"type": "text", "text": "{}"}],
+        "structuredContent": {"\ud834": 1},
+    },
+    "object_structured": {
+        "content": [{"type": "text", "text": "{}"}],
+        "structuredContent": {"when": object()},
+    },
+    "surrogate_meta": {"content": [{"type": "text", "text": "ok"}], "_meta": {"x": "\ud800"}},
+    "fine": {"content": [{"type": "text", "text": "still serving ✓"}]},
+}
+
+hostile_app: Final = _HostileResultsApp()
+"""Served over stdio by ``test_a_stdio_server_survives_results_it_cannot_encode``."""
+
+
+async def test_a_result_the_sdk_cannot_encode_is_an_envelope(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Lone surrogates or objects anywhere in a result: INTERNAL_ERROR, logged, serving goes on."""
+    from mcp import Client  # noqa: PLC0415
+
+    with caplog.at_level(logging.CRITICAL, logger="fusion_core.server"):
+        async with Client(build_server(hostile_app)) as client:
+            for name in HOSTILE_RESULTS:
+                result = await client.call_tool(name, {})
+                text = _seen(result)["texts"][0]
+                if name == "fine":
+                    assert text == "still serving ✓"
+                    continue
+                assert result.is_error, name
+                assert text.startswith('<tool_error code="INTERNAL_ERROR"'), name
+                assert f"[{name}] the server could not encode" in text
+                assert result.structured_content is None
+
+
+async def test_a_stdio_server_survives_results_it_cannot_encode() -> None:
+    """Over a real stdio pipe: a result with a lone surrogate, then calls that still work.
+
+    Before the fix the SDK raised while writing the message and the process
+    died ("Connection closed") for every later call.
+    """
+    from mcp import Client, StdioServerParameters  # noqa: PLC0415
+
+    command = [*SERVE_STDIO[:-1], f"{__name__}:hostile_app"]
+    parameters = StdioServerParameters(command=command[0], args=command[1:], cwd=ROOT)
+    async with Client(parameters, read_timeout_seconds=15) as client:
+        for name in [*HOSTILE_RESULTS, *HOSTILE_RESULTS]:
+            result = await client.call_tool(name, {})
+            assert result.is_error is (name != "fine"), name
+
+
 # --- over real transports ------------------------------------------------------------
 
 
@@ -327,3 +436,256 @@ def test_importing_fusion_core_does_not_import_mcp() -> None:
         """
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=30)
+
+
+def test_cli_says_what_it_serves_over_stdio() -> None:
+    """``serve`` names the app, the version and the transport on stderr; stdout stays clean."""
+    done = subprocess.run(
+        SERVE_STDIO,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout == ""
+    assert f"serving fusion {fusion_core.__version__} over stdio" in done.stderr
+
+
+@contextlib.contextmanager
+def _cli_http(*options: str, env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """``serve --http --port 0``: the URL it prints on stderr; stopped (and waited for) on exit."""
+    command = [*SERVE_STDIO, "--http", "--port", "0", *options]
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        assert process.stderr is not None
+        lines: list[str] = []
+        for line in process.stderr:  # ends when the process exits
+            lines.append(line)
+            if " over streamable HTTP at " in line:
+                yield line.split(" at ", 1)[1].strip()
+                return
+        msg = f"the server exited without saying where it listens: {lines}"
+        raise AssertionError(msg)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+_INITIALIZE: Final = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+    b'"capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}'
+)
+
+
+def _post(url: str, headers: Mapping[str, str]) -> int:
+    """POST ``initialize`` to ``url`` with ``headers`` (``Host`` may be forged); the status."""
+    parsed = urlsplit(url)
+    assert parsed.hostname is not None
+    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=15)
+    try:
+        connection.putrequest("POST", parsed.path, skip_host="Host" in headers)
+        sent = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "Content-Length": str(len(_INITIALIZE)),
+            **headers,
+        }
+        for key, value in sent.items():
+            connection.putheader(key, value)
+        connection.endheaders(_INITIALIZE)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_cli_http_prints_its_url_and_serves_there() -> None:
+    """``--port 0``: the printed URL is where the SDK's client finds the app."""
+    from mcp import Client  # noqa: PLC0415
+
+    async def check(url: str) -> None:
+        async with Client(url, read_timeout_seconds=15) as client:
+            listed = await client.list_tools()
+            assert listed.tools[0].name == "invoices_list"
+
+    with _cli_http() as url:
+        assert url.startswith("http://127.0.0.1:")
+        assert url.endswith("/mcp")
+        anyio.run(check, url)
+
+
+def test_cli_bearer_token_comes_from_the_environment() -> None:
+    """With the token variable set, requests need ``Authorization: Bearer <token>``."""
+    with _cli_http("--token-env", "PROBE_TOKEN", env={"PROBE_TOKEN": "s3cret-token"}) as url:
+        assert _post(url, {}) == 401
+        assert _post(url, {"Authorization": "Bearer wrong"}) == 401
+        assert _post(url, {"Authorization": "Bearer s3cret-token"}) == 200
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "message"),
+    [
+        (["--token-env", "UNSET_PROBE_TOKEN"], {}, "UNSET_PROBE_TOKEN is not set"),
+        (["--token-env", "BLANK_PROBE"], {"BLANK_PROBE": "  "}, "BLANK_PROBE is set but blank"),
+        ([], {"FUSION_SERVE_TOKEN": ""}, "FUSION_SERVE_TOKEN is set but blank"),
+        (["--token", "abc"], {}, "unrecognized arguments: --token"),
+    ],
+)
+def test_cli_refuses_a_missing_blank_or_command_line_token(
+    argv: list[str],
+    env: dict[str, str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A token variable named but unset, set but blank, or a token on the command line: exit 2."""
+    monkeypatch.delenv("UNSET_PROBE_TOKEN", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    with pytest.raises(SystemExit) as info:
+        main(["serve", "tests.fusion_core._fake_app:app", "--http", *argv])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+# --- HTTP security: every loopback address, named hosts, the bearer token -----------------
+
+
+@contextlib.asynccontextmanager
+async def _serving(host: str, **options: Any) -> AsyncIterator[str]:
+    """``serve_http`` in this process on a free port of ``host``; cancelled on exit."""
+    ready = anyio.Event()
+    urls: list[str] = []
+
+    def listening(url: str) -> None:
+        urls.append(url)
+        ready.set()
+
+    async with anyio.create_task_group() as group:
+        serve = functools.partial(
+            serve_http, app, host=host, port=0, on_listening=listening, **options
+        )
+        group.start_soon(serve)
+        with anyio.fail_after(15):
+            await ready.wait()
+        try:
+            yield urls[0]
+        finally:
+            group.cancel_scope.cancel()
+
+
+def _ipv6_loopback() -> bool:
+    import socket  # noqa: PLC0415
+
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+LOOPBACK_BINDS: Final = ["127.0.0.1", "127.0.0.2", "127.1", "2130706434", "localhost", "::1"]
+
+
+@pytest.mark.parametrize("host", LOOPBACK_BINDS)
+async def test_every_loopback_bind_checks_host_and_origin(host: str) -> None:
+    """DNS rebinding: a forged Host gets 421 and a foreign Origin 403, on any loopback spelling."""
+    if ":" in host and not _ipv6_loopback():
+        pytest.skip("this machine has no IPv6 loopback")
+    async with _serving(host) as url:
+        netloc = urlsplit(url).netloc
+        port = urlsplit(url).port
+
+        def statuses() -> list[int]:
+            return [
+                _post(url, {}),
+                _post(url, {"Host": netloc}),
+                _post(url, {"Host": f"localhost:{port}"}),
+                _post(url, {"Host": f"attacker.example:{port}"}),
+                _post(url, {"Host": "attacker.example"}),
+                _post(url, {"Origin": "http://attacker.example"}),
+                _post(url, {"Origin": f"http://{netloc}"}),
+                _post(url, {"Origin": "http://localhost:5173"}),
+            ]
+
+        assert await anyio.to_thread.run_sync(statuses) == [200, 200, 200, 421, 421, 403, 200, 200]
+
+
+async def test_allowed_hosts_and_origins_extend_the_checks() -> None:
+    """``allowed_hosts``/``allowed_origins`` add names; everything else is still refused."""
+    options = {"allowed_hosts": ["mcp.test"], "allowed_origins": ["https://app.test"]}
+    async with _serving("127.0.0.3", **options) as url:
+        port = urlsplit(url).port
+
+        def statuses() -> list[int]:
+            return [
+                _post(url, {"Host": f"mcp.test:{port}"}),
+                _post(url, {"Host": "mcp.test"}),
+                _post(url, {"Host": f"other.test:{port}"}),
+                _post(url, {"Origin": "https://app.test"}),
+                _post(url, {"Origin": "https://mcp.test"}),
+                _post(url, {"Origin": "https://evil.test"}),
+            ]
+
+        assert await anyio.to_thread.run_sync(statuses) == [200, 200, 421, 200, 200, 403]
+
+
+async def test_a_bearer_token_guards_every_request() -> None:
+    """Without the exact ``Authorization: Bearer <token>`` header: 401, whatever else is right."""
+    async with _serving("127.0.0.1", bearer_token="t0ken") as url:
+
+        def statuses() -> list[int]:
+            return [
+                _post(url, {}),
+                _post(url, {"Authorization": "Bearer t0ke"}),
+                _post(url, {"Authorization": "bearer t0ken"}),
+                _post(url, {"Authorization": "Basic t0ken"}),
+                _post(url, {"Authorization": "Bearer t0ken"}),
+            ]
+
+        assert await anyio.to_thread.run_sync(statuses) == [401, 401, 401, 401, 200]
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.255.255.254", True),
+        ("127.1", True),
+        ("0x7f.1", True),
+        ("2130706433", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("0:0:0:0:0:0:0:1", True),
+        ("::ffff:127.0.0.1", True),
+        ("LocalHost.", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("128.0.0.1", False),
+        ("10.0.0.1", False),
+        ("::ffff:10.0.0.1", False),
+        ("localhost.attacker.example", False),
+        ("", False),
+    ],
+)
+def test_loopback_is_read_as_an_address_not_a_string(host: str, loopback: bool) -> None:
+    """Every spelling of 127.0.0.0/8 and ::1 is loopback; nothing else is."""
+    from fusion_core._http_guard import is_loopback, transport_security  # noqa: PLC0415
+
+    assert is_loopback(host) is loopback
+    assert transport_security(host).enable_dns_rebinding_protection is loopback
