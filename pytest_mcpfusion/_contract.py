@@ -50,9 +50,17 @@ class FusionContractItem(pytest.Item):
 
     def runtest(self) -> None:
         """Call the action with generated arguments and check every answer."""
-        # hypothesis loads only when contract tests run: plain runs stay fast.
-        from hypothesis import HealthCheck, given, settings  # noqa: PLC0415
-        from hypothesis import strategies as st  # noqa: PLC0415
+        # hypothesis loads only when contract tests run: plain runs stay fast,
+        # and a suite without hypothesis installed loses only these tests.
+        try:
+            from hypothesis import HealthCheck, given, settings  # noqa: PLC0415
+            from hypothesis import strategies as st  # noqa: PLC0415
+        except ImportError:
+            pytest.fail(
+                "--fusion contract tests need hypothesis, which is not installed: "
+                "pip install 'hypothesis>=6.100' (pytest-mcpfusion's own dependency)",
+                pytrace=False,
+            )
 
         from . import strategies  # noqa: PLC0415
 

@@ -101,21 +101,21 @@ def test_dir_lists_public_names_and_dunders_only() -> None:
 
 
 def _not_installed(names: tuple[str, ...]) -> str:
-    """Source of a meta path finder that reports ``names`` as not installed.
+    """Source that makes every ``import`` of ``names`` (and their submodules) fail.
 
-    (pytest walks ``sys.modules`` for its assertion rewriting, so ``None``
-    entries there would break pytest itself rather than the plugin.)
+    ``import`` statements go through ``builtins.__import__`` whatever finders
+    pytest installs (its assertion rewriter finds modules itself), and
+    ``None`` entries in ``sys.modules`` would break pytest rather than the plugin.
     """
     return textwrap.dedent(
         f"""
-        import sys
-        class _NotInstalled:
-            @staticmethod
-            def find_spec(name, path=None, target=None):
-                if name.split(".")[0] in {names!r}:
-                    raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
-                return None
-        sys.meta_path.insert(0, _NotInstalled)
+        import builtins, sys
+        _real_import = builtins.__import__
+        def _import(name, globals=None, locals=None, fromlist=(), level=0):
+            if level == 0 and name.split(".")[0] in {names!r}:
+                raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+            return _real_import(name, globals, locals, fromlist, level)
+        builtins.__import__ = _import
         """
     )
 
@@ -161,6 +161,22 @@ def test_plugin_loads_and_calls_without_syrupy_and_hypothesis(tmp_path: Path) ->
     assert run.returncode == 1, run.stdout + run.stderr
     assert "1 passed, 1 error" in run.stdout
     assert "fusion_snapshot needs syrupy" in run.stdout
+    gate = _python(
+        _not_installed(("syrupy", "hypothesis"))
+        + textwrap.dedent(
+            """
+            import pytest
+            sys.exit(pytest.main([
+                "-p", "no:syrupy", "-p", "no:hypothesispytest", "-p", "no:cacheprovider",
+                "-o", "fusion_app=pingapp:app", "--fusion", "-rf", "-k", "echo",
+            ]))
+            """
+        ),
+        cwd=tmp_path,
+    )
+    assert gate.returncode == 1, gate.stdout + gate.stderr
+    assert "contract tests need hypothesis, which is not installed" in gate.stdout
+    assert "Traceback" not in gate.stdout
 
 
 def test_license_file_matches_the_metadata() -> None:
