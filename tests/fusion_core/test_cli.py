@@ -169,4 +169,4 @@ def test_serve_still_reports_usage_errors() -> None:
     """``serve`` is reached through the new command line and keeps its usage errors."""
     run = _fusion("serve", APP, "--port", "80")
     assert run.returncode == 2
-    assert "--host and --port need --http" in run.stderr
+    assert "need --http (stdio has no address)" in run.stderr
