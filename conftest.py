@@ -1,19 +1,11 @@
-"""Repository-wide test configuration: hypothesis profiles.
+"""Repository-wide test configuration.
 
-``CI=true`` selects a derandomized profile, so a CI run is reproducible; locally
-hypothesis explores freshly each run.
+Hypothesis profiles come from the plugin (``fusion_hypothesis_profile = "auto"``
+in pyproject.toml): ``CI=true`` selects the derandomized ``fusion-ci`` profile,
+so a CI run is reproducible; locally ``fusion-dev`` explores freshly each run;
+``--fusion-hypothesis-profile=fusion-thorough`` runs 100,000 examples a property.
 """
 
 from __future__ import annotations
-
-import os
-
-from hypothesis import HealthCheck, settings
-
-settings.register_profile(
-    "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile("dev", deadline=None)
-settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
 
 pytest_plugins = ("pytester",)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         OutputSchemaError,
         SerializationError,
         ServerConnectionError,
+        ServerLimitError,
         ServerResultError,
         SizeLimitError,
         UIError,
@@ -82,6 +83,7 @@ __all__ = [
     "RulesBlock",
     "SerializationError",
     "ServerConnectionError",
+    "ServerLimitError",
     "ServerResultError",
     "SizeLimitError",
     "Suggestion",
@@ -128,7 +130,6 @@ __version__ = "0.1.0"
 # builder alone: never for pydantic (Presenters, tools), lxml (``check``) or
 # the mcp SDK (server and client). ``ui`` is the ``fusion_core.ui`` module.
 _SOURCES: dict[str, str] = {
-    "ui": ".ui",
     "FusionApp": "._app",
     "ResponseBuilder": "._builder",
     "response": "._builder",
@@ -147,6 +148,7 @@ _SOURCES: dict[str, str] = {
     "OutputSchemaError": "._errors",
     "SerializationError": "._errors",
     "ServerConnectionError": "._errors",
+    "ServerLimitError": "._errors",
     "ServerResultError": "._errors",
     "SizeLimitError": "._errors",
     "UIError": "._errors",
@@ -193,6 +195,7 @@ _SOURCES: dict[str, str] = {
     "ResponseView": "._view",
     "Suggestion": "._view",
     "ValidationFailure": "._view",
+    "ui": ".ui",
 }
 
 

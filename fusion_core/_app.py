@@ -18,8 +18,10 @@ arguments, ctx)`` is exactly what ``tools/call`` returns. A call goes:
    at once, as Starlette and FastAPI do); an async handler runs on the loop;
 6. any exception in any step — a validator that raises ``KeyError``, a
    handler, a Presenter, serialization, the output schema — is logged with
-   its traceback and answered with the ``INTERNAL_ERROR`` envelope: ``call()``
-   never raises.
+   its traceback and answered with the ``INTERNAL_ERROR`` envelope, which
+   carries as much of the exception as ``expose_errors`` allows
+   (``docs/errors.md``) and never a value a Presenter hid: ``call()`` never
+   raises.
 
 What a call reads of a tool (its actions, the ``_select`` keys, its input
 schema) is computed once per tool and reused while the tool is unchanged, so
@@ -57,7 +59,8 @@ from ._pipeline import (
     validation_error,
     wrap,
 )
-from ._presenter import recording
+from ._presenter import CallRecord, recording
+from ._redact import ERROR_EXPOSURES, ErrorExposure
 from ._response import ToolResponse
 from ._tool import SELECT_PARAM, Action, Tool
 
@@ -79,10 +82,14 @@ class FusionApp:
     call when ``call()`` is given none. ``worker_threads`` bounds how many
     sync handlers run at once (each in a worker thread, off the event loop);
     further calls to sync handlers wait for a free thread, while async
-    handlers keep running on the loop.
+    handlers keep running on the loop. ``expose_errors`` says how much of an
+    unexpected exception reaches the client: ``"message"`` (the default, as
+    the reference: its message, cleaned of values a Presenter hid),
+    ``"type"`` (its class name) or ``"none"`` (a fixed text); see
+    ``docs/errors.md``.
     """
 
-    __slots__ = ("_limiter", "_served", "_tools", "context_factory", "name")
+    __slots__ = ("_limiter", "_served", "_tools", "context_factory", "expose_errors", "name")
 
     def __init__(
         self,
@@ -91,7 +98,11 @@ class FusionApp:
         name: str = "fusion",
         context_factory: ContextFactory | None = None,
         worker_threads: int = DEFAULT_WORKER_THREADS,
+        expose_errors: ErrorExposure = "message",
     ) -> None:
+        if expose_errors not in ERROR_EXPOSURES:
+            msg = f"expose_errors must be one of {ERROR_EXPOSURES}, got {expose_errors!r}"
+            raise ValueError(msg)
         if isinstance(worker_threads, bool) or not isinstance(worker_threads, int):
             msg = f"worker_threads must be an int, got {worker_threads!r}"
             raise TypeError(msg)
@@ -100,6 +111,7 @@ class FusionApp:
             raise ValueError(msg)
         self.name = name
         self.context_factory = context_factory
+        self.expose_errors: ErrorExposure = expose_errors
         self._tools: dict[str, Tool] = {}
         self._served: dict[str, _Served] = {}
         self._limiter = _Limiter(worker_threads)
@@ -150,6 +162,7 @@ class FusionApp:
     ) -> ToolResponse:
         """Call a tool as ``tools/call`` does; every failure is an envelope, never a raise."""
         label = name
+        record = CallRecord()
         try:
             tool = self._tools.get(name)
             if tool is None:
@@ -177,9 +190,10 @@ class FusionApp:
                 return validation_error(label, problems)
             if ctx is None and self.context_factory is not None:
                 ctx = await _resolve(self.context_factory())
-            return await self._run(served, action, params, ctx, select=select)
+            return await self._run(served, action, params, ctx, select=select, record=record)
         except Exception as exc:  # noqa: BLE001 - every failure of a call is an envelope
-            return _failure(label, exc)
+            given = [(pair[0], pair[1]) for pair in record.given]
+            return _failure(label, exc, self.expose_errors, given)
 
     def call_sync(
         self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
@@ -223,26 +237,33 @@ class FusionApp:
             return None, field_problems(exc)
 
     async def _run(
-        self, served: _Served, action: Action, params: BaseModel | None, ctx: Any, *, select: Any
+        self,
+        served: _Served,
+        action: Action,
+        params: BaseModel | None,
+        ctx: Any,
+        *,
+        select: Any,
+        record: CallRecord,
     ) -> ToolResponse:
         kwargs = _kwargs(action, params, ctx)
         finish = functools.partial(_finish, tool=served.tool, action=action, ctx=ctx, select=select)
         if served.is_async[action.key]:
-            with recording() as made:
+            with recording(record):
                 try:
                     result = await action.handler(**kwargs)
                 except SystemExit as exc:  # sys.exit() in a handler ends the call, not the server
                     raise _HandlerExitError(exc) from None
-                return finish(result, made)
+                return finish(result, record)
         outcome = await to_thread.run_sync(
-            functools.partial(_run_sync, action, kwargs, finish),
+            functools.partial(_run_sync, action, kwargs, finish, record),
             limiter=self._limiter.current(),
         )
         if isinstance(outcome, ToolResponse):
             return outcome
         # A sync callable that returned an awaitable: await it here, on the loop.
-        with recording() as made:
-            return finish(await outcome.awaitable, made)
+        with recording(record):
+            return finish(await outcome.awaitable, record)
 
 
 class _HandlerExitError(RuntimeError):
@@ -263,7 +284,8 @@ class _Pending:
 def _run_sync(
     action: Action,
     kwargs: dict[str, Any],
-    finish: Callable[[Any, Mapping[int, Any]], ToolResponse],
+    finish: Callable[[Any, CallRecord], ToolResponse],
+    record: CallRecord,
 ) -> ToolResponse | _Pending:
     """In a worker thread: the handler, then the wrap rule and the output schema.
 
@@ -271,21 +293,21 @@ def _run_sync(
     ``KeyboardInterrupt`` raised here come from the handler's own code (signals
     reach the main thread only): they end this call with an envelope.
     """
-    with recording() as made:
+    with recording(record):
         try:
             result = action.handler(**kwargs)
         except (SystemExit, KeyboardInterrupt) as exc:
             raise _HandlerExitError(exc) from None
         if inspect.isawaitable(result):
             return _Pending(result)
-        return finish(result, made)
+        return finish(result, record)
 
 
 def _finish(
-    result: Any, made: Mapping[int, Any], *, tool: Tool, action: Action, ctx: Any, select: Any
+    result: Any, record: CallRecord, *, tool: Tool, action: Action, ctx: Any, select: Any
 ) -> ToolResponse:
     """The wrap rule, then the tool's output schema (``OutputSchemaError``)."""
-    response = wrap(result, action.returns, ctx, select, made)
+    response = wrap(result, action.returns, ctx, select, record)
     if tool.output_schema is not None and "structuredContent" in response:
         try:
             tool.output_schema.model_validate(response["structuredContent"])
@@ -315,7 +337,9 @@ def _kwargs(action: Action, params: BaseModel | None, ctx: Any) -> dict[str, Any
     return kwargs
 
 
-def _failure(label: Any, exc: Exception) -> ToolResponse:
+def _failure(
+    label: Any, exc: Exception, exposure: ErrorExposure, given: Iterable[tuple[Any, Any]]
+) -> ToolResponse:
     """The ``INTERNAL_ERROR`` envelope for ``exc``; falls back to one that cannot fail.
 
     The usual envelope quotes the exception's message; if that message (or
@@ -325,7 +349,7 @@ def _failure(label: Any, exc: Exception) -> ToolResponse:
     shown = _ascii(label)
     logger.error("tool call %s failed", shown, exc_info=exc)
     try:
-        return internal_error(str(label), exc)
+        return internal_error(str(label), exc, exposure, given)
     except Exception:
         logger.exception("the INTERNAL_ERROR envelope of %s could not be written", shown)
     return tool_error(

@@ -10,7 +10,7 @@ from ._text import (
     encode_tool,
     escape_attr,
     escape_text,
-    neutralize_closing_tag,
+    neutralize_fusion_tags,
     require_unicode,
 )
 from ._ui import UiBlock
@@ -50,7 +50,7 @@ def render_ui(block: UiBlock) -> str:
     attributes = f'type="{escape_attr(block.type)}"'
     if block.meta is not None:
         attributes += block.meta.attributes()
-    content = neutralize_closing_tag(block.content)
+    content = neutralize_fusion_tags(block.content)
     return f"<{UI_TAG} {attributes}>\n{content}\n</{UI_TAG}>"
 
 

@@ -2,10 +2,15 @@
 
 ``build()`` always emits data, UI blocks, raw (embedded) blocks, directives,
 rules, suggestions — whatever order the methods were called in.
+
+A Presenter *seals* the builders it makes (:func:`seal`): their data block is
+written when the data is masked, and ``data`` returns a copy, so nothing done
+to the data afterwards reaches the wire (WIRE.md 12.4).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from typing import Any, final
 
@@ -22,7 +27,7 @@ from ._text import require_unicode
 from ._ui import UiBlock, UiMeta
 from ._view import ResponseView, Suggestion
 
-__all__ = ["ResponseBuilder", "response"]
+__all__ = ["ResponseBuilder", "response", "seal", "sealed"]
 
 SuggestionLike = Suggestion | Mapping[str, Any] | tuple[str, str]
 
@@ -31,10 +36,11 @@ SuggestionLike = Suggestion | Mapping[str, Any] | tuple[str, str]
 class ResponseBuilder:
     """A response under construction. Methods return the builder, for chaining."""
 
-    __slots__ = ("_data", "_directives", "_raw", "_rules", "_suggestions", "_ui")
+    __slots__ = ("_data", "_directives", "_raw", "_rules", "_sealed", "_suggestions", "_ui")
 
     def __init__(self, data: Any) -> None:
         self._data = data
+        self._sealed: str | None = None  # the data block, fixed by seal()
         self._ui: list[UiBlock] = []
         self._raw: list[str] = []
         self._directives: list[str] = []
@@ -43,8 +49,8 @@ class ResponseBuilder:
 
     @property
     def data(self) -> Any:
-        """The payload this builder was created with."""
-        return self._data
+        """The payload this builder was created with (a copy when a Presenter made it)."""
+        return copy.deepcopy(self._data) if self._sealed is not None else self._data
 
     def ui_block(
         self,
@@ -114,7 +120,7 @@ class ResponseBuilder:
 
     def texts(self) -> list[str]:
         """The text of every block, in the canonical order."""
-        texts = [render_data(self._data)]
+        texts = [self._sealed if self._sealed is not None else render_data(self._data)]
         texts.extend(render_ui(block) for block in self._ui)
         texts.extend(self._raw)
         if self._directives:
@@ -135,6 +141,17 @@ class ResponseBuilder:
             f"directives={len(self._directives)}, rules={len(self._rules)}, "
             f"suggestions={len(self._suggestions)})"
         )
+
+
+def seal(builder: ResponseBuilder) -> str:
+    """Write the data block now; later changes to the data never reach it."""
+    builder._sealed = render_data(builder._data)
+    return builder._sealed
+
+
+def sealed(builder: ResponseBuilder) -> tuple[Any, str] | None:
+    """``(data, data block)`` of a sealed builder, else ``None``."""
+    return None if builder._sealed is None else (builder._data, builder._sealed)
 
 
 def _require_str(value: object, method: str) -> None:

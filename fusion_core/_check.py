@@ -9,8 +9,8 @@ Rule ids:
 
 =====================  ======================================================
 ``wire-format``        the input is not a response of text blocks at all
-``data-not-json``      a data block that starts like JSON (``{``, ``[`` + a JSON
-                       value; not a TOON header) but is not JSON
+``data-not-json``      a response with ``structuredContent`` whose data block
+                       is not JSON (without it, data text is a verbatim str)
 ``envelope-malformed`` a ``<tool_error>``/``<validation_error>`` that does not
                        follow the envelope layout (or is not well-formed XML)
 ``envelope-position``  an envelope anywhere but block 0
@@ -23,15 +23,21 @@ Rule ids:
 ``malformed-block``    a block that opens a Fusion element but cannot be read
 ``unescaped-text``     ``<`` or a bare ``&`` in item or envelope text
 ``unescaped-attribute`` ``"``, ``<`` or a bare ``&`` in an attribute value
-``multi-line-item``    an item line break without the two-space continuation
+``multi-line-item``    an item line break (LF, CR, CRLF) not followed by the
+                       two-space continuation, or a continuation line that
+                       starts a Markdown block (``- x``, ``# x``, ``1. x``...)
 ``suggestion-format``  a suggestion item without ``tool: reason``
 ``ui-width``           a width other than ``full``, ``half``, ``third``
 ``ui-priority``        a priority that is not a finite number
 ``ui-attribute``       an unknown or repeated UI attribute
-``ui-closing-tag``     UI content containing its own closing tag
+``ui-closing-tag``     UI content containing its own closing tag (any case)
+``ui-fusion-tag``      UI content opening or closing another Fusion element
+                       (``<domain_rules>``, ``</TOOL_ERROR>``..., any case)
+``cdata-end``          ``]]>`` in item or envelope text
 ``fence-broken``       a fence whose body holds a backtick run as long as it
-``xml-dtd``            a DTD or entity declaration outside UI content and JSON
-                       data (where it is only a string)
+``xml-dtd``            a DTD or entity declaration in an item block or an
+                       envelope (str data, UI content and raw blocks are
+                       verbatim text, where it is only a string)
 ``character-reference`` a numeric reference that names no character
                        (``&#x110000;``) in text a reader decodes
 ``duplicate-detail``   a ``<details>`` key written twice (the mapping keeps one)
@@ -76,6 +82,7 @@ from ._parsed import (
     read_priority,
 )
 from ._safexml import parse_xml
+from ._text import bad_continuation, find_fusion_tag
 
 __all__ = ["ContractError", "Violation", "ambiguities", "check", "check_strict"]
 
@@ -83,9 +90,6 @@ _NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uff
 _BARE_AMP: Final = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);)")
 _UI_HEADER: Final = re.compile(r'<ui_passthrough((?:[ \t\n]+[A-Za-z_][\w.:-]*="[^"<]*")*)[ \t]*>\n')
 _RAW_ATTR: Final = re.compile(r'([A-Za-z_][\w.:-]*)="([^"<]*)"')
-_BREAK_NOT_CONTINUED: Final = re.compile(
-    "(?:\r\n|\r(?!\n)|[\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])(?!  )"
-)
 _FENCE_OPEN: Final = re.compile(r"(`{3,})[^`\n]*\n")
 _BACKTICKS: Final = re.compile(r"`+")
 # Possessive: a backtracking "<name[^>]*>" tried every split of a long name
@@ -223,21 +227,31 @@ class _Checker:
             self.envelope_text(0, block.text)
             self.attributes(0, block.attributes, ("action",), "<validation_error>")
         elif isinstance(block, DataBlock):
-            text = block.text
-            if text.startswith(("<tool_error", "<validation_error")):
-                self.malformed_envelope(0, text)
-            elif not block.is_json and _JSON_LIKE.match(text) and not _is_json(text):
-                self.add(
-                    0,
-                    "data-not-json",
-                    "the data block starts like JSON but is not valid JSON; send "
-                    "JSON.stringify(value, null, 2) of the data, or text that does "
-                    "not start with '{' or '['",
-                )
-            # "<!ENTITY" inside a JSON string is data; a text block that
-            # declares a DTD is an XXE or entity-bomb payload.
-            if not block.is_json:
-                self.dtd(0, text)
+            self.data(block)
+
+    def data(self, block: DataBlock) -> None:
+        """Block 0 read as data: a str goes out verbatim, so only what bytes decide.
+
+        Without ``isError`` a text that looks like an envelope is str data;
+        without ``structuredContent`` any text is (the library writes
+        ``success("{oops")`` and an HTML page verbatim).
+        """
+        parsed = self.parsed
+        text = block.text
+        if parsed.is_error is not None and text.startswith(("<tool_error", "<validation_error")):
+            self.malformed_envelope(0, text)
+        elif (
+            parsed.has_structured_content
+            and not block.is_json
+            and _JSON_LIKE.match(text)
+            and not _is_json(text)
+        ):
+            self.add(
+                0,
+                "data-not-json",
+                "the data block of a response with structuredContent starts like JSON "
+                "but is not valid JSON; send JSON.stringify(value, null, 2) of the data",
+            )
 
     def details(self, block: ToolErrorBlock) -> None:
         details = block.envelope.details
@@ -273,7 +287,17 @@ class _Checker:
                 "unescaped-text",
                 "the envelope has a bare '&'; escape it as &amp; in text and attributes",
             )
+        self.cdata_end(index, text)
         self.control(index, text)
+
+    def cdata_end(self, index: int, text: str) -> None:
+        """``]]>`` is not allowed in XML text (and attributes escape ``>``)."""
+        if "]]>" in text:
+            self.add(
+                index,
+                "cdata-end",
+                "the block holds ']]>', which XML text cannot contain; write it as ']]&gt;'",
+            )
 
     def control(self, index: int, text: str) -> None:
         found = _NOT_XML.search(text)
@@ -371,18 +395,33 @@ class _Checker:
                 f"UI priority {priority!r} is not a finite number; write a number, or omit "
                 "the attribute when there is none",
             )
-        raw_content = block.text[len(header.group()) if header else 0 :]
+        # The lenient reader (unescaped quotes) ends the header at the first ">\n".
+        start = len(header.group()) if header else block.text.find(">\n") + 2
+        raw_content = block.text[start:]
         raw_content = raw_content[: -len("\n</ui_passthrough>")]
-        if "</ui_passthrough" in raw_content:
+        self.ui_tags(index, raw_content)
+        self.fence(index, block.content)
+
+    def ui_tags(self, index: int, raw_content: str) -> None:
+        """UI content must not open or close a Fusion element, in any letter case."""
+        tag = find_fusion_tag(raw_content)
+        if tag is None:
+            return
+        if tag.group().lower() == "</ui_passthrough":
             self.add(
                 index,
                 "ui-closing-tag",
-                "the UI content contains </ui_passthrough, which ends the block early; "
-                "neutralize it as <\\/ui_passthrough",
+                f"the UI content contains {tag.group()}, which ends the block early for "
+                "case-folding readers; neutralize it as <\\/ui_passthrough",
             )
-        self.fence(index, block.content)
-        if "<!ENTITY" in raw_content.upper():
-            self.dtd(index, raw_content)
+        else:
+            name = tag.group()[1:]
+            self.add(
+                index,
+                "ui-fusion-tag",
+                f"the UI content contains {tag.group()}, which readers take for a Fusion "
+                f"element inside the block; neutralize it as <\\{name}",
+            )
 
     def fence(self, index: int, content: str) -> None:
         opening = _FENCE_OPEN.match(content)
@@ -413,16 +452,9 @@ class _Checker:
                 "unescaped-text",
                 f"{tag} item text contains '<' or a bare '&'; escape them as &lt; and &amp;",
             )
+        self.cdata_end(index, body)
         self.control(index, body)
-        for item in split_items(body[2:]):
-            if _BREAK_NOT_CONTINUED.search(item):
-                self.add(
-                    index,
-                    "multi-line-item",
-                    f"a {tag} item continues on a line without the two-space indent, which "
-                    "reads as a broken item; indent every continuation line by two spaces",
-                )
-                break
+        self.continuations(index, tag, body)
         if isinstance(block, SuggestionsBlock):
             for item in split_items(body[2:]):
                 if ": " not in item:
@@ -432,7 +464,20 @@ class _Checker:
                         f"suggestion {item[:40]!r} is not 'tool: reason'; write the tool "
                         "name, ': ', then the reason",
                     )
-        self.dtd(index, block.text)
+
+    def continuations(self, index: int, tag: str, body: str) -> None:
+        """Each item line break is followed by two spaces and text that starts no block."""
+        for item in split_items(body[2:]):
+            if bad_continuation(item) is not None:
+                self.add(
+                    index,
+                    "multi-line-item",
+                    f"a {tag} item continues on a line without the two-space indent, or on "
+                    "one that starts a Markdown block ('- x', '# x', '1. x'...), which reads "
+                    "as another item; indent continuation lines by two spaces and write a "
+                    "block-starting first character as a reference (&#x2D;)",
+                )
+                break
 
     def embed(self, index: int, block: EmbedBlock, *, in_tail: bool) -> None:
         try:
@@ -490,8 +535,7 @@ class _Checker:
                     "a raw block after <llm_directives>; raw and UI blocks go before the "
                     "directives",
                 )
-            return
-        self.dtd(index, text)
+        # Other raw blocks are verbatim text, like str data: nothing to check.
 
     def dtd(self, index: int, text: str) -> None:
         if _DTD.search(text):

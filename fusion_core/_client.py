@@ -22,15 +22,17 @@ keeps one connection open across calls.
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, final
 
-from ._errors import ServerConnectionError, ServerResultError
+from ._errors import ServerConnectionError, ServerLimitError, ServerResultError
 from ._parse import parse
 from ._parsed import ParsedResponse
+from ._stdio import Overflow, bounded_stdio
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -39,24 +41,31 @@ if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
     from mcp import Client
     from mcp.client import Transport
-    from mcp.client.stdio import StdioServerParameters
     from mcp.server.lowlevel import Server
     from mcp_types import CallToolResult
 
     from ._server import ToolApp
 
-    Target = str | StdioServerParameters | Server[Any] | Transport
+    Target = str | Server[Any] | Transport
 
 __all__ = [
     "BlockingFusionClient",
     "FusionClient",
     "ServerConnectionError",
+    "ServerLimitError",
     "ServerResultError",
     "tool_result_wire",
 ]
 
+# The client's limits, defined once here (the pytest plugin's option defaults
+# read them too). The shared size policy of fusion_core (_limits) may take
+# DEFAULT_MAX_RESPONSE_BYTES over; it bounds what one answer may cost us.
 DEFAULT_TIMEOUT: Final = 30.0
 """Seconds to wait for any one answer from the server."""
+DEFAULT_MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
+"""The largest answer (one JSON-RPC message, in bytes) read from a server: 8 MiB,
+some two million tokens, far beyond what a model can use from one tool call."""
+_SHOWN_ARGUMENTS: Final = 200  # characters of the arguments an error message repeats
 
 _PROTOCOL_KEYS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
 _SERVER_INFO_META: Final = "io.modelcontextprotocol/serverInfo"
@@ -139,6 +148,14 @@ def tool_result_wire(result: Mapping[str, Any]) -> dict[str, Any]:
     return wire
 
 
+def _describe(name: str, arguments: Mapping[str, Any] | None) -> str:
+    """``tools/call 'grow' {"n": 5}``: a call as error messages name it (arguments trimmed)."""
+    shown = json.dumps(dict(arguments or {}), ensure_ascii=False, default=repr)
+    if len(shown) > _SHOWN_ARGUMENTS:
+        shown = shown[: _SHOWN_ARGUMENTS - 1] + "…"
+    return f"tools/call {name!r} {shown}"
+
+
 @final
 class FusionClient:
     """An async MCP client returning tool definitions and results as wire dicts.
@@ -151,19 +168,48 @@ class FusionClient:
 
     ``mode`` is the SDK's protocol negotiation: ``"auto"`` (the newest version
     both sides speak), ``"legacy"`` (the initialize handshake) or a version.
-    Protocol failures (unknown method, timeouts, a dead server) raise the
-    SDK's ``MCPError``.
+    Protocol failures (unknown method, a dead server) raise the SDK's
+    ``MCPError``.
+
+    Every request is bounded: ``timeout`` seconds for its answer and
+    ``max_response_bytes`` for its size (``None`` lifts a limit). Going over
+    either raises :class:`~fusion_core.ServerLimitError` naming the call; over
+    stdio the oversized answer is not even read to its end. After that error
+    the connection may be unusable (the server can still be busy): open a new
+    client.
     """
 
-    __slots__ = ("_client", "_faults", "_label", "_mode", "_target", "_timeout")
+    __slots__ = (
+        "_client",
+        "_faults",
+        "_label",
+        "_max_bytes",
+        "_mode",
+        "_overflow",
+        "_target",
+        "_timeout",
+    )
 
     def __init__(
-        self, target: Target, *, mode: str = "auto", timeout: float | None = DEFAULT_TIMEOUT
+        self,
+        target: Target,
+        *,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
+        if timeout is not None and not timeout > 0:
+            msg = f"timeout must be a positive number of seconds or None, got {timeout!r}"
+            raise ValueError(msg)
+        if max_response_bytes is not None and not max_response_bytes > 0:
+            msg = f"max_response_bytes must be a positive int or None, got {max_response_bytes!r}"
+            raise ValueError(msg)
         self._target = target
         self._label = target if isinstance(target, str) else type(target).__qualname__
         self._mode = mode
         self._timeout = timeout
+        self._max_bytes = max_response_bytes
+        self._overflow: Overflow | None = None
         self._client: Client | None = None
         self._faults: _Faults = _Faults()
 
@@ -177,41 +223,60 @@ class FusionClient:
         errlog: TextIO | None = None,
         mode: str = "auto",
         timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> FusionClient:
         """A client for a server launched as a subprocess speaking MCP on stdio.
 
         ``command`` is a list of arguments, or one string split like a POSIX
         shell would (``shlex``); no shell runs. ``env`` is added to the SDK's
         minimal default environment (``PATH``, ``HOME``...), not to this
-        process's environment. The server's stderr goes to ``errlog`` (a file
-        with a descriptor), by default this process's stderr.
+        process's environment: pass ``env=os.environ`` for all of it. The
+        server's stderr goes to ``errlog`` (a file with a descriptor), by
+        default this process's stderr.
         """
-        from mcp.client.stdio import (  # noqa: PLC0415 - mcp is slow to import
-            StdioServerParameters,
-            stdio_client,
-        )
+        from mcp.client.stdio import get_default_environment  # noqa: PLC0415 - slow import
 
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv or not all(isinstance(arg, str) for arg in argv):
             msg = f"a stdio server command needs a program and str arguments, got {command!r}"
             raise ValueError(msg)
-        parameters = StdioServerParameters(
-            command=argv[0], args=argv[1:], cwd=cwd, env=dict(env) if env is not None else None
+        # The limit applies to the bytes as they arrive, before any is parsed.
+        overflow = Overflow(max_response_bytes if max_response_bytes is not None else sys.maxsize)
+        transport = bounded_stdio(
+            argv,
+            env={**get_default_environment(), **(env or {})},
+            cwd=cwd,
+            errlog=sys.stderr if errlog is None else errlog,
+            overflow=overflow,
         )
-        transport = stdio_client(parameters, errlog=sys.stderr if errlog is None else errlog)
-        client = cls(transport, mode=mode, timeout=timeout)
+        client = cls(transport, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes)
         client._label = shlex.join(argv)
+        client._overflow = overflow
         return client
 
     @classmethod
     def http(
-        cls, url: str, *, mode: str = "auto", timeout: float | None = DEFAULT_TIMEOUT
+        cls,
+        url: str,
+        *,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> FusionClient:
-        """A client for a streamable HTTP server, e.g. ``http://127.0.0.1:8000/mcp``."""
+        """A client for a streamable HTTP server, e.g. ``http://127.0.0.1:8000/mcp``.
+
+        An answer streamed as server-sent events stops at ``max_response_bytes``
+        as it arrives; a plain JSON answer is measured once received.
+        """
+        from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+
         if not url.startswith(("http://", "https://")):
             msg = f"a streamable HTTP server needs an http:// or https:// URL, got {url!r}"
             raise ValueError(msg)
-        return cls(url, mode=mode, timeout=timeout)
+        transport = streamable_http_client(url, max_sse_event_size=max_response_bytes)
+        client = cls(transport, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes)
+        client._label = url
+        return client
 
     @classmethod
     def in_memory(
@@ -220,6 +285,7 @@ class FusionClient:
         *,
         mode: str = "auto",
         timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> FusionClient:
         """A client for an app (served with ``build_server``) or SDK server in this process.
 
@@ -234,6 +300,7 @@ class FusionClient:
             server if isinstance(server, Server) else build_server(server),
             mode=mode,
             timeout=timeout,
+            max_response_bytes=max_response_bytes,
         )
 
     async def __aenter__(self) -> Self:
@@ -293,7 +360,7 @@ class FusionClient:
         cursor: str | None = None
         for _ in range(_MAX_PAGES):
             params = PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            page = await self._request(ListToolsRequest(params=params))
+            page = await self._request(ListToolsRequest(params=params), "tools/list")
             tools.extend(page.get("tools", []))
             cursor = page.get("nextCursor")
             if cursor is None:
@@ -315,7 +382,7 @@ class FusionClient:
                 name=name, arguments=dict(arguments) if arguments is not None else None
             )
         )
-        result = await self._request(request)
+        result = await self._request(request, _describe(name, arguments))
         if result.get("resultType", "complete") != "complete" or not isinstance(
             result.get("content"), list
         ):
@@ -345,15 +412,33 @@ class FusionClient:
 
         return CallToolResult.model_validate(await self.call(name, arguments), by_name=False)
 
-    async def _request(self, request: Any) -> dict[str, Any]:
-        """Send one request; return its result dict as received (after protocol checks)."""
-        from pydantic import RootModel  # noqa: PLC0415 - only the connected path needs it
+    async def _request(self, request: Any, call: str) -> dict[str, Any]:
+        """Send one request; return its result dict as received (after protocol checks).
 
-        # A root model of a plain dict: the SDK checks the result against the
-        # protocol version's schema, then hands the JSON object over unmodelled.
+        ``call`` names the request in the error raised when it goes over a limit.
+        """
+        import anyio  # noqa: PLC0415 - only the connected path needs it
+        from mcp.shared.exceptions import MCPError  # noqa: PLC0415
+        from mcp_types import REQUEST_TIMEOUT  # noqa: PLC0415
+        from pydantic import RootModel  # noqa: PLC0415
+
         session = self.sdk_client.session
-        sent = self._faults.race(session.send_request(request, RootModel[dict[str, Any]]))
-        raw = await sent
+        try:
+            # Our own deadline as well as the SDK's read timeout: it covers the
+            # whole request, whatever the protocol version does in rounds.
+            with anyio.fail_after(self._timeout):
+                # A root model of a plain dict: the SDK checks the result against
+                # the protocol version's schema, then hands the JSON over unmodelled.
+                sent = self._faults.race(session.send_request(request, RootModel[dict[str, Any]]))
+                raw = await sent
+        except TimeoutError:
+            raise self._timed_out(call) from None
+        except MCPError as exc:
+            if self._overflow is not None and self._overflow.tripped:
+                raise self._too_large(call, self._overflow.received) from exc
+            if exc.code == REQUEST_TIMEOUT:
+                raise self._timed_out(call) from exc
+            raise
         if raw is None:
             method = getattr(request, "method", "the request")
             msg = (
@@ -361,7 +446,28 @@ class FusionClient:
                 f"(not a JSON-RPC message of this protocol): {self._faults.last}"
             )
             raise ServerResultError(msg, result={})
+        if self._max_bytes is not None:
+            size = len(json.dumps(raw.root, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+            if size > self._max_bytes:
+                raise self._too_large(call, size)
         return raw.root
+
+    def _timed_out(self, call: str) -> ServerLimitError:
+        limit = self._timeout or 0.0
+        msg = (
+            f"{call} on {self._label!r} got no answer within {limit:g} s; "
+            "if the server needs longer, raise timeout= (None waits forever)"
+        )
+        return ServerLimitError(msg, call=call, kind="timeout", limit=limit)
+
+    def _too_large(self, call: str, received: int) -> ServerLimitError:
+        limit = self._max_bytes or 0
+        msg = (
+            f"{call} on {self._label!r} answered with more than {limit:,} bytes "
+            f"({received:,} read); if such answers are intended, raise "
+            "max_response_bytes= (None reads any size)"
+        )
+        return ServerLimitError(msg, call=call, kind="size", limit=limit, received=received)
 
     def __repr__(self) -> str:
         state = "connected" if self._client is not None else "not connected"
@@ -400,18 +506,36 @@ class BlockingFusionClient:
         errlog: TextIO | None = None,
         mode: str = "auto",
         timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> BlockingFusionClient:
         """See :meth:`FusionClient.stdio`."""
         return cls(
-            FusionClient.stdio(command, cwd=cwd, env=env, errlog=errlog, mode=mode, timeout=timeout)
+            FusionClient.stdio(
+                command,
+                cwd=cwd,
+                env=env,
+                errlog=errlog,
+                mode=mode,
+                timeout=timeout,
+                max_response_bytes=max_response_bytes,
+            )
         )
 
     @classmethod
     def http(
-        cls, url: str, *, mode: str = "auto", timeout: float | None = DEFAULT_TIMEOUT
+        cls,
+        url: str,
+        *,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> BlockingFusionClient:
         """See :meth:`FusionClient.http`."""
-        return cls(FusionClient.http(url, mode=mode, timeout=timeout))
+        return cls(
+            FusionClient.http(
+                url, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes
+            )
+        )
 
     @classmethod
     def in_memory(
@@ -420,9 +544,14 @@ class BlockingFusionClient:
         *,
         mode: str = "auto",
         timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> BlockingFusionClient:
         """See :meth:`FusionClient.in_memory`."""
-        return cls(FusionClient.in_memory(server, mode=mode, timeout=timeout))
+        return cls(
+            FusionClient.in_memory(
+                server, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes
+            )
+        )
 
     def __enter__(self) -> Self:
         from anyio.from_thread import start_blocking_portal  # noqa: PLC0415

@@ -16,6 +16,7 @@
     ├── AppLoadError(ImportError)      a "pkg.module:app" spec that leads to no app
     ├── ServerConnectionError(ConnectionError)  the client could not reach a server
     └── ServerResultError(RuntimeError)  a server answered with no tool result
+        └── ServerLimitError           a call went over the client's timeout or size limit
 
 Each error carries the offending object (``value``) and, where it applies, the
 JSON path of that object inside the data (``path``, e.g. ``$.rows[3].amount``),
@@ -36,6 +37,7 @@ __all__ = [
     "OutputSchemaError",
     "SerializationError",
     "ServerConnectionError",
+    "ServerLimitError",
     "ServerResultError",
     "SizeLimitError",
     "UIError",
@@ -145,6 +147,26 @@ class ServerResultError(FusionError, RuntimeError):
     def __init__(self, message: str, *, result: Mapping[str, Any]) -> None:
         super().__init__(message)
         self.result = result
+
+
+class ServerLimitError(ServerResultError):
+    """A call got no answer within the timeout, or an answer larger than the size limit.
+
+    ``call`` names the request (tool and arguments), ``limit`` is the limit
+    that was reached (seconds for ``kind == "timeout"``, bytes for
+    ``kind == "size"``) and ``received`` how many bytes had arrived (size
+    only). The message says which constructor argument raises the limit; the
+    pytest plugin names its own option instead.
+    """
+
+    def __init__(
+        self, message: str, *, call: str, kind: str, limit: float, received: int | None = None
+    ) -> None:
+        super().__init__(message, result={})
+        self.call = call
+        self.kind = kind
+        self.limit = limit
+        self.received = received
 
 
 class ServerConnectionError(FusionError, ConnectionError):

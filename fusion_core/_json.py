@@ -40,7 +40,15 @@ import orjson
 from ._errors import CycleError, NestingError, SerializationError
 from ._numbers import int_text, js_number, require_int_digits
 
-__all__ = ["MAX_DEPTH", "child_path", "is_canonical_json", "require_plain", "to_json", "to_plain"]
+__all__ = [
+    "MAX_DEPTH",
+    "child_path",
+    "is_canonical_json",
+    "require_plain",
+    "stable_repr",
+    "to_json",
+    "to_plain",
+]
 
 MAX_DEPTH: Final = 512
 """Deepest nesting of arrays and objects the encoders accept."""
@@ -359,6 +367,23 @@ def child_path(path: str, key: object) -> str:
     return f'{path}["{escaped}"]'
 
 
+def stable_repr(value: Any) -> str:
+    """``repr`` with set members sorted, so an error message is the same in every process.
+
+    A set's own repr follows hash order, which ``PYTHONHASHSEED`` changes.
+    """
+    if isinstance(value, set | frozenset):
+        members = ", ".join(sorted(stable_repr(member) for member in value))
+        kind = type(value).__qualname__
+        if not value:
+            return f"{kind}()"
+        return f"{{{members}}}" if type(value) is set else f"{kind}({{{members}}})"
+    if type(value) is tuple:
+        members = ", ".join(stable_repr(member) for member in value)
+        return f"({members},)" if len(value) == 1 else f"({members})"
+    return repr(value)
+
+
 def _key_text(key: Any, path: str) -> str:
     """Object keys: str as is, int in decimal, Enum by its str/int value."""
     if isinstance(key, enum.Enum):
@@ -368,8 +393,8 @@ def _key_text(key: Any, path: str) -> str:
     if isinstance(key, int) and not isinstance(key, bool):
         return int_text(key, path)
     raise SerializationError(
-        f"object key {key!r} is a {type(key).__qualname__}; JSON object keys must be str "
-        "(or int, written in decimal)",
+        f"object key {stable_repr(key)} is a {type(key).__qualname__}; "
+        "JSON object keys must be str (or int, written in decimal)",
         path=path,
         value=key,
     )

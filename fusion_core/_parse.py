@@ -10,10 +10,12 @@ library builds (``ResponseView`` equality compares wire meaning).
 
 How the blocks are read (the layout rule, shared with :func:`check`):
 
-1. Block 0 is the data block, unless it is a well-formed ``<tool_error>`` or
-   ``<validation_error>`` envelope (then the view's ``data`` is ``None``). A
-   block that starts like an envelope but is malformed is read as data, and
-   ``check()`` reports it.
+1. Block 0 is the data block, unless the response sets ``isError`` (true,
+   or false for a ``severity="warning"`` envelope) and the block is a
+   well-formed ``<tool_error>`` or ``<validation_error>`` envelope (then the
+   view's ``data`` is ``None``). A block that starts like an envelope but is
+   malformed is read as data, and ``check()`` reports it when ``isError`` is
+   set.
 2. Then a run of ``<ui_passthrough ...>`` blocks: the UI blocks.
 3. The tail: if a top-level ``<llm_directives>`` block exists (child
    Presenters never emit one), the tail starts at the first such block;
@@ -36,10 +38,18 @@ What bytes cannot say, and the parser's answer:
   thing on the wire but put those blocks in different fields.
 * **TOON.** ``toon_success`` text is read as a str (TOON is not
   self-describing; ``a: 1`` is also plain text).
-* **Suggestions.** ``- tool: reason`` splits at the first ``": "``: a tool
-  name containing ``": "`` cannot be told apart.
-* **Envelope or text.** A str data block that is itself a well-formed
-  ``<tool_error>`` envelope reads as an envelope.
+* **Suggestions.** ``- tool: reason`` splits at the first ``": "``; the
+  writer puts ``": "`` in a tool name as ``:&#x20;``, so its output is
+  unambiguous (another server's may not be).
+* **Items.** An item's continuation lines (after LF, CR or CRLF, once
+  references are decoded) lose their two-space indent and then one
+  backslash, if any: the writer adds one before a line that would start a
+  Markdown block or starts with a backslash (``_text.continue_lines``).
+* **Envelope or text.** Every envelope sets ``isError`` and no data
+  response does, so that flag decides: ``success("<tool_error>...")`` (no
+  ``isError``) reads back as its str data, whatever the text looks like.
+  Block 0 is never read as UI, rules or any other block: data text that
+  looks like one is data.
 
 Input is bounded by the one size policy of ``_limits``: whatever the writer
 writes (up to ``MAX_RESPONSE_SIZE`` characters of text) is read, from JSON
@@ -77,7 +87,7 @@ from ._parsed import (
     ValidationErrorBlock,
     ValidationField,
 )
-from ._text import decode_item, restore_closing_tag, unescape
+from ._text import decode_item, restore_fusion_tags, unescape
 from ._ui import UiBlock
 from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
@@ -343,7 +353,7 @@ def read_ui(text: str) -> UiBlockText | None:
     if match.end() > end or not any(name == "type" for name, _ in attributes):
         return None
     content = text[match.end() : end]
-    return UiBlockText(text, attributes, restore_closing_tag(content))
+    return UiBlockText(text, attributes, restore_fusion_tags(content))
 
 
 def _item_body(text: str, tag: str) -> str | None:
@@ -491,10 +501,22 @@ def _at(index: int, read: Callable[[str], _Read], texts: Sequence[str]) -> _Read
         raise exc.in_block(index) from None
 
 
-def _layout(texts: Sequence[str], *, structured: bool) -> tuple[list[Block], int, int]:
+def read_first(texts: Sequence[str], *, enveloped: bool, structured: bool) -> Block:
+    """Block 0: an envelope only in a response that sets ``isError``, else data.
+
+    Every envelope the library (and the reference) writes sets ``isError``
+    (``false`` for a ``severity="warning"`` one), and no data response does,
+    so a str data that is itself envelope text reads back as data.
+    """
+    envelope = _at(0, read_envelope, texts) if enveloped else None
+    return envelope or read_data(texts[0], structured=structured)
+
+
+def _layout(
+    texts: Sequence[str], *, structured: bool, enveloped: bool = True
+) -> tuple[list[Block], int, int]:
     """Type every block by the layout rule; return blocks, UI end, tail start."""
-    envelope = _at(0, read_envelope, texts)
-    first: Block = envelope or read_data(texts[0], structured=structured)
+    first = read_first(texts, enveloped=enveloped, structured=structured)
     blocks: list[Block] = [first]
     count = len(texts)
     index = 1
@@ -586,7 +608,9 @@ def parse(source: object) -> ParsedResponse:
             raise WireFormatError(msg)
         structured = "structuredContent" in wire
         structured_content = wire.get("structuredContent")
-        blocks, ui_end, tail_start = _layout(texts, structured=structured)
+        blocks, ui_end, tail_start = _layout(
+            texts, structured=structured, enveloped=is_error is not None
+        )
         view = _view(blocks, structured_content)
     except WireFormatError:
         raise

@@ -13,22 +13,31 @@ Envelopes (the reference's layouts, the ``tcall-*`` goldens):
 The wrap rule (WIRE.md section 9) with the egress firewall (section 12.4):
 whatever a handler returns is read by one rule, and when its action has a
 Presenter the Presenter's schema decides what reaches the wire on every path.
-Data a Presenter made during this call (recorded by identity) passes as is;
-anything else — a hand-made builder, ``success(rows)``, a raw value — goes
-through the Presenter, keeping the blocks the handler added.
+No mutable object is trusted: a data block the action's Presenter *wrote*
+during this call (an immutable str, sealed when the data was masked) passes
+as is; anything else — a hand-made builder, ``success(rows)``, TOON, a raw
+value, a builder's data changed after the Presenter made it — goes through
+the Presenter, keeping the blocks the handler added. An error response is
+written again from its envelope, so its text is the envelope's and nothing
+else; data marked as an error is masked like any data.
+
+The ``INTERNAL_ERROR`` envelope says as much of the exception as the app's
+``expose_errors`` allows (``fusion_core._redact``, ``docs/errors.md``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from pydantic import ValidationError
 
-from ._builder import ResponseBuilder
-from ._helpers import success, success_structured, tool_error, toon_success
+from ._builder import ResponseBuilder, sealed
+from ._helpers import _envelope_response, success, success_structured, tool_error, toon_success
 from ._numbers import js_scalar
-from ._presenter import Presenter, select_keys
+from ._presenter import CallRecord, Presenter, select_keys
+from ._redact import ErrorExposure, exception_text
 from ._response import ToolResponse, origin_of, view_of
 from ._text import escape_attr, escape_text
 from ._view import ErrorEnvelope, ResponseView, ValidationFailure, ValidationField
@@ -117,11 +126,21 @@ def unknown_action(action: str, actions: Sequence[str]) -> ToolResponse:
     )
 
 
-def internal_error(label: str, exc: BaseException) -> ToolResponse:
-    """A handler or Presenter failure: the message only, never a traceback."""
+def internal_error(
+    label: str,
+    exc: BaseException,
+    exposure: ErrorExposure = "message",
+    given: Iterable[tuple[Any, Any]] = (),
+) -> ToolResponse:
+    """A handler or Presenter failure: as much as ``exposure`` allows, never a traceback.
+
+    ``given`` are the ``(data, masked)`` pairs Presenters saw during the call:
+    the values they dropped are removed from the message.
+    """
     # An exception without a message says so with an empty message, as the
     # reference does (``[tool/action] ``); the label still says where it failed.
-    return tool_error("INTERNAL_ERROR", f"[{label}] {exc}", suggestion=RETRY_HINT)
+    message = exception_text(exc, exposure, given)
+    return tool_error("INTERNAL_ERROR", f"[{label}] {message}", suggestion=RETRY_HINT)
 
 
 def sent(value: Any) -> str:
@@ -203,7 +222,7 @@ def wrap(
     presenter: Presenter[Any] | None,
     ctx: Any,
     select: Sequence[str] | None,
-    made: Mapping[int, tuple[Presenter[Any], Any]],
+    record: CallRecord,
 ) -> ToolResponse:
     """The one wrap rule, with the Presenter applied on every path."""
     if result is None:
@@ -215,27 +234,41 @@ def wrap(
             return result.build()
         return success(result)
     if isinstance(result, ResponseBuilder):
-        data, view = result.data, result.view()
-    elif isinstance(result, ToolResponse):
-        view = view_of(result)
-        if view.error is not None or result.is_error:
-            return result
-        origin = origin_of(result)
-        data = origin[0] if origin is not None else view.data
-    else:
+        seal = sealed(result)
+        if seal is not None and record.made_by(presenter, seal[1]):
+            return result.build() if not select else _narrowed(seal[1], result.view(), select)
+        data = seal[0] if seal is not None else result.data
+        return _extras(presenter.make(data, ctx, select), result.view()).build()
+    if not isinstance(result, ToolResponse):
         return presenter.make(result, ctx, select).build()
-    entry = made.get(id(data))
-    trusted = entry is not None and entry[0] is presenter and entry[1] is data
-    if isinstance(result, ToolResponse):
-        if "structuredContent" in result:
-            return result if trusted else success_structured(presenter.mask(data))
-        origin = origin_of(result)
-        if origin is not None:  # TOON: encode the masked data again, same options
-            masked = select_keys(data if trusted else presenter.mask(data), select or ())
-            return result if trusted and not select else toon_success(masked, **origin[1])
-    if trusted:
-        if not select and isinstance(result, ToolResponse):
-            return result
-        builder = ResponseBuilder(select_keys(data, select or ()))
-        return _extras(builder, view).build()
-    return _extras(presenter.make(data, ctx, select), view).build()
+    view = view_of(result)
+    if view.error is not None or view.validation is not None or result.is_error:
+        return _error_again(result, presenter, ctx)
+    origin = origin_of(result)
+    if origin is not None:  # TOON: encode the masked data again, same options
+        return toon_success(select_keys(presenter.mask(origin[0]), select or ()), **origin[1])
+    if "structuredContent" in result:
+        return success_structured(presenter.mask(view.data))
+    texts = result.texts
+    if texts and record.made_by(presenter, result["content"][0]["text"]):
+        return result if not select else _narrowed(texts[0], view, select)
+    return _extras(presenter.make(view.data, ctx, select), view).build()
+
+
+def _narrowed(text: str, view: ResponseView, select: Sequence[str]) -> ToolResponse:
+    """A Presenter's data block narrowed to ``select``: read from the sealed text itself."""
+    return _extras(ResponseBuilder(select_keys(json.loads(text), select)), view).build()
+
+
+def _error_again(result: ToolResponse, presenter: Presenter[Any], ctx: Any) -> ToolResponse:
+    """An error response written again from its view: the envelope, or masked data."""
+    view = view_of(result)
+    if view.data is None:
+        if view.error is not None:
+            return _envelope_response(view.error)
+        if view.validation is not None:
+            fields = [(field.name, field.message) for field in view.validation.fields]
+            return validation_error(view.validation.action or "", fields)
+        return ToolResponse([], view=ResponseView(), is_error=True)
+    built = _extras(presenter.make(view.data, ctx), view).build()
+    return ToolResponse(built.texts, view=view_of(built), is_error=True)

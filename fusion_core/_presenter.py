@@ -16,9 +16,15 @@
    item's value, as item rules do (the reference's behaviour); a missing or
    ``None`` value gives only the child's static rules.
 
-Every Presenter also records what it produced during a pipeline call, so the
-app can tell its own (already masked) output from data that still has to go
-through the schema (:func:`recording`).
+The egress firewall (WIRE.md 12.4) does not trust objects by identity: the
+builder ``make()`` returns is *sealed* — its data block is written as soon as
+the data is masked, before any callback runs, and ``builder.data`` is a copy —
+so nothing done to the data afterwards reaches the wire. During a pipeline
+call every Presenter records (:func:`recording`) the data blocks it wrote (an
+immutable ``str``, so the app can tell a response a Presenter built from one
+it must mask) and the data it was given (so an error text can be cleaned of
+the values it dropped, ``fusion_core._redact``). A validation error names
+fields and positions, never a value, a dict key or a tag it was given.
 """
 
 from __future__ import annotations
@@ -31,13 +37,14 @@ from typing import Any, Generic, TypeAlias, TypeVar, final
 
 from pydantic import BaseModel, ValidationError
 
-from ._builder import ResponseBuilder, SuggestionLike
+from ._builder import ResponseBuilder, SuggestionLike, seal
 from ._errors import FusionError
+from ._redact import describe_validation_error, safe_path, schema_names
 from ._schema import Mask
 from ._ui import UiBlock, summary
 from ._view import Suggestion
 
-__all__ = ["FieldError", "Presenter", "PresenterValidationError"]
+__all__ = ["CallRecord", "FieldError", "Presenter", "PresenterValidationError"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -60,8 +67,11 @@ class PresenterValidationError(FusionError, ValueError):
 
     ``presenter`` is the Presenter's name, ``errors`` the problems in schema
     order, ``index`` the position of the offending item when the data was a
-    list (only the first offending item is reported). Field values are never
-    quoted, so the message cannot leak the data it rejects.
+    list (only the first offending item is reported). No value of the data is
+    quoted — not a field's value, a dict key, an undeclared key nor a
+    discriminator's tag: a path shows the names the schema declares and list
+    positions (any other part is ``*``), and a message that could quote the
+    data (a validator's own text) is replaced by a fixed one.
     """
 
     def __init__(self, presenter: str, errors: Sequence[FieldError], index: int | None) -> None:
@@ -76,33 +86,36 @@ class PresenterValidationError(FusionError, ValueError):
 
 
 def _field_errors(
-    error: ValidationError, *, skip_index: bool
+    error: ValidationError, names: frozenset[str], *, skip_index: bool
 ) -> tuple[int | None, list[FieldError]]:
-    """Errors of the first offending item, paths joined with dots.
+    """Errors of the first offending item, paths joined with dots, no data quoted.
 
-    Unrecognized keys of one object are one error at the object's path
-    (``(root)`` at the top), ``Unrecognized keys: "a", "b"``, as the
-    reference words it; the keys are names the caller sent, not values.
+    A path shows the names the schema declares and list positions (any other
+    part, such as a dict key, is ``*``); messages that could quote the data
+    are replaced (``fusion_core._redact``). Unrecognized keys of one object
+    are one error at the object's path (``(root)`` at the top),
+    ``Unrecognized keys: "a", "b"``, as the reference words it: those are
+    key names, not values.
     """
     found: list[FieldError] = []
     unknown: dict[str, list[str]] = {}
     first_index: int | None = None
-    for detail in error.errors(include_url=False, include_input=False):
-        loc = detail["loc"]
+    for loc, kind, message in describe_validation_error(error):
+        where = loc
         if skip_index and loc and isinstance(loc[0], int):
             if first_index is None:
                 first_index = loc[0]
             if loc[0] != first_index:
                 continue
-            loc = loc[1:]
-        if detail["type"] == "extra_forbidden" and loc:
-            parent = ".".join(str(part) for part in loc[:-1]) or "(root)"
+            where = loc[1:]
+        if kind == "extra_forbidden" and where:
+            parent = safe_path(where[:-1], names)
             if parent not in unknown:
                 unknown[parent] = []
                 found.append(FieldError(parent, ""))
-            unknown[parent].append(str(loc[-1]))
+            unknown[parent].append(str(where[-1]))
             continue
-        found.append(FieldError(".".join(str(part) for part in loc) or "(root)", detail["msg"]))
+        found.append(FieldError(safe_path(where, names), message))
     return first_index, [
         FieldError(e.path, _unrecognized(unknown[e.path])) if not e.message else e for e in found
     ]
@@ -125,20 +138,33 @@ def default_truncation(omitted: int, shown: int) -> UiBlock:
     )
 
 
-# Objects (by id) that Presenters produced during the current pipeline call.
-_RECORD: ContextVar[dict[int, tuple[Presenter[Any], Any]] | None] = ContextVar(
-    "fusion_presenter_record", default=None
-)
+@final
+class CallRecord:
+    """What Presenters did during one pipeline call.
+
+    ``blocks`` maps ``id(text)`` of every data block a Presenter wrote to
+    ``(presenter, text)`` (holding the str keeps its id unique); ``given``
+    holds ``[data given, data masked]`` pairs (``None`` until masked).
+    """
+
+    __slots__ = ("blocks", "given")
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, tuple[Presenter[Any], str]] = {}
+        self.given: list[list[Any]] = []
+
+    def made_by(self, presenter: Presenter[Any], text: object) -> bool:
+        """Whether ``presenter`` wrote this very data block during the call."""
+        entry = self.blocks.get(id(text))
+        return entry is not None and entry[0] is presenter and entry[1] is text
+
+
+_RECORD: ContextVar[CallRecord | None] = ContextVar("fusion_presenter_record", default=None)
 
 
 @contextlib.contextmanager
-def recording() -> Iterator[dict[int, tuple[Presenter[Any], Any]]]:
-    """Record, for the duration of a call, the masked data every Presenter makes.
-
-    Maps ``id(data)`` to ``(presenter, data)``; holding the object keeps its id
-    unique until the record is dropped.
-    """
-    record: dict[int, tuple[Presenter[Any], Any]] = {}
+def recording(record: CallRecord) -> Iterator[CallRecord]:
+    """Record into ``record``, for the duration of a call, what every Presenter does."""
     token = _RECORD.set(record)
     try:
         yield record
@@ -182,6 +208,7 @@ class Presenter(Generic[M]):
         "_collection_ui",
         "_embeds",
         "_mask",
+        "_names",
         "_on_truncate",
         "_rules",
         "_suggest",
@@ -218,6 +245,7 @@ class Presenter(Generic[M]):
         self.name = name
         self.schema = schema
         self._mask = Mask(schema) if schema is not None else None
+        self._names: frozenset[str] | None = None
         self._rules = rules if callable(rules) else _static(rules, "rules")
         self._collection_rules = (
             collection_rules if callable(collection_rules) else _static(collection_rules, "rules")
@@ -251,13 +279,20 @@ class Presenter(Generic[M]):
         try:
             return self._mask.many(data) if many else self._mask.one(data)
         except ValidationError as exc:
-            index, errors = _field_errors(exc, skip_index=many)
+            if self._names is None:
+                self._names = schema_names(self._mask.model.__pydantic_core_schema__)
+            index, errors = _field_errors(exc, self._names, skip_index=many)
             raise PresenterValidationError(self.name, errors, index) from None
 
     def make(
         self, data: Any, ctx: Any = None, select: Sequence[str] | None = None
     ) -> ResponseBuilder:
-        """The response for ``data``, as a builder a handler can add to."""
+        """The response for ``data``, as a (sealed) builder a handler can add to."""
+        return self._make(data, ctx, select, sealed=True)
+
+    def _make(
+        self, data: Any, ctx: Any, select: Sequence[str] | None, *, sealed: bool
+    ) -> ResponseBuilder:
         truncation: UiBlock | None = None
         if isinstance(data, tuple):
             data = list(data)
@@ -270,12 +305,18 @@ class Presenter(Generic[M]):
                 if self._on_truncate is not None
                 else default_truncation(omitted, shown)
             )
-        validated = self.mask(data)
-        wire = select_keys(validated, select) if select else validated
         record = _RECORD.get()
+        given = [data, None]
         if record is not None:
-            record[id(wire)] = (self, wire)
+            record.given.append(given)
+        validated = self.mask(data)
+        given[1] = validated
+        wire = select_keys(validated, select) if select else validated
         builder = ResponseBuilder(wire)
+        if sealed:  # before any callback can touch the data
+            text = seal(builder)
+            if record is not None:
+                record.blocks[id(text)] = (self, text)
         if truncation is not None:
             builder.ui_block(truncation)
         self._add_ui(builder, validated, ctx, is_list=is_list)
@@ -306,7 +347,11 @@ class Presenter(Generic[M]):
         item = (data[0] if data else None) if is_list else data
         for key, child in self._embeds.items():
             value = item.get(key) if isinstance(item, Mapping) else None
-            texts = child.static_blocks() if value is None else child.make(value, ctx).texts()[1:]
+            texts = (
+                child.static_blocks()
+                if value is None
+                else child._make(value, ctx, None, sealed=False).texts()[1:]
+            )
             for text in texts:
                 builder.raw_block(text)
 

@@ -10,8 +10,9 @@ same way. Validating into plain dicts costs a fraction of that and gives what
 
 * undeclared keys are dropped (``extra="allow"`` keeps them after the fields,
   ``extra="forbid"`` rejects them), output keys follow the schema's order;
-* fields with ``Field(exclude=True)`` are left out of the derived schema, so
-  they are neither validated nor returned (they could never be sent anyway);
+* fields with ``Field(exclude=True)`` are validated like any field (so a key
+  of that name can never come back as an ``extra="allow"`` field) and then
+  dropped from the result;
 * a field whose default is ``pydantic.MISSING`` is omitted when absent
   (the equivalent of an optional key in JSON Schema); other defaults are filled;
 * output keys are field names, as ``model_dump()`` writes them; input keys are
@@ -20,39 +21,58 @@ same way. Validating into plain dicts costs a fraction of that and gives what
   as its value, ...): when the schema holds types whose Python value is not
   already JSON, the derived schema's serializer converts them in one pass.
 
-Models whose behaviour lives in Python code — field or model validators,
-serializers, computed fields, ``Annotated`` validator functions, custom
-``__init__``, root models — cannot be mirrored by a derived schema; for those
-the mask falls back to real model validation and ``model_dump(mode="json")``
-(correct, and slower). ``Mask.fast`` says which path a model gets.
+The derivation is an *allow-list*: it walks the whole core schema (fields,
+their types, nested models, definitions and references, unions, lists and
+dicts of models) and accepts only node types it mirrors exactly. Anything
+else — a serializer anywhere (``PlainSerializer``, ``WrapSerializer``, a type
+that serializes itself, ``model_serializer``), validator functions, computed
+fields, dataclasses, custom types, ``exclude_if``, serialization by alias,
+custom ``__init__``, root models — sends the model to the *model path*: real
+model validation and ``model_dump(mode="json")`` (correct, and slower).
+``Mask.fast`` says which path a model gets, ``Mask.reason`` why.
+
+The fast path is only ever an optimization of the model path: data it
+rejects (a model instance, an ORM object read ``from_attributes``, a value
+of the wrong type) goes through the model path, whose result or error is the
+answer. ``tests/properties/test_mask_properties.py`` checks on generated
+models that both paths give the same bytes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, Literal, final
 
 from pydantic import BaseModel, PydanticUserError, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
 
-from ._json import to_plain
-
 __all__ = ["Mask"]
 
 # Leaf types whose validated Python value already is its JSON form (to_json
-# writes them exactly as model_dump(mode="json") would).
-_JSON_NATIVE: Final = frozenset({"str", "int", "float", "bool", "none", "literal", "any"})
-_PASSTHROUGH: Final = frozenset(
-    {
-        "date", "datetime", "time", "timedelta", "decimal", "uuid", "enum", "bytes",
-        "url", "multi-host-url", "complex", "is-instance", "is-subclass", "callable",
-        "json", "generator", "invalid",
-    }
+# writes them exactly as model_dump(mode="json") would: inf and NaN as null).
+_JSON_NATIVE: Final = frozenset({"str", "int", "float", "bool", "none"})
+# Leaf types whose value the derived schema's serializer turns into JSON, the
+# way the model's serializer would (``any`` by inference, like the model).
+_CONVERTED: Final = frozenset(
+    {"date", "datetime", "time", "timedelta", "decimal", "uuid", "enum", "bytes", "url",
+     "multi-host-url", "complex", "any"}
 )  # fmt: skip
-_CHILD_KEYS: Final = (
-    "schema", "items_schema", "keys_schema", "values_schema", "lax_schema",
-    "strict_schema", "json_schema", "python_schema", "extras_schema",
+# Containers the walk descends into; every other node type takes the model path.
+_CONTAINERS: Final = frozenset(
+    {"list", "dict", "set", "frozenset", "tuple", "nullable", "default", "union",
+     "tagged-union", "definitions", "definition-ref", "model"}
+)  # fmt: skip
+_CHILD_KEYS: Final = ("schema", "items_schema", "keys_schema", "values_schema")
+# Decorators that put Python code on a model's validation or serialization.
+_DECORATORS: Final = (
+    "validators", "field_validators", "root_validators", "field_serializers",
+    "model_serializers", "model_validators", "computed_fields",
+)  # fmt: skip
+# Model-field keys the derived schema mirrors; any other key takes the model path.
+_FIELD_KEYS: Final = frozenset(
+    {"type", "schema", "validation_alias", "serialization_alias", "serialization_exclude",
+     "frozen", "metadata"}
 )  # fmt: skip
 
 
@@ -63,95 +83,193 @@ class _Unsupported(Exception):  # noqa: N818 - internal control flow, never esca
 class _Deriver:
     """Rewrites a model's core schema into an equivalent typed-dict schema."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, for_serializer: bool = False) -> None:
         self.json_native = True
+        # The serializer's schema leaves hidden fields out: the validated
+        # dicts no longer hold them.
+        self.for_serializer = for_serializer
+        # Hidden fields of the root model: dropped by the Mask in one Python
+        # loop over the rows, cheaper than an after-validator call per row.
+        self.root_hidden: tuple[tuple[str, bool], ...] = ()  # (name, always present)
+
+    def convert_root(self, schema: Any) -> Any:
+        """Convert a model's own core schema (its root model node handled by the Mask)."""
+        if schema.get("type") == "model":
+            return self._model(schema, root=True)
+        return self.convert(schema)
 
     def convert(self, schema: Any) -> Any:
-        kind = schema["type"]
-        if kind == "model":
-            return self._model(schema)
-        if kind.startswith("function-") or kind in {"model-fields", "dataclass", "call"}:
-            raise _Unsupported(kind)
-        if kind in _PASSTHROUGH:
+        kind = schema.get("type")
+        if "serialization" in schema:
+            raise _Unsupported(f"a serializer on a {kind} schema")
+        if kind in _JSON_NATIVE:
+            return schema
+        if kind == "literal":
+            self.json_native = self.json_native and all(
+                value is None or type(value) in {str, int, bool} for value in schema["expected"]
+            )
+            return schema
+        if kind in _CONVERTED:
             self.json_native = False
             return schema
-        if kind in _JSON_NATIVE or kind == "definition-ref":
-            return schema
-        if kind in {"set", "frozenset", "tuple", "tagged-union", "union"}:
-            # to_json sorts sets and pydantic keeps tuple/union members' types:
-            # let the serializer write them.
+        if kind not in _CONTAINERS:
+            raise _Unsupported(f"a {kind} schema")
+        if kind == "model":
+            return self._model(schema)
+        if kind in {"set", "frozenset", "tuple", "union", "tagged-union"}:
+            # to_json sorts sets; tuple and union members keep their own types:
+            # the serializer writes them as the model would.
             self.json_native = self.json_native and kind not in {"set", "frozenset"}
         out = dict(schema)
         for key in _CHILD_KEYS:
-            if key in out and isinstance(out[key], dict):
-                out[key] = self.convert(out[key])
+            child = out.get(key)
+            if isinstance(child, dict):
+                out[key] = self.convert(child)
         if kind == "definitions":
             out["definitions"] = [self.convert(item) for item in schema["definitions"]]
         elif kind == "union":
+            if any(_holds_model(c) for c in schema["choices"]):
+                # Smart-mode unions of models pick members by rules of their own,
+                # and a serializer can confuse members: the model path decides.
+                raise _Unsupported("a union of models")
             out["choices"] = [
                 (self.convert(c[0]), c[1]) if isinstance(c, tuple) else self.convert(c)
                 for c in schema["choices"]
             ]
         elif kind == "tagged-union":
             out["choices"] = {tag: self.convert(c) for tag, c in schema["choices"].items()}
-        elif kind in {"chain"}:
-            out["steps"] = [self.convert(step) for step in schema["steps"]]
         elif kind == "tuple":
             out["items_schema"] = [self.convert(item) for item in schema["items_schema"]]
         return out
 
-    def _model(self, schema: Any) -> Any:
+    def _model(self, schema: Any, *, root: bool = False) -> Any:
         cls = schema["cls"]
+        name = cls.__qualname__
         decorators = cls.__pydantic_decorators__
-        if (
-            schema.get("custom_init")
-            or schema.get("root_model")
-            or schema.get("post_init")
-            or any(
-                getattr(decorators, name)
-                for name in (
-                    "validators",
-                    "field_validators",
-                    "root_validators",
-                    "field_serializers",
-                    "model_serializers",
-                    "model_validators",
-                    "computed_fields",
-                )
-            )
-        ):
-            raise _Unsupported(cls.__qualname__)
+        if schema.get("custom_init") or schema.get("root_model") or schema.get("post_init"):
+            raise _Unsupported(f"{name} has a custom __init__, a root or a post-init hook")
+        if any(getattr(decorators, attr) for attr in _DECORATORS):
+            raise _Unsupported(f"{name} has validators, serializers or computed fields")
         inner = schema["schema"]
         if inner["type"] != "model-fields" or inner.get("computed_fields"):
-            raise _Unsupported(cls.__qualname__)
+            raise _Unsupported(f"{name} is not a plain model")
+        config = dict(schema.get("config") or {})
+        if config.get("serialize_by_alias"):
+            raise _Unsupported(f"{name} serializes by alias")
+        extra: Literal["allow", "forbid", "ignore"] = (
+            config.pop("extra_fields_behavior", None) or inner.get("extra_behavior") or "ignore"
+        )
+        if extra == "allow" and any("validation_alias" in f for f in inner["fields"].values()):
+            # model_dump lets an extra key named like an aliased field replace it.
+            raise _Unsupported(f"{name} allows extra keys and has aliases")
         fields: dict[str, Any] = {}
-        for name, field in inner["fields"].items():
-            if field.get("serialization_exclude") or field.get("serialization_exclude_if"):
-                continue  # hidden: never validated, never returned
-            field_schema = field["schema"]
-            required = True
-            if field_schema["type"] == "default":
-                required = False
-                if field_schema.get("default") is _missing_sentinel():
-                    field_schema = field_schema["schema"]
-                    if field_schema["type"] == "missing-sentinel":
-                        field_schema = field_schema["schema"]
-            fields[name] = cs.typed_dict_field(
-                self.convert(field_schema),
+        hidden: list[tuple[str, bool]] = []
+        for field_name, field in inner["fields"].items():
+            if not _FIELD_KEYS.issuperset(field):
+                raise _Unsupported(f"{name}.{field_name} has {sorted(set(field) - _FIELD_KEYS)}")
+            field_schema, required = self._field_schema(field["schema"])
+            exclude = bool(field.get("serialization_exclude"))
+            if exclude:
+                if self.for_serializer:
+                    continue
+                # Present after validation unless its default is MISSING.
+                hidden.append((field_name, required or field_schema["type"] == "default"))
+            fields[field_name] = cs.typed_dict_field(
+                field_schema,
                 required=required,
                 validation_alias=field.get("validation_alias"),
+                serialization_exclude=exclude or None,
             )
-        config = dict(schema.get("config") or {})
-        extra: Literal["allow", "forbid", "ignore"] = (
-            config.pop("extra_fields_behavior", None) or "ignore"
-        )
-        return cs.typed_dict_schema(
+        extras_schema = inner.get("extras_schema")
+        if extra == "allow":
+            # Extra values are serialized like the model does: by their schema,
+            # or by inference without one.
+            self.json_native = False
+            if extras_schema is not None:
+                extras_schema = self.convert(extras_schema)
+        typed: Any = cs.typed_dict_schema(
             fields,
             extra_behavior=extra,
             config=cs.CoreConfig(**config),  # type: ignore[typeddict-item]
-            ref=schema.get("ref"),
-            extras_schema=inner.get("extras_schema"),
+            extras_schema=extras_schema,
+            # A root model node is referenced by nothing (recursion makes the root
+            # a definitions schema): no ref, which validates a little faster.
+            ref=None if hidden or root else schema.get("ref"),
         )
+        if hidden and root:
+            self.root_hidden = tuple(hidden)
+        elif hidden:
+            # Validated like the model validates them, then dropped: a hidden
+            # field is never an "extra" key and never leaves the mask.
+            typed = cs.no_info_after_validator_function(
+                _dropper(tuple(name for name, _required in hidden)), typed, ref=schema.get("ref")
+            )
+        return typed
+
+    def _field_schema(self, schema: Any) -> tuple[Any, bool]:
+        """The field's converted schema and whether the key is required."""
+        if schema["type"] != "default":
+            return self.convert(schema), True
+        if "serialization" in schema:
+            raise _Unsupported("a serializer on a default")
+        if schema.get("default") is _missing_sentinel():
+            # Omitted when absent: an optional key of the typed dict.
+            inner = schema["schema"]
+            if inner["type"] == "missing-sentinel":
+                inner = inner["schema"]
+            return self.convert(inner), False
+        return self.convert(schema), False
+
+
+def _holds_model(schema: Any) -> bool:
+    """Whether a (possibly nested) schema holds a model or a reference to one."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple | list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") in {"model", "definition-ref", "typed-dict", "dataclass"}:
+                return True
+            stack.extend(v for k, v in node.items() if k not in {"default", "metadata"})
+    return False
+
+
+def _dropper(keys: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """An after-validator that removes the hidden ``keys`` from a validated dict."""
+
+    def drop(value: dict[str, Any]) -> dict[str, Any]:
+        for key in keys:
+            value.pop(key, None)
+        return value
+
+    return drop
+
+
+def _root_dropper(
+    hidden: tuple[tuple[str, bool], ...],
+) -> Callable[[Iterable[dict[str, Any]]], None] | None:
+    """A loop removing the root model's hidden fields from validated rows."""
+    if not hidden:
+        return None
+    if len(hidden) == 1 and hidden[0][1]:
+        only = hidden[0][0]
+
+        def drop_one(items: Iterable[dict[str, Any]]) -> None:
+            for item in items:  # always there after validation: del is the cheapest
+                del item[only]
+
+        return drop_one
+
+    def drop(items: Iterable[dict[str, Any]]) -> None:
+        for item in items:
+            for key, present in hidden:
+                if present:
+                    del item[key]
+                else:
+                    item.pop(key, None)
+
+    return drop
 
 
 def _missing_sentinel() -> Any:
@@ -160,15 +278,38 @@ def _missing_sentinel() -> Any:
     return MISSING
 
 
+def _own_dump(model: type[BaseModel]) -> bool:
+    """The model (or a base below BaseModel) overrides how it dumps itself."""
+    return any(
+        "model_dump" in klass.__dict__ or "__get_pydantic_core_schema__" in klass.__dict__
+        for klass in model.__mro__
+        if klass is not BaseModel and issubclass(klass, BaseModel)
+    )
+
+
 @final
 class Mask:
     """Validate data against a pydantic model and keep only what it declares.
 
     ``one(value)`` masks a single object, ``many(values)`` a list of them.
-    Both raise ``pydantic.ValidationError`` when the data does not fit.
+    Both raise ``pydantic.ValidationError`` when the data does not fit (the
+    model's own error). ``fast`` says whether the derived schema is used,
+    ``reason`` why not.
     """
 
-    __slots__ = ("_dump_many", "_dump_one", "_many", "_one", "fast", "model", "root_keys")
+    __slots__ = (
+        "_drop",
+        "_dump_many",
+        "_dump_one",
+        "_many",
+        "_one",
+        "_slow_many",
+        "_slow_one",
+        "fast",
+        "model",
+        "reason",
+        "root_keys",
+    )
 
     def __init__(self, model: type[BaseModel]) -> None:
         candidate: object = model
@@ -191,57 +332,70 @@ class Mask:
         self.root_keys: tuple[str, ...] = tuple(
             name for name, info in model.model_fields.items() if not info.exclude
         )
+        adapters: list[TypeAdapter[Any]] = []  # built on first use: it costs a schema build
+
+        def slow_many(values: Any) -> Any:
+            if not adapters:
+                adapters.append(TypeAdapter(list[model]))  # type: ignore[valid-type]
+            return adapters[0].dump_python(adapters[0].validate_python(values), mode="json")
+
+        self._slow_one: Callable[[Any], Any] = lambda value: model.model_validate(
+            value
+        ).model_dump(mode="json")
+        self._slow_many: Callable[[Any], Any] = slow_many
         self._dump_one: Callable[[Any], Any] | None = None
         self._dump_many: Callable[[Any], Any] | None = None
+        self._one: Callable[[Any], Any] | None = None
+        self._many: Callable[[Any], Any] | None = None
+        self.fast = False
+        self.reason: str | None = None
+        self._drop: Callable[[Iterable[dict[str, Any]]], None] | None = None
         deriver = _Deriver()
         try:
-            item = deriver.convert(model.__pydantic_core_schema__)
-        except _Unsupported:
-            adapter = TypeAdapter(list[model])  # type: ignore[valid-type]
-            self.fast = False
-            self._one = lambda value: model.model_validate(value).model_dump(mode="json")
-            self._many = lambda values: adapter.dump_python(
-                adapter.validate_python(values), mode="json"
+            if _own_dump(model):
+                raise _Unsupported(f"{model.__qualname__} overrides model_dump or its schema")
+            item_schema: CoreSchema = deriver.convert_root(model.__pydantic_core_schema__)
+            many_schema = cs.list_schema(item_schema)
+            one_validator, many_validator = (
+                SchemaValidator(item_schema),
+                SchemaValidator(many_schema),
             )
+        except _Unsupported as exc:
+            self.reason = str(exc)
             return
         self.fast = True
-        item_schema: CoreSchema = item
-        many_schema = cs.list_schema(item_schema)
-        self._one = SchemaValidator(item_schema).validate_python
-        self._many = SchemaValidator(many_schema).validate_python
+        self._drop = _root_dropper(deriver.root_hidden)
+        self._one, self._many = one_validator.validate_python, many_validator.validate_python
         if not deriver.json_native:
-            one_ser, many_ser = SchemaSerializer(item_schema), SchemaSerializer(many_schema)
+            written = _Deriver(for_serializer=True).convert(model.__pydantic_core_schema__)
+            one_ser = SchemaSerializer(written)
+            many_ser = SchemaSerializer(cs.list_schema(written))
             self._dump_one = lambda value: one_ser.to_python(value, mode="json")
             self._dump_many = lambda value: many_ser.to_python(value, mode="json")
 
     def one(self, value: Any) -> dict[str, Any]:
-        """Mask one object (a mapping, a model instance or a dataclass)."""
-        result = _retry_plain(self._one, value)
+        """Mask one object (a mapping, a model instance, an object read by attributes)."""
+        if self._one is None:
+            return self._slow_one(value)  # type: ignore[no-any-return]
+        try:
+            result = self._one(value)
+        except ValidationError:
+            return self._slow_one(value)  # type: ignore[no-any-return]
+        if self._drop is not None:
+            self._drop((result,))
         return self._dump_one(result) if self._dump_one is not None else result  # type: ignore[no-any-return]
 
     def many(self, values: Sequence[Any]) -> list[dict[str, Any]]:
         """Mask a list of objects in one validator call."""
-        result = _retry_plain(self._many, values)
+        if self._many is None:
+            return self._slow_many(values)  # type: ignore[no-any-return]
+        try:
+            result = self._many(values)
+        except ValidationError:
+            return self._slow_many(values)  # type: ignore[no-any-return]
+        if self._drop is not None:
+            self._drop(result)
         return self._dump_many(result) if self._dump_many is not None else result  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return f"Mask({self.model.__qualname__}, fast={self.fast})"
-
-
-def _retry_plain(validate: Callable[[Any], Any], value: Any) -> Any:
-    """Validate; if that fails, retry once on the plain JSON form of the value.
-
-    The derived schema reads mappings; objects such as model instances and
-    dataclasses (often a handler's ORM rows) are converted only when needed,
-    so plain dict rows pay nothing.
-    """
-    try:
-        return validate(value)
-    except ValidationError as first:
-        try:
-            plain = to_plain(value)
-        except (TypeError, ValueError):
-            raise first from None
-        if plain == value:
-            raise
-        return validate(plain)

@@ -16,7 +16,13 @@ Lengths count characters (code points), so a file mangled by newline
 conversion is detected, not silently misread. The file is UTF-8, written as
 bytes (lone surrogates with ``surrogatepass``). :func:`diff_snapshots`
 explains a mismatch block by block, naming each block's kind and showing
-CR characters visibly.
+CR and invisible characters visibly (``␍``, ``⟨U+200B⟩``).
+
+A foreign server's ``structuredContent`` may hold what our own writers
+refuse, such as an int of more than 4,300 digits (past CPython's default
+conversion limit): the snapshot stores it digit for digit all the same,
+converting in chunks below the limit, and reads it back exactly. Data nested
+too deep for the JSON module raises :class:`~fusion_core.SerializationError`.
 """
 
 from __future__ import annotations
@@ -24,10 +30,11 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import secrets
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ._errors import WireFormatError
+from ._errors import SerializationError, WireFormatError
 from ._parse import parse
 from ._parsed import (
     DataBlock,
@@ -40,7 +47,14 @@ from ._parsed import (
     ValidationErrorBlock,
 )
 
-__all__ = ["block_kinds", "diff_snapshots", "dump_snapshot", "load_snapshot"]
+__all__ = [
+    "block_kinds",
+    "diff_snapshots",
+    "dump_snapshot",
+    "load_snapshot",
+    "show_invisible",
+    "visible_lines",
+]
 
 MAGIC: Final = "fusion-wire-snapshot 1"
 # Counts have at most 12 digits (a snapshot is far below a terabyte): int()
@@ -83,7 +97,7 @@ def dump_snapshot(wire: Mapping[str, Any], kinds: list[str] | None = None) -> st
     if "isError" in wire:
         lines.append(f"isError: {json.dumps(wire['isError'])}\n")
     if "structuredContent" in wire:
-        body = json.dumps(wire["structuredContent"], ensure_ascii=False, indent=2)
+        body = _dump_json(wire["structuredContent"])
         lines.append(f"structuredContent · {len(body)} chars\n{body}\n")
     texts = [block.get("text", "") for block in wire.get("content", [])]
     kinds = block_kinds(wire) if kinds is None else kinds
@@ -127,10 +141,133 @@ def load_snapshot(text: str) -> dict[str, Any]:
     return wire
 
 
+# CPython converts ints of at most this many digits to and from text; larger
+# ones go through in chunks of this size (the limit is process-global and
+# may be lowered, never below 640, by whoever embeds us).
+_CHUNK: Final = 600
+_CHUNK_BITS: Final = 1900  # 2**1900 < 10**600: such an int always converts at once
+
+
+def _int_digits(value: int) -> str:
+    """The decimal digits of any int, whatever ``sys.set_int_max_str_digits`` says."""
+    if value.bit_length() <= _CHUNK_BITS:
+        return int.__repr__(value)
+    sign, value = ("-", -value) if value < 0 else ("", value)
+    chunks: list[str] = []
+    base = 10**_CHUNK
+    while value >= base:
+        value, low = divmod(value, base)
+        chunks.append(int.__repr__(low).zfill(_CHUNK))
+    chunks.append(int.__repr__(value))
+    return sign + "".join(reversed(chunks))
+
+
+def _read_int(text: str) -> int:
+    """The int of a JSON integer literal of any length (the inverse of ``_int_digits``)."""
+    if len(text) <= _CHUNK:
+        return int(text)
+    negative = text.startswith("-")
+    digits = text[1:] if negative else text
+    value = 0
+    head = len(digits) % _CHUNK or _CHUNK
+    value = int(digits[:head])
+    for start in range(head, len(digits), _CHUNK):
+        value = value * 10**_CHUNK + int(digits[start : start + _CHUNK])
+    return -value if negative else value
+
+
+def _huge_ints(value: Any, found: list[int]) -> Any:
+    """``value`` with every int too long to print at once replaced by a ``_Marker``.
+
+    Containers on the way are copied (the caller's data is never changed);
+    iterative, so depth costs no recursion here.
+    """
+    if not _has_huge_int(value):
+        return value
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    seen: set[int] = set()  # a cycle is left in place: json then names it
+    while stack:
+        parent, key = stack.pop()
+        item = parent[key]
+        if isinstance(item, dict | list | tuple):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+        if isinstance(item, int) and not isinstance(item, bool):
+            if item.bit_length() > _CHUNK_BITS:
+                found.append(item)
+                parent[key] = _Marker(len(found) - 1)
+        elif isinstance(item, dict):
+            parent[key] = copy = dict(item)
+            stack.extend((copy, child) for child in copy)
+        elif isinstance(item, list | tuple):
+            parent[key] = listed = list(item)
+            stack.extend((listed, index) for index in range(len(listed)))
+    return root[0]
+
+
+def _has_huge_int(value: Any) -> bool:
+    """Whether ``value`` holds a long int (a container met twice is not walked again)."""
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, int) and not isinstance(item, bool):
+            if item.bit_length() > _CHUNK_BITS:
+                return True
+        elif isinstance(item, dict | list | tuple) and id(item) not in seen:
+            seen.add(id(item))
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    return False
+
+
+class _Marker:
+    """Where ``found[index]`` goes; json hands it to ``default``."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+def _dump_json(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=2)``, for ints of any length too.
+
+    Long ints are written as placeholder strings, then replaced by their
+    digits; a placeholder holds a NUL (which JSON always escapes, so no
+    string of the data prints as it) and a random token, and is checked to
+    occur exactly once.
+    """
+    found: list[int] = []
+    replaced = _huge_ints(value, found)
+    token = secrets.token_hex(8)
+
+    def placeholder(item: object) -> str:
+        if isinstance(item, _Marker):
+            return f"\0{token}:{item.index}"
+        msg = f"a {type(item).__qualname__} has no JSON form"
+        raise SerializationError(msg, path="$.structuredContent", value=item)
+
+    try:
+        body = json.dumps(replaced, ensure_ascii=False, indent=2, default=placeholder)
+    except RecursionError:
+        msg = "structuredContent is nested too deep to store in a snapshot"
+        raise SerializationError(msg, path="$.structuredContent", value=None) from None
+    except ValueError as error:  # a container that contains itself
+        msg = f"structuredContent cannot be stored: {error}"
+        raise SerializationError(msg, path="$.structuredContent", value=None) from None
+    for index, number in enumerate(found):
+        quoted = json.dumps(f"\0{token}:{index}", ensure_ascii=False)
+        if body.count(quoted) != 1:  # pragma: no cover - a 64-bit random token collided
+            return _dump_json(value)
+        body = body.replace(quoted, _int_digits(number))
+    return body
+
+
 def _json_at(text: str, start: int, end: int, what: str) -> Any:
     """The JSON value of ``text[start:end]``, or ``WireFormatError`` saying where."""
     try:
-        return json.loads(text[start:end])
+        return json.loads(text[start:end], parse_int=_read_int)
     except (ValueError, RecursionError):
         msg = f"snapshot damaged near character {start}: {what} is not JSON"
         raise WireFormatError(msg) from None
@@ -146,12 +283,40 @@ def _expect_newline(text: str, position: int) -> int:
     return position + 1
 
 
-def _visible_lines(text: str, *, mark_end: bool) -> list[str]:
-    """Diff lines with CR shown as ␍; a missing final newline marked on request."""
-    lines = text.splitlines(keepends=True)
-    shown = [
-        (line[:-1] if line.endswith("\n") else line).replace("\r", "␍") + "\n" for line in lines
-    ]
+# Characters a reviewer cannot see or tell apart from a space: controls (tab
+# included), format characters (zero-width, bidi, BOM, soft hyphen), spaces
+# other than U+0020, line and paragraph separators, fillers, variation
+# selectors and lone surrogates. CR has its own mark. The emoji and text
+# presentation selectors (U+FE0E, U+FE0F) are left alone: they change how
+# the glyph before them looks, and emoji-rich rules would drown in marks.
+_INVISIBLE: Final = re.compile(
+    "[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\xa0\xad\u034f\u061c\u115f\u1160\u1680"
+    "\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164"
+    "\ud800-\udfff\ufe00-\ufe0d\ufeff\uffa0\ufff9-\ufffb"
+    "\U000e0000-\U000e0fff]"
+)
+
+
+_LINE: Final = re.compile(r"[^\n]*\n|[^\n]+\Z")
+
+
+def _mark(match: re.Match[str]) -> str:
+    return f"⟨U+{ord(match.group()):04X}⟩"
+
+
+def show_invisible(text: str) -> str:
+    """``text`` with CR as ``␍`` and every invisible character as ``⟨U+XXXX⟩``."""
+    return _INVISIBLE.sub(_mark, text.replace("\r", "␍"))
+
+
+def visible_lines(text: str, *, mark_end: bool) -> list[str]:
+    """Diff lines with CR and invisible characters shown; a missing final newline marked.
+
+    Every line ends with one line feed; with ``mark_end``, a last line without
+    one ends in ``⏎ (no newline at end)``.
+    """
+    lines = _LINE.findall(text)
+    shown = [show_invisible(line[:-1] if line.endswith("\n") else line) + "\n" for line in lines]
     if mark_end and lines and not lines[-1].endswith("\n"):
         shown[-1] = shown[-1][:-1] + "⏎ (no newline at end)\n"
     return shown
@@ -191,8 +356,8 @@ def diff_snapshots(
             out.append(f"block {index} ({kind}): {state}\n")
         mark_end = (before or "").endswith("\n") != (after or "").endswith("\n")
         lines = difflib.unified_diff(
-            _visible_lines(before or "", mark_end=mark_end),
-            _visible_lines(after or "", mark_end=mark_end),
+            visible_lines(before or "", mark_end=mark_end),
+            visible_lines(after or "", mark_end=mark_end),
             fromfile=f"{labels[0]} block {index} ({kind})",
             tofile=f"{labels[1]} block {index} ({kind})",
         )

@@ -5,20 +5,28 @@ reference wherever its output was already right, and every one has an exact
 inverse (used by the parser), so the wire stays lossless:
 
 * ``escape_text`` — element text: ``&`` → ``&amp;``, ``<`` → ``&lt;`` (as the
-  reference's own error envelopes do), CR as ``&#xD;`` (XML readers turn a raw
-  one into LF), and characters XML 1.0 cannot carry (C0 controls but tab/LF/CR,
-  lone surrogates, U+FFFE/U+FFFF) as ``&#xHH;`` character references — legal
-  in XML 1.1 (but for NUL), read back exactly by :func:`unescape`.
+  reference's own error envelopes do), the ``>`` of ``]]>`` as ``&gt;`` (XML
+  text never holds ``]]>``), CR as ``&#xD;`` (XML readers turn a raw one into
+  LF), and characters XML 1.0 cannot carry (C0 controls but tab/LF/CR, lone
+  surrogates, U+FFFE/U+FFFF) as ``&#xHH;`` character references — legal in
+  XML 1.1 (but for NUL), read back exactly by :func:`unescape`.
 * ``escape_attr`` — attribute values: the five XML characters, plus the same
   character references, and tab, LF, CR, NEL and the Unicode line and
   paragraph separators as references too (XML readers turn raw ones into
   spaces, and they would split a tag over lines).
-* ``encode_item`` — one bullet item: escaped text whose every line break is
-  followed by a two-space continuation indent, so a newline can never start
-  a new ``- `` item.
-* ``neutralize_closing_tag`` — UI content: ``</ui_passthrough`` gains one
-  backslash (``<\\/ui_passthrough``), as does every already-backslashed form,
-  so content cannot close its own block and the change is reversible.
+* ``encode_item`` — one bullet item: every line break is followed by a
+  two-space continuation indent, and a continuation line that would start a
+  CommonMark block gets a backslash first (see :func:`continue_lines`), so a
+  newline can start neither a new ``- `` item nor a nested one; then escaped.
+* ``neutralize_fusion_tags`` — UI content: every opening or closing tag of a
+  Fusion element (:data:`FUSION_ELEMENTS`, any letter case) gains one
+  backslash after its ``<`` (``<\\/ui_passthrough``, ``<\\Domain_Rules``), as
+  does every already-backslashed form, so content can neither close its own
+  block nor open another, and the change is reversible.
+
+Line breaks are those of CommonMark: LF, CR and CRLF. U+2028, U+2029, NEL,
+VT and FF are ordinary characters to a Markdown reader (VT and FF are
+escaped in XML text anyway, as XML cannot carry them).
 """
 
 from __future__ import annotations
@@ -27,32 +35,72 @@ import re
 from typing import Final
 
 __all__ = [
+    "FUSION_ELEMENTS",
     "LINE_BREAK",
+    "bad_continuation",
+    "continue_lines",
     "decode_item",
     "encode_item",
     "encode_tool",
     "escape_attr",
     "escape_text",
-    "neutralize_closing_tag",
+    "find_fusion_tag",
+    "neutralize_fusion_tags",
     "require_unicode",
-    "restore_closing_tag",
+    "restore_fusion_tags",
     "unescape",
 ]
 
 _NOT_XML: Final = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
-_TEXT_SPECIAL: Final = re.compile("[&<\r]|" + _NOT_XML)
+_TEXT_SPECIAL: Final = re.compile("[&<\r]|(?<=]])>|" + _NOT_XML)
 _ATTR_SPECIAL: Final = re.compile("[&<>\"'\t\n\r\x85\u2028\u2029]|" + _NOT_XML)
 _NAMED: Final = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
 _ENTITY: Final = re.compile(r"&(amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);")
 _ENTITY_CHARS: Final = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 
-LINE_BREAK: Final = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-"""Everything ``str.splitlines`` (and so a reader) treats as a line break."""
+LINE_BREAK: Final = re.compile("\r\n|\r|\n")
+"""A CommonMark line ending: LF, CR or CRLF."""
 
-_CONTINUATION: Final = re.compile("(\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])  ")
+# A line that would start a CommonMark block inside a list item: indentation
+# (a nested item, indented code), a bullet or thematic break (- + * _), an
+# ordered item (1. 1)), a heading (#), a setext underline (= -), a block
+# quote (>), a fence (` ~), an HTML block (<), a table row or delimiter
+# (| :-), a link reference definition ([). A backslash goes before its first
+# character (a CommonMark escape, or a plain backslash before a space or a
+# digit: either way no structure), and before a first backslash, so that
+# the one after the indent is always ours and decoding just drops it.
+_BLOCK_START: Final = r"[ \t\-+*_#=>`~<|\[\\]|:(?=-)|[0-9](?=[0-9]{0,8}[.)])"
+_CONTINUE: Final = re.compile(r"(\r\n|\r|\n)(?:(?=(" + _BLOCK_START + "))|)")
+_CONTINUATION: Final = re.compile(r"(\r\n|\r|\n)  \\?")
+_BLANK_SECOND_LINE: Final = re.compile(r"(?:\r\n|\r|\n)  (?=[\r\n]|\Z)")
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-_CLOSING_TAG: Final = re.compile(r"<(\\*)/ui_passthrough")
-_ESCAPED_CLOSING_TAG: Final = re.compile(r"<\\(\\*)/ui_passthrough")
+
+FUSION_ELEMENTS: Final = (
+    "action",
+    "action_suggestions",
+    "available_actions",
+    "detail",
+    "details",
+    "domain_rules",
+    "field",
+    "llm_directives",
+    "message",
+    "recovery",
+    "retry_after",
+    "tool_error",
+    "ui_passthrough",
+    "validation_error",
+)
+"""Every element name the Fusion format writes: blocks and envelope parts."""
+
+_NAMES: Final = "|".join(sorted(FUSION_ELEMENTS, key=len, reverse=True))
+# "<", backslashes, "/"?, a Fusion name in any case, and no further word
+# character (so "<details>" and "<Domain_Rules\n>" match, "<actions>" does
+# not). IGNORECASE also folds U+017F and U+212A; neutralizing those too is
+# harmless, because the change is reversible.
+_FUSION_TAG: Final = re.compile(r"<(\\*/?(?:" + _NAMES + r"))(?!\w)", re.IGNORECASE)
+_NEUTRAL_TAG: Final = re.compile(r"<\\(\\*/?(?:" + _NAMES + r"))(?!\w)", re.IGNORECASE)
+_RAW_FUSION_TAG: Final = re.compile(r"</?(?:" + _NAMES + r")(?!\w)", re.IGNORECASE)
 
 
 def require_unicode(text: str, what: str) -> str:
@@ -82,7 +130,7 @@ def _reference(match: re.Match[str]) -> str:
 
 
 def escape_text(text: str) -> str:
-    """Escape element text: ``&``, ``<`` and characters XML cannot carry."""
+    """Escape element text: ``&``, ``<``, ``]]>`` and characters XML cannot carry."""
     return _TEXT_SPECIAL.sub(_reference, text)
 
 
@@ -109,12 +157,43 @@ def unescape(text: str) -> str:
     return _ENTITY.sub(_unreference, text)
 
 
+# ------------------------------------------------------------ bullet items
+
+
+def _continuation(match: re.Match[str]) -> str:
+    return match.group(1) + ("  " if match.group(2) is None else "  \\")
+
+
+def continue_lines(text: str) -> str:
+    r"""Indent every line after the first by two spaces, so it stays in its item.
+
+    A continuation line whose text would start a CommonMark block (a list
+    item, heading, quote, fence, thematic break, setext underline, HTML block,
+    table row, or indentation), or that starts with a backslash, gets a
+    backslash first (``- x`` → ``\- x``), which CommonMark never reads as
+    structure; so does a blank second line after an empty first one (the
+    item would end there). Text without line breaks is returned unchanged.
+    """
+    if "\n" not in text and "\r" not in text:
+        return text
+    continued = _CONTINUE.sub(_continuation, text)
+    # An item that begins with a blank line ends at a second blank line
+    # (CommonMark), and its later lines would leave the list: such a second
+    # line gets the backslash too, which decoding drops like any other.
+    blank = _BLANK_SECOND_LINE.match(continued)
+    if blank is not None:
+        continued = continued[: blank.end()] + "\\" + continued[blank.end() :]
+    return continued
+
+
 def encode_item(text: str) -> str:
-    """One bullet item's text: escaped, with continuation lines indented."""
-    escaped = escape_text(text)
-    if LINE_BREAK.search(escaped) is None:
-        return escaped
-    return LINE_BREAK.sub(lambda match: match.group() + "  ", escaped)
+    """One bullet item's text: safe continuation lines, then escaped.
+
+    Lines are continued before escaping, so the text is safe both as the
+    bytes read it and as an XML reader gives it back (``&lt;div>`` and
+    ``&#xD;`` decoded to ``<div>`` and CR).
+    """
+    return escape_text(continue_lines(text))
 
 
 def encode_tool(text: str) -> str:
@@ -132,24 +211,63 @@ def _line_break(match: re.Match[str]) -> str:
 
 
 def decode_item(encoded: str) -> str:
-    """Invert :func:`encode_item`."""
+    """Invert :func:`encode_item` (and :func:`encode_tool`)."""
+    text = unescape(encoded)
     # A callable replacement, and none at all without a continuation: a str
     # template (r"\1") costs ten times more per item, and more as items grow
     # in number, which made reading many-item blocks superlinear.
-    if "  " in encoded:
-        encoded = _CONTINUATION.sub(_line_break, encoded)
-    return unescape(encoded)
+    if "  " in text:
+        text = _CONTINUATION.sub(_line_break, text)
+    return text
 
 
-def neutralize_closing_tag(content: str) -> str:
-    """Make UI content unable to close its block; identity for most content."""
-    if "/ui_passthrough" not in content:
+def bad_continuation(encoded: str) -> int | None:
+    """Index of the first line break of an item not followed by a safe continuation.
+
+    A continuation is two spaces and then text that starts no CommonMark
+    block. Both the bytes and their XML reading (``unescape``) are checked;
+    ``None`` when every line break is followed by a safe continuation.
+    """
+    for text in (encoded, unescape(encoded)):
+        if _BLANK_SECOND_LINE.match(text):
+            return 0
+        for match in LINE_BREAK.finditer(text):
+            end = match.end()
+            if not text.startswith("  ", end) or _UNSAFE_LINE.match(text, end + 2):
+                return match.start()
+    return None
+
+
+_UNSAFE_LINE: Final = re.compile(r"[ \t\-+*_#=>`~<|\[]|:-|[0-9]{1,9}[.)]")
+
+
+# --------------------------------------------------------------- UI content
+
+
+def _backslashed(match: re.Match[str]) -> str:
+    return "<\\" + match.group(1)
+
+
+def _unbackslashed(match: re.Match[str]) -> str:
+    return "<" + match.group(1)
+
+
+def neutralize_fusion_tags(content: str) -> str:
+    """Make UI content unable to close its block or open another; identity for most content."""
+    if "<" not in content:
         return content
-    return _CLOSING_TAG.sub(lambda match: "<\\" + match.group(1) + "/ui_passthrough", content)
+    return _FUSION_TAG.sub(_backslashed, content)
 
 
-def restore_closing_tag(content: str) -> str:
-    """Invert :func:`neutralize_closing_tag`."""
-    if "/ui_passthrough" not in content:
+def restore_fusion_tags(content: str) -> str:
+    """Invert :func:`neutralize_fusion_tags`."""
+    if "<\\" not in content:
         return content
-    return _ESCAPED_CLOSING_TAG.sub(lambda match: "<" + match.group(1) + "/ui_passthrough", content)
+    return _NEUTRAL_TAG.sub(_unbackslashed, content)
+
+
+def find_fusion_tag(content: str) -> re.Match[str] | None:
+    """The first opening or closing tag of a Fusion element (any case) in ``content``."""
+    if "<" not in content:
+        return None
+    return _RAW_FUSION_TAG.search(content)

@@ -41,7 +41,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ._errors import CycleError, FusionError, NestingError, SerializationError
-from ._json import MAX_DEPTH, child_path
+from ._json import MAX_DEPTH, child_path, stable_repr
 from ._numbers import js_number
 from ._toon_v4 import encode_toon_v4
 
@@ -233,7 +233,8 @@ class _Encoder:
             return encoded
         if not isinstance(name, str):
             raise SerializationError(
-                f"object key {name!r} is a {type(name).__qualname__}; TOON keys must be str",
+                f"object key {stable_repr(name)} is a {type(name).__qualname__}; "
+                "TOON keys must be str",
                 path=path,
                 value=name,
             )

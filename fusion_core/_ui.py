@@ -17,7 +17,7 @@ from typing import Any, Final, Literal, get_args
 from ._errors import UIError
 from ._json import to_json
 from ._numbers import js_string_of_number
-from ._text import LINE_BREAK, escape_attr, require_unicode
+from ._text import LINE_BREAK, continue_lines, escape_attr, require_unicode
 
 __all__ = [
     "UiBlock",
@@ -157,11 +157,16 @@ def check_language(language: str) -> str:
 
 
 def fence(language: str, body: str) -> str:
-    """Wrap ``body`` in a CommonMark fence longer than any backtick run in it."""
+    """Wrap ``body`` in a CommonMark fence longer than any backtick run in it.
+
+    A body ending with CR is closed after a CR, not an LF: CR then LF would
+    read as one CRLF line ending, and the body's last line break would be lost.
+    """
     check_language(language)
     longest = max((len(run) for run in _BACKTICK_RUN.findall(body)), default=0)
     ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{language}\n{body}\n{ticks}"
+    closing = "\r" if body.endswith("\r") else "\n"
+    return f"{ticks}{language}\n{body}{closing}{ticks}"
 
 
 def echarts(
@@ -247,10 +252,7 @@ def table(
 
 
 def _list_item(item: Any) -> str:
-    text = item if isinstance(item, str) else _cell(item)
-    if LINE_BREAK.search(text) is None:
-        return "- " + text
-    return "- " + LINE_BREAK.sub(lambda match: match.group() + "  ", text)
+    return "- " + continue_lines(item if isinstance(item, str) else _cell(item))
 
 
 def list_block(
@@ -260,7 +262,11 @@ def list_block(
     width: Width | None = None,
     priority: int | float | None = None,
 ) -> UiBlock:
-    """A Markdown bullet list; continuation lines of an item are indented."""
+    """A Markdown bullet list; continuation lines of an item are indented.
+
+    A continuation line never starts a Markdown block of its own (a nested
+    item, a heading...): see :func:`fusion_core._text.continue_lines`.
+    """
     return UiBlock(
         "markdown", "\n".join(_list_item(item) for item in items), _meta(title, width, priority)
     )

@@ -11,23 +11,120 @@ text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import random
+import shlex
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from fusion_core import load_app
+from fusion_core import ServerConnectionError, ServerLimitError, load_app
 
 from ._definitions import actions_of, discriminator_of
 from ._examples import action_examples, prime_first, reuse_ids
+from ._failure import ContractFailure, describe, leaves
 from ._gate import gate_of
-from ._session import SELECT_PARAM, FusionSession
+from ._session import SELECT_PARAM, FusionSession, limit_message
 
 if TYPE_CHECKING:
+    from _pytest._code.code import ExceptionInfo, TerminalRepr
+
     from ._result import FusionResult
 
-__all__ = ["FusionContractItem", "contract_items"]
+__all__ = [
+    "GROUP",
+    "FusionContractFile",
+    "FusionContractGroup",
+    "FusionContractItem",
+    "contract_anchor",
+]
 
+GROUP: Final = "fusion-contract"
+"""The collector holding the contract items, and the middle part of their node ids."""
+
+
+def contract_anchor(config: pytest.Config) -> Path | None:
+    """The file the contract tests hang from: the ini file, else the rootdir's conftest.py.
+
+    Their node ids start with it (``pytest.ini::fusion-contract::billing.get[valid]``),
+    so pytest can collect them again from an id given on the command line.
+    """
+    if config.inipath is not None:
+        return Path(config.inipath)
+    conftest = Path(config.rootpath) / "conftest.py"
+    return conftest if conftest.is_file() else None
+
+
+class FusionContractFile(pytest.File):
+    """The anchor file, as a collector of the contract tests only."""
+
+    def __init__(self, *, fusion: FusionSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fusion = fusion
+
+    def collect(self) -> Iterator[FusionContractGroup]:
+        """The one group of contract tests."""
+        yield FusionContractGroup.from_parent(self, name=GROUP, fusion=self.fusion)
+
+
+class FusionContractGroup(pytest.Collector):
+    """Two items (valid, invalid arguments) per tool action of the app or server."""
+
+    def __init__(self, *, fusion: FusionSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fusion = fusion
+
+    def collect(self) -> Iterator[FusionContractItem]:
+        """One item per tool action and kind, in ``tools/list`` order."""
+        try:
+            definitions = self.fusion.transport().definitions()
+        except (pytest.UsageError, ServerLimitError, ServerConnectionError) as exc:
+            raise self.CollectError(f"cannot list the tools: {limit_message_of(exc)}") from None
+        for definition in definitions:
+            tool = definition["name"]
+            for action in prime_first(definition, actions_of(definition)):
+                label = tool if action is None else f"{tool}/{action}"
+                for valid in (True, False):
+                    yield FusionContractItem.from_parent(
+                        self,
+                        name=f"{label}[{'valid' if valid else 'invalid'}]",
+                        fusion=self.fusion,
+                        definition=definition,
+                        action=action,
+                        valid=valid,
+                    )
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Where the group comes from, for pytest's reports."""
+        return self.path, None, self.nodeid
+
+
+class _Stop(BaseException):
+    """Ends a contract test at once; a BaseException, so hypothesis does not shrink it."""
+
+    def __init__(self, failure: ContractFailure) -> None:
+        super().__init__(str(failure))
+        self.failure = failure
+
+
+def limit_message_of(exc: BaseException) -> str:
+    """The short message of a start-up, limit or connection error."""
+    if isinstance(exc, ServerLimitError | ServerConnectionError):
+        return limit_message(exc)
+    return str(exc)
+
+
+def _require_hypothesis() -> None:
+    """Fail the running contract test, naming the package, when hypothesis is absent."""
+    try:
+        import hypothesis  # noqa: F401, PLC0415
+    except ImportError:
+        pytest.fail(
+            "--fusion contract tests need hypothesis, which is not installed: "
+            "pip install 'hypothesis>=6.100' (pytest-mcpfusion's own dependency)",
+            pytrace=False,
+        )
 
 
 class FusionContractItem(pytest.Item):
@@ -42,25 +139,21 @@ class FusionContractItem(pytest.Item):
         valid: bool,
         **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**kwargs, nodeid=_item_id(kwargs["parent"], kwargs["name"]))
         self.fusion = fusion
         self.definition = definition
         self.action = action
         self.valid = valid
+        self.seed: int = _seed(fusion.config)
+        self.add_marker("fusion")
 
     def runtest(self) -> None:
         """Call the action with generated arguments and check every answer."""
         # hypothesis loads only when contract tests run: plain runs stay fast,
         # and a suite without hypothesis installed loses only these tests.
-        try:
-            from hypothesis import HealthCheck, given, settings  # noqa: PLC0415
-            from hypothesis import strategies as st  # noqa: PLC0415
-        except ImportError:
-            pytest.fail(
-                "--fusion contract tests need hypothesis, which is not installed: "
-                "pip install 'hypothesis>=6.100' (pytest-mcpfusion's own dependency)",
-                pytrace=False,
-            )
+        _require_hypothesis()
+        from hypothesis import HealthCheck, Verbosity, given, seed, settings  # noqa: PLC0415
+        from hypothesis import strategies as st  # noqa: PLC0415
 
         from . import strategies  # noqa: PLC0415
 
@@ -98,26 +191,40 @@ class FusionContractItem(pytest.Item):
                 call[discriminator_of(self.definition) or "action"] = self.action
             if chosen is not None:
                 call[SELECT_PARAM] = chosen
-            wire, view = fusion.transport().call(tool, call, context)
-            result = fusion.finish(tool, self.action, call, wire, view, checked=True)
-            self._check(result, chosen)
+            try:
+                wire, view = fusion.transport().call(tool, call, context)
+            except (ServerLimitError, ServerConnectionError) as exc:
+                # No shrinking: every further try would cost a timeout and a restart.
+                failure = ContractFailure(tool, self.action, call, [limit_message(exc)])
+                raise _Stop(failure) from None
+            result = fusion.finish(tool, self.action, call, wire, view, checked=False)
+            problems = fusion.problems(result, self.action) or self._broken(result, chosen)
+            if problems:
+                raise ContractFailure(tool, self.action, call, problems, result)
 
-        if self.valid:  # the user's examples first: they reach the success path
-            app = fusion.transport().app or (load_app(fusion.app_spec) if fusion.app_spec else None)
-            for example in action_examples(fusion.config, app, self.definition, self.action):
-                fusion.report.example_calls[label] += 1
-                send(example, None)
-
+        # Quiet: the failure is described by repr_failure, with the seed to replay it.
+        @seed(self.seed)
         @settings(
             max_examples=examples,
             deadline=None,
+            verbosity=Verbosity.quiet,
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
         )
         @given(arguments=args, chosen=select, data=st.data())
         def run(arguments: dict[str, Any], chosen: list[str] | None, data: st.DataObject) -> None:
             send(reuse_ids(arguments, ids, data.draw) if ids else arguments, chosen)
 
-        run()
+        try:
+            if self.valid:  # the user's examples first: they reach the success path
+                app = fusion.transport().app or (
+                    load_app(fusion.app_spec) if fusion.app_spec else None
+                )
+                for example in action_examples(fusion.config, app, self.definition, self.action):
+                    fusion.report.example_calls[label] += 1
+                    send(example, None)
+            run()
+        except _Stop as stop:
+            raise stop.failure from None
         if self.valid and gate.strict_for(self):
             report = fusion.report
             if report.outcome_count(label, "ok") == ok_before:
@@ -130,25 +237,46 @@ class FusionContractItem(pytest.Item):
                 )
                 pytest.fail(msg, pytrace=False)
 
-    def _check(self, result: FusionResult, chosen: list[str] | None) -> None:
+    def repr_failure(
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        """A screenful: the call, the rules it broke, what came back, how to rerun it."""
+        failures = [leaf for leaf in leaves(excinfo.value) if isinstance(leaf, ContractFailure)]
+        if not failures:
+            return super().repr_failure(excinfo, style=style)
+        return describe(failures, reproduce=self.reproduce())
+
+    def reproduce(self) -> str:
+        """The command line that runs this test again with the same examples."""
+        config = self.config
+        # Without an ini file (or a rootdir conftest.py) the id has no file to
+        # start from, and pytest cannot select it: -k can.
+        chosen = ["-k", self.name] if self.nodeid.startswith("::") else [self.nodeid]
+        words = ["pytest", *chosen, "--fusion", *_fusion_options(config.invocation_params.args)]
+        words.append(f"--hypothesis-seed={self.seed}")
+        return shlex.join(words)
+
+    def _broken(self, result: FusionResult, chosen: list[str] | None) -> list[str]:
+        """What the answer must be beyond the wire contract, given the arguments' kind."""
         enveloped = result.error is not None or result.view.validation is not None
         if not self.valid:
-            refused = result.is_error and enveloped
-            assert refused, (
-                f"invalid arguments {result.arguments!r} must be refused with an envelope, "
-                f"got: {result.content!r}"
+            if result.is_error and enveloped:
+                return []
+            refused = (
+                "[invalid-accepted] arguments the input schema refuses must be refused "
+                "with an isError envelope (<tool_error> or <validation_error>)"
             )
-            return
+            return [refused]
         if result.is_error:
-            assert enveloped, f"an error must come as an envelope, got: {result.content!r}"
-            assert result.view.validation is None, (
-                f"arguments valid by the input schema were refused: {result.content[0]}"
-            )
-            return
+            if not enveloped:
+                return ["[error-envelope] an error must come as a <tool_error> envelope"]
+            if result.view.validation is not None:
+                return ["[valid-refused] arguments valid by the input schema were refused"]
+            return []
         presenter_keys = self._presenter_keys()
         allowed = set(chosen) if chosen else presenter_keys
         if allowed is None:
-            return
+            return []
         for row in _rows(result.data):
             # _select narrows a Presenter's entities; an action without one (known in
             # process) or data that shares no key with the enum (a server) is not one.
@@ -156,10 +284,11 @@ class FusionContractItem(pytest.Item):
             if chosen and skip:
                 continue
             extra = set(row) - allowed
-            assert not extra, (
-                f"field(s) {sorted(extra)} reached the wire outside "
-                f"{'_select' if chosen else 'the Presenter schema'} ({sorted(allowed)})"
-            )
+            if extra:
+                where = "_select" if chosen else "the Presenter schema"
+                leak = f"[field-leak] field(s) {sorted(extra)} reached the wire outside {where}"
+                return [f"{leak} ({sorted(allowed)})"]
+        return []
 
     def _in_process(self) -> bool:
         return getattr(self.fusion.transport().app, "tools", None) is not None
@@ -173,9 +302,9 @@ class FusionContractItem(pytest.Item):
         presenter = tool.actions[self.action].returns
         return set(presenter.root_keys) if presenter is not None else None
 
-    def reportinfo(self) -> tuple[str, int | None, str]:
+    def reportinfo(self) -> tuple[Path, int | None, str]:
         """Where the item comes from, for pytest's reports."""
-        return "fusion-contract", None, self.name
+        return self.path, None, f"{GROUP}::{self.name}"
 
 
 def _rows(data: Any) -> list[Mapping[str, Any]]:
@@ -198,23 +327,39 @@ def _examples(config: pytest.Config) -> int:
     return given if given is not None else int(config.getini("fusion_examples"))
 
 
-def contract_items(session: pytest.Session, fusion: FusionSession) -> list[pytest.Item]:
-    """Two items (valid, invalid) per tool action of the configured app or server."""
-    items: list[pytest.Item] = []
-    for definition in fusion.transport().definitions():
-        tool = definition["name"]
-        for action in prime_first(definition, actions_of(definition)):
-            label = tool if action is None else f"{tool}/{action}"
-            for valid in (True, False):
-                kind = "valid" if valid else "invalid"
-                items.append(
-                    FusionContractItem.from_parent(
-                        session,
-                        name=f"fusion-contract::{label}[{kind}]",
-                        fusion=fusion,
-                        definition=definition,
-                        action=action,
-                        valid=valid,
-                    )
-                )
-    return items
+def _item_id(parent: pytest.Collector, name: str) -> Any:
+    """The item's id where pytest structures ids (9.2+: path, names, ``[params]``), else None.
+
+    ``--lf`` compares structured ids: ``billing/get[valid]`` must be the name
+    ``billing/get`` with the params ``valid``, as pytest parses it back.
+    """
+    parent_id = getattr(parent, "id", None)
+    if parent_id is None or not hasattr(parent_id, "with_params"):
+        return None  # ids are strings: pytest builds ours from the name
+    base, _, params = name.partition("[")
+    return parent_id.child(base).with_params(params.removesuffix("]") or None)
+
+
+def _fusion_options(args: Sequence[str]) -> list[str]:
+    """The ``--fusion-*`` options of the command line (with their values), as given."""
+    kept: list[str] = []
+    taking = False
+    for arg in args:
+        if taking:
+            kept.append(arg)
+            taking = False
+        elif arg.startswith("--fusion-"):
+            kept.append(arg)
+            taking = "=" not in arg and arg != "--fusion-strict"
+    return kept
+
+
+def _seed(config: pytest.Config) -> int:
+    """``--hypothesis-seed`` when given, else a fresh one the failure report prints."""
+    given = config.getoption("hypothesis_seed", None)
+    if given is not None:
+        try:
+            return int(given)
+        except ValueError:
+            return hash(given) & 0xFFFFFFFF
+    return random.getrandbits(32)

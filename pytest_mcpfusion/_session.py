@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 import pytest
 
-from fusion_core import ResponseView, check
+from fusion_core import ResponseView, ServerConnectionError, ServerLimitError, check
 from fusion_core._snapshot import block_kinds
 
 from ._definitions import discriminator_of
 from ._report import WireReport
 from ._result import FusionResult
-from ._transport import Transport, open_transport
+from ._transport import Limits, StartupError, Transport, open_transport
 
 if TYPE_CHECKING:
     from fusion_core import ToolApp
 
-__all__ = ["AsyncFusionCall", "FusionCall", "FusionSession"]
+__all__ = ["AsyncFusionCall", "FusionCall", "FusionSession", "limit_message"]
 
 DEFAULT_DISCRIMINATOR: Final = "action"
 SELECT_PARAM: Final = "_select"
@@ -42,7 +42,22 @@ class FusionSession:
         self.report = WireReport()
         self.tokenizer: Callable[[str], int] | None = None
         self._transport: Transport | None = None
+        self._startup_error: str | None = None
         self._discriminators: dict[str, str] | None = None
+
+    @property
+    def limits(self) -> Limits:
+        """``--fusion-timeout``, ``--fusion-max-response-bytes`` and ``fusion_server_env``."""
+        config = self.config
+        timeout = config.getoption("fusion_timeout")
+        size = config.getoption("fusion_max_response_bytes")
+        timeout = float(config.getini("fusion_timeout") if timeout is None else timeout)
+        size = int(config.getini("fusion_max_response_bytes") if size is None else size)
+        return Limits(
+            timeout=timeout if timeout > 0 else None,
+            max_response_bytes=size if size > 0 else None,
+            env=tuple(config.getini("fusion_server_env")),
+        )
 
     @property
     def app_spec(self) -> str | None:
@@ -78,8 +93,15 @@ class FusionSession:
         return self.app_spec is not None or self.server is not None
 
     def transport(self) -> Transport:
-        """The session's transport, opened on first use."""
+        """The session's transport, opened on first use.
+
+        Raises ``pytest.UsageError`` (exit code 4 when it ends the run) when
+        nothing is configured, the app does not load or the server does not
+        start; a failed start is not retried within the session.
+        """
         if self._transport is None:
+            if self._startup_error is not None:
+                raise pytest.UsageError(self._startup_error)
             if not self.configured:
                 msg = (
                     "no Fusion app or server is configured: pass --fusion-app=pkg.module:app "
@@ -87,9 +109,16 @@ class FusionSession:
                     "or override the fusion_app fixture"
                 )
                 raise pytest.UsageError(msg)
-            self._transport = open_transport(
-                self.transport_name, app_spec=self.app_spec, server=self.server
-            )
+            try:
+                self._transport = open_transport(
+                    self.transport_name,
+                    app_spec=self.app_spec,
+                    server=self.server,
+                    limits=self.limits,
+                )
+            except StartupError as exc:
+                self._startup_error = str(exc)
+                raise pytest.UsageError(self._startup_error) from None
         return self._transport
 
     def use_app(self, app: ToolApp) -> None:
@@ -166,17 +195,23 @@ class FusionSession:
                 self.enforce(result, action)
         return result
 
-    def enforce(self, result: FusionResult, action: str | None = None) -> None:
-        """Fail the current test if ``result`` breaks the contract or a house rule."""
+    def problems(self, result: FusionResult, action: str | None = None) -> list[str]:
+        """``result``'s contract violations and house-rule findings, counted in the report."""
         from ._gate import gate_of  # noqa: PLC0415 - _gate imports this module's users
 
         # One read for both: the strict rules are split off by review().
         found = check(result.wire_dict, strict=True)
         problems = gate_of(self.config).review(self, result, action, found)
-        for found in self.config.hook.pytest_fusion_check(result=result):
-            problems.extend(found or ())
+        for more in self.config.hook.pytest_fusion_check(result=result):
+            problems.extend(more or ())
         if problems:
             self.report.add_violations(result.tool, action, problems)
+        return problems
+
+    def enforce(self, result: FusionResult, action: str | None = None) -> None:
+        """Fail the current test if ``result`` breaks the contract or a house rule."""
+        problems = self.problems(result, action)
+        if problems:
             lines = "\n".join(f"  - {problem}" for problem in problems)
             pytest.fail(
                 f"{result.tool}: the response breaks the Fusion contract (--fusion):\n{lines}",
@@ -197,9 +232,14 @@ class _Caller:
     def _prepare(
         self, tool: str, action: str | None, context: Any, select: Any, args: Mapping[str, Any]
     ) -> tuple[Transport, Any, dict[str, Any]]:
-        transport = self._session.transport()
-        ctx = _context(transport, self._context, context)
-        return transport, ctx, self._session.arguments(tool, action, select, args)
+        try:
+            transport = self._session.transport()
+        except pytest.UsageError as exc:  # a few lines, not a traceback through the fixture
+            failure = str(exc)
+        else:
+            ctx = _context(transport, self._context, context)
+            return transport, ctx, self._session.arguments(tool, action, select, args)
+        pytest.fail(failure, pytrace=False)
 
 
 @final
@@ -226,8 +266,13 @@ class FusionCall(_Caller):
     ) -> FusionResult:
         """Call the tool and return its result."""
         transport, ctx, arguments = self._prepare(tool, action, context, select, args)
-        wire, view = transport.call(tool, arguments, ctx)
-        return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
+        try:
+            wire, view = transport.call(tool, arguments, ctx)
+        except (ServerLimitError, ServerConnectionError) as exc:
+            failure = limit_message(exc)
+        else:
+            return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
+        pytest.fail(failure, pytrace=False)  # outside the except: no chained traceback
 
 
 @final
@@ -248,8 +293,13 @@ class AsyncFusionCall(_Caller):
     ) -> FusionResult:
         """Call the tool from async code and return its result."""
         transport, ctx, arguments = self._prepare(tool, action, context, select, args)
-        wire, view = await transport.call_async(tool, arguments, ctx)
-        return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
+        try:
+            wire, view = await transport.call_async(tool, arguments, ctx)
+        except (ServerLimitError, ServerConnectionError) as exc:
+            failure = limit_message(exc)
+        else:
+            return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
+        pytest.fail(failure, pytrace=False)  # outside the except: no chained traceback
 
 
 def _context(transport: Transport, fixture_context: Any, override: Any) -> Any:
@@ -262,3 +312,21 @@ def _context(transport: Transport, fixture_context: Any, override: Any) -> Any:
         )
         raise pytest.UsageError(msg)
     return override
+
+
+def limit_message(exc: ServerLimitError | ServerConnectionError) -> str:
+    """A call over a limit (or to a dead server), and the option that changes it."""
+    if not isinstance(exc, ServerLimitError):
+        return str(exc)
+    if exc.kind == "timeout":
+        return (
+            f"{exc.call}: no answer within {exc.limit:g} s (the --fusion-timeout limit). "
+            "If the server needs longer, raise --fusion-timeout=SECONDS or the fusion_timeout "
+            "ini key (0: no limit)."
+        )
+    received = f", {exc.received:,} bytes read" if exc.received else ""
+    return (
+        f"{exc.call}: the answer passed {int(exc.limit):,} bytes{received} (the "
+        "--fusion-max-response-bytes limit). If such answers are intended, raise "
+        "--fusion-max-response-bytes=N or the fusion_max_response_bytes ini key (0: no limit)."
+    )

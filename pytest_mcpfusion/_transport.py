@@ -5,30 +5,81 @@ view: in process the view is the response's hidden one, over a real
 transport it is parsed from the bytes (``fusion_core.parse``), and the two
 are equal for every response fusion_core builds. One transport is opened per
 test session (per xdist worker) and closed at its end.
+
+A server is started with the test process's environment (``fusion_server_env``
+lists the variables to pass when not all of them should), its stderr goes to a
+file whose last lines explain a server that does not start or dies, and every
+call is bounded by :class:`Limits`. A call over a limit, or a server that died,
+leaves the connection unusable: the next call starts the server again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar, cast
 
-from fusion_core import ResponseView, load_app, parse, view_of
+from fusion_core import (
+    AppLoadError,
+    ResponseView,
+    ServerConnectionError,
+    ServerLimitError,
+    load_app,
+    parse,
+    view_of,
+)
+from fusion_core._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
 
     from fusion_core import BlockingFusionClient, ToolApp
 
-__all__ = ["InProcess", "Remote", "Transport", "open_transport", "serve_command"]
+__all__ = [
+    "InProcess",
+    "Limits",
+    "Remote",
+    "StartupError",
+    "Transport",
+    "open_transport",
+    "serve_command",
+]
 
-_HTTP_START_TIMEOUT = 30.0
+_T = TypeVar("_T")
+_HTTP_START_TIMEOUT: Final = 30.0
+_STDERR_TAIL: Final = 12  # lines of a server's stderr an error message repeats
+
+
+class StartupError(Exception):
+    """The app or server could not be reached; the message names it and says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What bounds a server: per-call time and size, and the environment it gets."""
+
+    timeout: float | None = DEFAULT_TIMEOUT
+    max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES
+    env: Sequence[str] = ("*",)
+    """Names (``fnmatch`` patterns) of the variables passed to a server started by command."""
+
+    def server_env(self) -> dict[str, str]:
+        """The variables of this process that ``env`` names."""
+        return {
+            name: value
+            for name, value in os.environ.items()
+            if any(fnmatch.fnmatchcase(name, pattern) for pattern in self.env)
+        }
 
 
 class Transport(Protocol):
@@ -113,26 +164,57 @@ class InProcess:
 
 
 class Remote:
-    """Calls a server through the black-box client (stdio command or URL)."""
+    """Calls a server through the black-box client (stdio command or URL).
+
+    ``connect`` makes a new client; the transport connects at once (so a
+    server that cannot start is reported before any test runs) and again
+    after a call that left the connection unusable.
+    """
 
     def __init__(
         self,
-        client: BlockingFusionClient,
+        connect: Callable[[], BlockingFusionClient],
         *,
         name: str,
+        target: str,
         process: subprocess.Popen[bytes] | None = None,
+        errlog: TextIO | None = None,
     ) -> None:
         self.name = name
         self.app: ToolApp | None = None
-        self._client = client
+        self._connect = connect
+        self._target = target
         self._process = process
+        self._errlog = errlog
         self._definitions: list[dict[str, Any]] | None = None
-        client.__enter__()
+        self._client: BlockingFusionClient | None = None
+        self._open()
+
+    def _open(self) -> BlockingFusionClient:
+        if self._client is None:
+            client = self._connect()
+            try:
+                client.__enter__()
+            except (ServerConnectionError, OSError) as exc:
+                msg = f"could not start the MCP server {self._target!r}: {_reason(exc)}"
+                raise StartupError(msg + self.stderr_tail()) from exc
+            self._client = client
+        return self._client
+
+    def _drop(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            with contextlib.suppress(Exception):  # the connection is known to be broken
+                client.__exit__(None, None, None)
+
+    def stderr_tail(self) -> str:
+        """The last lines the server wrote to stderr, as a message paragraph (or "")."""
+        return "" if self._errlog is None else _tail(self._errlog)
 
     def definitions(self) -> list[dict[str, Any]]:
         """The server's ``tools/list``, fetched once."""
         if self._definitions is None:
-            self._definitions = self._client.list_tools()
+            self._definitions = self._guarded(lambda client: client.list_tools())
         return self._definitions
 
     def call(
@@ -140,8 +222,23 @@ class Remote:
     ) -> tuple[dict[str, Any], ResponseView]:
         """One ``tools/call`` over the wire; the view is parsed from the bytes."""
         del ctx  # the server process makes its own context
-        wire = self._client.call(tool, dict(arguments))
+        wire = self._guarded(lambda client: client.call(tool, dict(arguments)))
         return wire, parse(wire).view
+
+    def _guarded(self, request: Callable[[BlockingFusionClient], _T]) -> _T:
+        """Run ``request``; after a limit or a dead server, reconnect on the next call."""
+        client = self._open()
+        try:
+            return request(client)
+        except ServerLimitError:
+            self._drop()  # the server may still be busy with the call: start afresh
+            raise
+        except Exception as exc:
+            if not _connection_lost(exc):
+                raise
+            self._drop()
+            msg = f"the MCP server {self._target!r} closed the connection: {_reason(exc)}"
+            raise ServerConnectionError(msg + self.stderr_tail()) from exc
 
     async def call_async(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
@@ -154,7 +251,9 @@ class Remote:
     def close(self) -> None:
         """Close the client, then stop a server this transport started."""
         try:
-            self._client.__exit__(None, None, None)
+            self._drop()
+            if self._errlog is not None:
+                self._errlog.close()
         finally:
             if self._process is not None:
                 self._process.terminate()
@@ -168,6 +267,44 @@ class Remote:
 def serve_command(app_spec: str, *extra: str) -> list[str]:
     """The command that serves ``app_spec`` with this interpreter."""
     return [sys.executable, "-m", "fusion_core", "serve", app_spec, *extra]
+
+
+def _errlog() -> TextIO:
+    """A file for a server's stderr (the SDK needs a real descriptor), read back on failures."""
+    return cast("TextIO", tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
+
+
+def _tail(errlog: TextIO) -> str:
+    """The last lines written to ``errlog``, as a message paragraph (or "")."""
+    with contextlib.suppress(OSError, ValueError):
+        errlog.flush()
+        errlog.seek(0)
+        lines = [line.rstrip() for line in errlog.read().splitlines() if line.strip()]
+        errlog.seek(0, os.SEEK_END)
+        if lines:
+            shown = "\n".join(f"  | {line}" for line in lines[-_STDERR_TAIL:])
+            return f"\nthe server's stderr (last lines):\n{shown}"
+    return ""
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong, without the class names of the SDK's task groups."""
+    if isinstance(exc, FileNotFoundError):
+        return f"no such program: {exc.filename or exc}"
+    text = str(exc)
+    return text.split(": ", 1)[1] if text.startswith("could not connect to the MCP") else text
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    from mcp.shared.exceptions import MCPError  # noqa: PLC0415 - mcp is slow to import
+    from mcp_types import CONNECTION_CLOSED  # noqa: PLC0415
+
+    if isinstance(exc, MCPError):
+        return exc.code == CONNECTION_CLOSED
+    return isinstance(exc, ConnectionError | EOFError) or type(exc).__name__ in (
+        "ClosedResourceError",
+        "BrokenResourceError",
+    )
 
 
 def _import_path() -> dict[str, str]:
@@ -191,53 +328,128 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
     while time.monotonic() < deadline:
         if process.poll() is not None:
             msg = f"the HTTP server exited with code {process.returncode} before listening"
-            raise RuntimeError(msg)
+            raise StartupError(msg)
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
             return
         time.sleep(0.05)
     process.terminate()
     msg = f"the HTTP server did not listen on 127.0.0.1:{port} within {_HTTP_START_TIMEOUT:.0f} s"
-    raise RuntimeError(msg)
+    raise StartupError(msg)
 
 
-def open_transport(kind: str, *, app_spec: str | None, server: str | None) -> Transport:
-    """The transport ``--fusion-transport`` names, for an app spec or a server."""
-    from fusion_core import BlockingFusionClient  # noqa: PLC0415 - mcp loads lazily
+def open_transport(
+    kind: str, *, app_spec: str | None, server: str | None, limits: Limits | None = None
+) -> Transport:
+    """The transport ``--fusion-transport`` names, for an app spec or a server.
 
+    Raises :class:`StartupError` when the app cannot be loaded or the server
+    does not start (the message names it and repeats its stderr's last lines).
+    """
+    limits = limits or Limits()
     if kind == "inproc":
         if app_spec is None:
             msg = "--fusion-transport=inproc needs --fusion-app (or the fusion_app ini key)"
-            raise ValueError(msg)
-        return InProcess(load_app(app_spec))
+            raise StartupError(msg)
+        return InProcess(_load(app_spec))
     if kind == "stdio":
-        if server is not None:
-            return Remote(BlockingFusionClient.stdio(server), name="stdio")
-        if app_spec is None:
+        if server is None and app_spec is None:
             msg = "--fusion-transport=stdio needs --fusion-server=COMMAND or --fusion-app"
-            raise ValueError(msg)
-        client = BlockingFusionClient.stdio(serve_command(app_spec), env=_import_path())
-        return Remote(client, name="stdio")
+            raise StartupError(msg)
+        command: str | list[str]
+        if server is not None:
+            command, env = server, limits.server_env()
+        else:
+            spec = _checked(str(app_spec))
+            command, env = serve_command(spec), limits.server_env() | _import_path()
+        errlog = _errlog()
+        return Remote(
+            lambda: _stdio_client(command, env, errlog, limits),
+            name="stdio",
+            target=server or f"--fusion-app={app_spec}",
+            errlog=errlog,
+        )
     if kind == "http":
         if server is not None:
-            return Remote(BlockingFusionClient.http(server), name="http")
+            return Remote(lambda: _http_client(server, limits), name="http", target=server)
         if app_spec is None:
             msg = "--fusion-transport=http needs --fusion-server=URL or --fusion-app"
-            raise ValueError(msg)
-        port = _free_port()
-        command = serve_command(app_spec, "--http", "--host", "127.0.0.1", "--port", str(port))
-        process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
+            raise StartupError(msg)
+        return _served_over_http(_checked(app_spec), limits)
+    msg = f"--fusion-transport must be inproc, stdio or http, not {kind!r}"
+    raise StartupError(msg)
+
+
+def _load(app_spec: str) -> ToolApp:
+    try:
+        return load_app(app_spec)
+    except AppLoadError as exc:
+        msg = f"--fusion-app={app_spec}: {exc}"
+        raise StartupError(msg) from exc
+    except Exception as exc:  # the app's own module raised: say where
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+        msg = f"--fusion-app={app_spec}: importing it raised {type(exc).__name__}: {exc}{where}"
+        raise StartupError(msg) from exc
+
+
+def _checked(app_spec: str) -> str:
+    """``app_spec``, once it loads here: a server would only die saying the same, later."""
+    _load(app_spec)
+    return app_spec
+
+
+def _stdio_client(
+    command: str | list[str], env: dict[str, str], errlog: TextIO, limits: Limits
+) -> BlockingFusionClient:
+    from fusion_core import BlockingFusionClient  # noqa: PLC0415 - mcp loads lazily
+
+    try:
+        return BlockingFusionClient.stdio(
             command,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, **_import_path()},
+            env=env,
+            errlog=errlog,
+            timeout=limits.timeout,
+            max_response_bytes=limits.max_response_bytes,
         )
+    except ValueError as exc:  # an empty command, for one
+        raise StartupError(f"--fusion-server: {exc}") from exc
+
+
+def _http_client(url: str, limits: Limits) -> BlockingFusionClient:
+    from fusion_core import BlockingFusionClient  # noqa: PLC0415 - mcp loads lazily
+
+    try:
+        return BlockingFusionClient.http(
+            url, timeout=limits.timeout, max_response_bytes=limits.max_response_bytes
+        )
+    except ValueError as exc:
+        raise StartupError(f"--fusion-server: {exc}") from exc
+
+
+def _served_over_http(app_spec: str, limits: Limits) -> Remote:
+    port = _free_port()
+    command = serve_command(app_spec, "--http", "--host", "127.0.0.1", "--port", str(port))
+    errlog = _errlog()
+    process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=errlog,
+        env={**limits.server_env(), **_import_path()},
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
         try:
             _wait_for_port(port, process)
-            client = BlockingFusionClient.http(f"http://127.0.0.1:{port}/mcp")
-        except BaseException:
-            process.kill()
-            process.wait()
-            raise
-        return Remote(client, name="http", process=process)
-    msg = f"--fusion-transport must be inproc, stdio or http, not {kind!r}"
-    raise ValueError(msg)
+        except StartupError as exc:
+            raise StartupError(f"--fusion-app={app_spec}: {exc}{_tail(errlog)}") from None
+        return Remote(
+            lambda: _http_client(url, limits),
+            name="http",
+            target=f"--fusion-app={app_spec} served at {url}",
+            process=process,
+            errlog=errlog,
+        )
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise

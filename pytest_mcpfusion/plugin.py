@@ -8,19 +8,29 @@ and HTTP transports do, when a test first uses them.
 
 from __future__ import annotations
 
+from collections.abc import Generator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
 import fusion_core
-from fusion_core import ResponseView, ToolResponse, load_app
+from fusion_core import AppLoadError, ResponseView, ToolResponse, load_app
+from fusion_core._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 
-from . import hookspecs
+from . import _profiles, hookspecs
 from ._assertrepr import explain
-from ._contract import contract_items
+from ._contract import GROUP, FusionContractFile, FusionContractGroup, contract_anchor
 from ._gate import GATE_KEY, Gate, add_options, gate_of, write_reports
+from ._pending import (
+    WRITTEN,
+    PendingSummary,
+    add_pending_option,
+    pending_enabled,
+)
 from ._report import WireReport
 from ._result import FusionResult
+from ._safekeeping import KeepFailedSnapshots, escape_surrogates
 from ._session import AsyncFusionCall, FusionCall, FusionSession
 from ._tokens import offline_tokenizer
 
@@ -33,6 +43,7 @@ if TYPE_CHECKING:
 
 SESSION_KEY: Final = pytest.StashKey[FusionSession]()
 SNAPSHOT_EXTENSION_KEY: Final[pytest.StashKey[type[FusionWireExtension]]] = pytest.StashKey()
+PENDING_KEY: Final = pytest.StashKey[bool]()
 WORKER_REPORT: Final = "fusion_report"
 _NEEDS_SYRUPY: Final = (
     "fusion_snapshot needs syrupy's pytest plugin, which is not installed or not loaded "
@@ -80,9 +91,63 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="hypothesis examples per contract test (default 25; ini: fusion_examples)",
     )
     add_options(group, parser)  # strictness, reports, forbidden values, isolation (_gate)
+    add_pending_option(group, parser)  # issue 14: pending snapshots (pytest_mcpfusion._pending)
     parser.addini("fusion_app", "the app under test, as MODULE:APP", default="")
     parser.addini("fusion_server", "a server command or URL", default="")
     parser.addini("fusion_examples", "hypothesis examples per contract test", default="25")
+    # Hypothesis profiles (_profiles.py): one switch from CI to thorough runs.
+    # Registered this early so hypothesis's own --hypothesis-profile can name them.
+    _profiles.register()
+    group.addoption(
+        "--fusion-hypothesis-profile",
+        dest="fusion_hypothesis_profile",
+        choices=(*_profiles.PROFILES, _profiles.AUTO),
+        default=None,
+        help="load a Fusion hypothesis profile: fusion-ci (bounded, derandomized), fusion-dev, "
+        "fusion-thorough (100,000 examples), or auto (fusion-ci when CI is set, else "
+        "fusion-dev) (ini: fusion_hypothesis_profile)",
+    )
+    parser.addini(
+        "fusion_hypothesis_profile", "the Fusion hypothesis profile to load, or auto", default=""
+    )
+    _add_limit_options(group, parser)
+
+
+def _add_limit_options(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
+    """What bounds a server: per-call timeout and answer size, and its environment."""
+    group.addoption(
+        "--fusion-timeout",
+        dest="fusion_timeout",
+        type=float,
+        metavar="SECONDS",
+        default=None,
+        help=f"seconds to wait for any one answer of a server; 0: no limit "
+        f"(default {DEFAULT_TIMEOUT:g}; ini: fusion_timeout)",
+    )
+    group.addoption(
+        "--fusion-max-response-bytes",
+        dest="fusion_max_response_bytes",
+        type=int,
+        metavar="N",
+        default=None,
+        help=f"the largest answer read from a server, in bytes; 0: no limit "
+        f"(default {DEFAULT_MAX_RESPONSE_BYTES}; ini: fusion_max_response_bytes)",
+    )
+    parser.addini(
+        "fusion_timeout", "seconds per server answer (0: none)", default=str(DEFAULT_TIMEOUT)
+    )
+    parser.addini(
+        "fusion_max_response_bytes",
+        "the largest server answer in bytes (0: none)",
+        default=str(DEFAULT_MAX_RESPONSE_BYTES),
+    )
+    parser.addini(
+        "fusion_server_env",
+        "environment variables (fnmatch patterns) passed to a server started by command "
+        "(default: all of them; empty: only the MCP SDK's minimal set)",
+        type="args",
+        default=["*"],
+    )
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -98,6 +163,14 @@ def pytest_configure(config: pytest.Config) -> None:
         "the test's results from the --fusion contract check (for tests of deliberately broken "
         "servers); strict=True/False overrides --fusion-strict for the test's results",
     )
+    try:
+        _profiles.configure(
+            config.option.fusion_hypothesis_profile,
+            str(config.getini("fusion_hypothesis_profile")),
+            hypothesis_option=getattr(config.option, "hypothesis_profile", None),
+        )
+    except ValueError as error:  # a bad ini value; the option's choices are checked by argparse
+        raise pytest.UsageError(f"fusion_hypothesis_profile: {error}") from None
     gate = config.stash[GATE_KEY] = Gate(config)
     config.pluginmanager.register(gate, "fusion-gate")
     session = FusionSession(config)
@@ -107,6 +180,11 @@ def pytest_configure(config: pytest.Config) -> None:
             counter = _ContractFailures(session.report)
             config.pluginmanager.register(counter, "fusion-contract-failures")
     config.stash[SESSION_KEY] = session
+    config.pluginmanager.register(KeepFailedSnapshots(config), "fusion-keep-failed-snapshots")
+    # Pending snapshots (issue 14): decided once; counted on the controller.
+    config.stash[PENDING_KEY] = pending_enabled(config)
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(PendingSummary(), "fusion-pending")
 
 
 def _snapshot_extension(config: pytest.Config) -> type[FusionWireExtension]:
@@ -139,13 +217,72 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"mcpfusion: fusion_core {fusion_core.__version__}, {session.transport_name}: {target}"
 
 
-def pytest_collection_modifyitems(
-    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
-) -> None:
-    """Under ``--fusion``, add one contract test per tool and action."""
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under ``--fusion``, reach the app or server now: a usage error (exit 4) if it fails."""
+    fusion = session.config.stash[SESSION_KEY]
+    if fusion.contract and fusion.configured and not hasattr(session.config, "workerinput"):
+        fusion.transport()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Under ``--fusion``, the contract tests hang from the ini file (see ``contract_anchor``)."""
+    fusion = parent.config.stash[SESSION_KEY]
+    if fusion.contract and fusion.configured and file_path == contract_anchor(parent.config):
+        return FusionContractFile.from_parent(parent, path=file_path, fusion=fusion)
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """Add the contract tests to a run whose paths do not reach the ini file.
+
+    ``pytest --fusion tests/`` (or ``testpaths``) runs them too; a run of
+    chosen node ids (``file.py::test``) runs only what it names.
+    """
+    report = yield
+    if not isinstance(collector, pytest.Session):
+        return report
+    config = collector.config
     fusion = config.stash[SESSION_KEY]
-    if fusion.contract and fusion.configured:
-        items.extend(contract_items(session, fusion))
+    if (
+        report.passed
+        and fusion.contract
+        and fusion.configured
+        and not _reaches_the_contracts(config)
+    ):
+        anchor = contract_anchor(config)
+        node: pytest.Collector = (
+            FusionContractFile.from_parent(collector, path=anchor, fusion=fusion)
+            if anchor is not None
+            else FusionContractGroup.from_parent(collector, name=GROUP, fusion=fusion)
+        )
+        report.result.append(node)
+    return report
+
+
+def _reaches_the_contracts(config: pytest.Config) -> bool:
+    """Whether the run's arguments collect the anchor, or name node ids (``::``)."""
+    anchor = contract_anchor(config)
+    for arg in config.args:
+        if "::" in arg:
+            return True
+        path = (Path(config.invocation_params.dir) / arg).resolve()
+        if anchor is not None and (path == anchor or anchor.is_relative_to(path)):
+            return True
+    return False
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(
+    config: pytest.Config, report: pytest.CollectReport | pytest.TestReport
+) -> Generator[None, dict[str, Any] | None, dict[str, Any] | None]:
+    """Reports go to the xdist controller with lone surrogates escaped (see ``_safekeeping``)."""
+    del config, report
+    data = yield
+    return escape_surrogates(data) if data is not None else None
 
 
 def pytest_assertrepr_compare(
@@ -194,7 +331,7 @@ def pytest_terminal_summary(
     """Print the wire report after a ``--fusion`` run (on the controller only)."""
     del exitstatus
     fusion = config.stash[SESSION_KEY]
-    if not fusion.contract or hasattr(config, "workerinput"):
+    if not fusion.contract or hasattr(config, "workerinput") or config.option.collectonly:
         return
     report: WireReport = fusion.report
     if (fusion.configured or fusion.opened) and not report.known_actions:
@@ -232,9 +369,13 @@ def fusion_app(pytestconfig: pytest.Config) -> ToolApp | None:
     process), or to return the configured app itself (it keeps its transport).
     """
     session = pytestconfig.stash[SESSION_KEY]
-    if session.app_spec is not None:
-        return load_app(session.app_spec)
-    return session.transport().app if session.configured else None
+    if not session.configured:
+        return None
+    try:
+        return load_app(session.app_spec) if session.app_spec else session.transport().app
+    except (pytest.UsageError, AppLoadError) as exc:  # a few lines, not a traceback
+        failure = f"--fusion-app={session.app_spec}: {exc}" if session.app_spec else str(exc)
+    pytest.fail(failure, pytrace=False)
 
 
 @pytest.fixture
@@ -285,23 +426,28 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
     """Exact wire snapshots: ``assert result == fusion_snapshot``.
 
     Stored as ``.wire`` files (one section per block, byte-exact), normalized
-    by the ``pytest_fusion_normalize`` hook; ``--snapshot-update`` writes them.
+    by the ``pytest_fusion_normalize`` hook; ``--snapshot-update`` writes them,
+    ``--fusion-pending`` writes a changed one as ``.wire.new`` for review.
     """
     # Built as syrupy's own ``snapshot`` fixture builds its assertion, but with
     # our extension from the start: ``snapshot.use_extension()`` would register
     # the test with syrupy twice, which costs as much as the rest of the check.
     try:
-        from syrupy.assertion import SnapshotAssertion  # noqa: PLC0415 - with the fixture
         from syrupy.location import PyTestLocation  # noqa: PLC0415
     except ImportError:
         pytest.fail(_NEEDS_SYRUPY, pytrace=False)
     if not hasattr(request.config, "_syrupy"):
         pytest.fail(_NEEDS_SYRUPY, pytrace=False)
+    from ._snapshot import PendingSnapshotAssertion  # noqa: PLC0415 - syrupy is optional
     option = request.config.option
-    return SnapshotAssertion(
+    assertion = PendingSnapshotAssertion(
         update_snapshots=option.update_snapshots,
         update_new_snapshots_only=getattr(option, "update_new_snapshots_only", False),
         extension_class=_snapshot_extension(request.config),
         test_location=PyTestLocation(request.node),
         session=request.session.config._syrupy,  # type: ignore[attr-defined]
     )
+    assertion.pending = request.config.stash[PENDING_KEY]
+    properties = request.node.user_properties
+    assertion.on_pending = lambda path: properties.append((WRITTEN, str(path)))
+    return assertion

@@ -11,6 +11,11 @@ r"""Hypothesis strategies for Fusion tools and responses (no pytest needed).
   public API from hostile text, error envelopes included; :func:`ui_blocks`,
   :func:`json_values` and :func:`hostile_text` are its building blocks.
 
+The guide (``docs/strategies.md``) has a worked property test of a user's
+tool, the hypothesis profiles the plugin registers (``fusion-ci``,
+``fusion-dev``, ``fusion-thorough``), and the measurements behind drawing
+from JSON Schema here rather than with hypothesis-jsonschema.
+
 **Schema subset** (what pydantic v2 writes, draft 2020-12): ``type`` (one or a
 list), ``properties``, ``required``, ``additionalProperties``, ``enum``,
 ``const``, ``anyOf``/``oneOf`` (any branch; ``oneOf`` branches are assumed

@@ -8,6 +8,7 @@ ones included.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from fusion_core._client import (
     BlockingFusionClient,
     FusionClient,
     ServerConnectionError,
+    ServerLimitError,
     ServerResultError,
     tool_result_wire,
 )
@@ -317,3 +319,69 @@ def test_bare_server_parsed_and_checked(bare_client: BlockingFusionClient) -> No
     assert (error.code, error.recovery) == ("NOT_FOUND", "List invoices first.")
     found = [(v.block, v.rule) for v in check(bare_client.call("malformed"))]
     assert found == [(1, "malformed-block"), (2, "malformed-block"), (3, "malformed-block")]
+
+
+# --- limits: a server nothing bounds ---------------------------------------------
+
+UNBOUNDED_SERVER = [sys.executable, "-m", "tests.fusion_core.unbounded_sdk_server"]
+
+
+def test_an_answer_over_the_size_limit_raises_naming_the_call(tmp_path: Path) -> None:
+    """Over stdio the client stops reading at the limit and names the call and the limit."""
+    with (tmp_path / "stderr.txt").open("w") as errlog, BlockingFusionClient.stdio(
+        UNBOUNDED_SERVER, cwd=ROOT, timeout=TIMEOUT, max_response_bytes=10_000, errlog=errlog
+    ) as client:
+        assert client.call("grow", {"n": 100})["content"][0]["text"] == "x" * 100
+        with pytest.raises(ServerLimitError) as caught:
+            client.call("grow", {"n": 5_000_000})
+    error = caught.value
+    assert (error.kind, error.limit) == ("size", 10_000)
+    assert error.received is not None
+    assert 10_000 < error.received < 5_000_000  # stopped long before the end
+    assert "tools/call 'grow' {\"n\": 5000000}" in str(error)
+    assert "max_response_bytes=" in str(error)
+
+
+def test_an_answer_over_the_timeout_raises_naming_the_call(tmp_path: Path) -> None:
+    """A server that does not answer in time: the call ends with the limit named."""
+    with (tmp_path / "stderr.txt").open("w") as errlog, BlockingFusionClient.stdio(
+        UNBOUNDED_SERVER, cwd=ROOT, timeout=1.0, errlog=errlog
+    ) as client, pytest.raises(ServerLimitError) as caught:
+        client.call("stall", {"seconds": 600})
+    assert (caught.value.kind, caught.value.limit) == ("timeout", 1.0)
+    assert "tools/call 'stall' {\"seconds\": 600}" in str(caught.value)
+    assert "within 1 s" in str(caught.value)
+    assert "timeout=" in str(caught.value)
+
+
+def test_the_size_limit_applies_in_memory_too() -> None:
+    """Without a stream to cut, the answer is measured once received."""
+    from . import unbounded_sdk_server  # noqa: PLC0415 - imports the SDK's server
+
+    server = unbounded_sdk_server.mcp._lowlevel_server
+    with BlockingFusionClient.in_memory(server, max_response_bytes=5_000) as client:
+        client.call("grow", {"n": 10})
+        with pytest.raises(ServerLimitError, match=r"more than 5,000 bytes"):
+            client.call("grow", {"n": 6_000})
+
+
+def test_long_arguments_are_trimmed_in_the_message() -> None:
+    """An error message repeats at most a couple of hundred characters of arguments."""
+    from . import unbounded_sdk_server  # noqa: PLC0415 - imports the SDK's server
+
+    server = unbounded_sdk_server.mcp._lowlevel_server
+    with (
+        BlockingFusionClient.in_memory(server, max_response_bytes=100) as client,
+        pytest.raises(ServerLimitError) as caught,
+    ):
+        client.call("echo", {"text": "y" * 10_000})
+    assert len(str(caught.value)) < 500
+    assert "…" in str(caught.value)
+
+
+@pytest.mark.parametrize("limits", [{"timeout": 0}, {"timeout": -1.0}, {"max_response_bytes": 0}])
+def test_limits_must_be_positive(limits: dict[str, Any]) -> None:
+    """A zero or negative limit is refused when the client is made, naming the argument."""
+    name = next(iter(limits))
+    with pytest.raises(ValueError, match=name):
+        FusionClient("http://127.0.0.1:1/mcp", **limits)

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import datetime
 import enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import MISSING, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    MISSING,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    field_validator,
+)
 
 from fusion_core import ui
 from fusion_core._json import to_json
-from fusion_core._presenter import Presenter, PresenterValidationError
+from fusion_core._presenter import FieldError, Presenter, PresenterValidationError
 from fusion_core._response import view_of
 from fusion_core._schema import Mask
 
@@ -237,6 +244,59 @@ def test_a_schema_with_an_unresolved_reference_is_a_clear_error() -> None:
     Invoice.model_rebuild(_types_namespace={"Line": Line})
     masked = Presenter("Invoice", schema=Invoice).make({"line": {"sku": "a", "x": 1}}).build()
     assert masked.texts[0] == '{\n  "line": {\n    "sku": "a"\n  }\n}'
+
+
+class Node(BaseModel):
+    """A recursive model with a hidden field at every level."""
+
+    name: str
+    secret: str = Field(default="", exclude=True)
+    children: list[Node] = []
+
+
+class Cat(BaseModel):
+    kind: Literal["cat"]
+    name: str
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+    name: str
+
+
+class Pets(BaseModel):
+    pet: Annotated[Cat | Dog, Field(discriminator="kind")]
+
+
+class Serialized(BaseModel):
+    card: Annotated[str, PlainSerializer(lambda _v: "*")]
+
+
+def test_recursive_models_mask_hidden_fields_at_every_level() -> None:
+    """A self-referencing schema stays on the fast path and hides its field at each depth."""
+    data = {"name": "a", "secret": "s-1", "children": [{"name": "b", "secret": "s-2"}]}
+    presenter = Presenter("Node", Node)
+    assert presenter.mask(data) == Node.model_validate(data).model_dump(mode="json")
+    assert presenter.mask([data]) == [Node.model_validate(data).model_dump(mode="json")]
+    assert Mask(Node).fast
+
+
+def test_mask_says_why_a_model_takes_the_model_path() -> None:
+    """``Mask.reason`` names what sent a model to the model path (None when fast)."""
+    assert Mask(Node).reason is None
+    assert Mask(Serialized).reason == "a serializer on a str schema"
+
+
+def test_a_wrong_tag_is_not_quoted() -> None:
+    """A discriminator's unknown tag is data: the error lists the expected tags, not the tag."""
+    with pytest.raises(PresenterValidationError) as caught:
+        Presenter("Pets", Pets).make({"pet": {"kind": "hunter2", "name": "x"}})
+    assert caught.value.errors == (
+        FieldError(
+            "pet",
+            "Input tag found using 'kind' does not match any of the expected tags: 'cat', 'dog'",
+        ),
+    )
 
 
 def test_unknown_keys_read_as_the_reference_words_them() -> None:

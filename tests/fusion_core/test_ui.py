@@ -168,6 +168,15 @@ def test_fence_is_longer_than_any_backtick_run(body: str, ticks: int) -> None:
     assert fence("md", body) == f"{marker}md\n{body}\n{marker}"
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [("a\r", "```\na\r\r```"), ("\r", "```\n\r\r```"), ("a\r\n", "```\na\r\n\n```")],
+)
+def test_fence_after_a_trailing_cr_closes_after_cr(body: str, expected: str) -> None:
+    """A body ending with CR is closed after a CR, so CR + LF cannot merge into one break."""
+    assert fence("", body) == expected
+
+
 def test_code_block_with_fence_inside() -> None:
     """A code body holding ``` gets a four-backtick fence."""
     assert ui.code_block("md", "```py\nx\n```").content == "````md\n```py\nx\n```\n````"
@@ -179,7 +188,8 @@ def test_code_block_with_fence_inside() -> None:
         ("a|b", "a\\|b"),
         ("line1\nline2", "line1<br>line2"),
         ("a\r\nb", "a<br>b"),
-        ("a\u2028b", "a<br>b"),
+        ("a\rb", "a<br>b"),
+        ("a\u2028b\x85c", "a\u2028b\x85c"),
         (None, ""),
         (True, "true"),
         (1.0, "1"),
@@ -189,7 +199,7 @@ def test_code_block_with_fence_inside() -> None:
     ],
 )
 def test_table_cell_escaping(cell: Any, expected: str) -> None:
-    """Cells escape | and turn line breaks into <br>; values print as JS would."""
+    """Cells escape | and turn CommonMark line breaks into <br>; values print as JS would."""
     block = ui.table(["h|x"], [[cell]])
     assert block.content == f"| h\\|x |\n| --- |\n| {expected} |"
 
@@ -198,14 +208,17 @@ def test_table_cell_escaping(cell: Any, expected: str) -> None:
     ("item", "expected"),
     [
         ("one\ntwo", "- one\n  two"),
-        ("one\n- forged", "- one\n  - forged"),
+        ("one\n- forged", "- one\n  \\- forged"),
+        ("one\r1. forged", "- one\r  \\1. forged"),
+        ("one\n  # forged", "- one\n  \\  # forged"),
+        ("one\u2028- same line", "- one\u2028- same line"),
         ("a\r\nb", "- a\r\n  b"),
         (3, "- 3"),
         (None, "- "),
     ],
 )
 def test_list_continuation_indent(item: Any, expected: str) -> None:
-    """A multi-line list item continues indented, so it cannot start a new item."""
+    """A multi-line list item continues indented and starts no block, so no new item."""
     assert ui.list([item]).content == expected
 
 

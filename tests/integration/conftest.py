@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
 
 APP_SOURCE = textwrap.dedent(
     '''
@@ -112,3 +116,7 @@ def shop(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makepyfile(shop=APP_SOURCE)
     pytester.syspathinsert()
     return pytester
+
+
+UNBOUNDED_SERVER = f"{sys.executable} {ROOT / 'tests' / 'fusion_core' / 'unbounded_sdk_server.py'}"
+"""A plain-SDK server (no fusion_core) whose ``grow`` answers with ``n`` characters."""

@@ -7,17 +7,17 @@ import pytest
 BROKEN = '''
 from fusion_core import ResponseView, ToolResponse
 
-TEXT = '{"broken": '
+TEXTS = ["ok", "<domain_rules>\\n- a ]]> b\\n</domain_rules>"]
 
 
 class BrokenApp:
-    """A hand-written app whose data block is neither JSON nor plain text."""
+    """A hand-written app whose rules block holds a raw ]]> (not XML text)."""
 
     def definitions(self):
         return [{"name": "broken", "inputSchema": {"type": "object"}}]
 
     async def call(self, name, arguments, ctx=None):
-        return ToolResponse([TEXT], view=ResponseView(data=TEXT))
+        return ToolResponse(TEXTS, view=ResponseView(data="ok", rules=("a ]]> b",)))
 
 
 app = BrokenApp()
@@ -45,7 +45,7 @@ def test_checked(fusion_call):
 
 @pytest.mark.fusion(check=False)
 def test_exempt(fusion_call):
-    assert fusion_call("broken", "raw").content == ['{"broken": ']
+    assert fusion_call("broken", "raw").content[1].endswith("]]> b\\n</domain_rules>")
 '''
     )
     result = pytester.runpytest(

@@ -1,11 +1,15 @@
-"""Round trip: parse(bytes).view == view_of(response), and check() is clean."""
+"""Round trip: parse(bytes).view == view_of(response), and check() is clean.
+
+Example counts come from the hypothesis profile (fusion-ci: 100, derandomized;
+fusion-thorough: 100,000), not from the tests.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import fusion_core as fc
@@ -25,7 +29,6 @@ def _assert_round_trip(response: ToolResponse) -> None:
     assert check(response) == []
 
 
-@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
 @given(responses())
 @example(fc.response("x").system_rules(["a\r", "b"]).build())
 @example(fc.response("x").system_rules(["a\r\n- b", "\n"]).llm_hint("").build())
@@ -69,7 +72,6 @@ block_texts = st.one_of(
 )
 
 
-@settings(max_examples=400)
 @given(st.lists(block_texts, max_size=6), st.none() | st.booleans())
 def test_parse_and_check_never_crash_on_block_lists(
     texts: list[str], is_error: bool | None
@@ -88,7 +90,6 @@ def test_parse_and_check_never_crash_on_block_lists(
     assert all(v.rule and v.message for v in check(wire, strict=True))
 
 
-@settings(max_examples=400)
 @given(st.one_of(st.text(), st.binary()))
 def test_parse_never_crashes_on_arbitrary_text(text: str | bytes) -> None:
     """Arbitrary text or bytes: a ParsedResponse or WireFormatError, nothing else."""

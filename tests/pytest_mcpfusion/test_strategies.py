@@ -369,3 +369,37 @@ def test_strategies_never_import_pytest() -> None:
     imported |= {node.module or "" for node in nodes if isinstance(node, ast.ImportFrom)}
     assert {"hypothesis", "fusion_core"} <= {name.split(".")[0] for name in imported}
     assert not {name for name in imported if "pytest" in name or name.startswith(".")}
+
+
+@given(
+    data=st.data(),
+    schema=st.sampled_from(
+        [
+            {"type": "integer"},
+            {"type": "number"},
+            {"type": "string"},
+            {"type": "integer", "minimum": 5},
+            {"type": "integer", "exclusiveMaximum": -(10**9)},
+            {"type": "integer", "multipleOf": 7},
+            {"type": "string", "minLength": 3},
+            {"type": "array", "items": {"type": "integer"}},
+        ]
+    ),
+    valid=st.booleans(),
+)
+def test_unbounded_schemas_draw_sizes_a_server_can_answer(
+    data: st.DataObject, schema: dict[str, Any], valid: bool
+) -> None:
+    """Where a schema sets no bound, numbers and strings stay small (valid or not)."""
+    from pytest_mcpfusion._jsonschema import SIZE_BOUND, TEXT_BOUND  # noqa: PLC0415
+
+    definition = {"type": "object", "properties": {"n": schema}, "required": ["n"]}
+    draw = strategies.arguments if valid else strategies.invalid_arguments
+    strategy = draw(definition)
+    value = data.draw(strategy).get("n")
+    floor = abs(schema.get("exclusiveMaximum", 0)) + 2 * SIZE_BOUND
+    for leaf in value if isinstance(value, list) else [value]:
+        if isinstance(leaf, (int, float)) and not isinstance(leaf, bool):
+            assert abs(leaf) <= max(floor, 7 * SIZE_BOUND + 1)
+        if isinstance(leaf, str):
+            assert len(leaf) <= TEXT_BOUND + schema.get("minLength", 0)

@@ -1,0 +1,217 @@
+"""What an error text may say: no value a Presenter hides or its schema drops.
+
+Error texts reach the client (the ``INTERNAL_ERROR`` envelope, a Presenter's
+validation error), so they follow the egress firewall (WIRE.md 12.4):
+
+* a pydantic ``ValidationError`` is never quoted as ``str()`` gives it (that
+  quotes ``input_value={...}``, hidden fields and all). It is described as
+  ``path: message`` lines instead, where a path shows only the names a schema
+  declares (fields, aliases, tags, model names) and list positions; any other
+  part — a dict key, an undeclared key — is ``*``. A message is pydantic's own
+  when its template quotes only the schema (``Input should be a valid
+  integer``, ``String should have at most 5 characters``); messages that can
+  quote the data (a discriminator tag's value, a validator's own text, an
+  attribute getter's error) are replaced by a fixed description;
+* for any other exception, :func:`exception_text` applies the app's
+  *exposure* (``"message"``, ``"type"`` or ``"none"``, see ``docs/errors.md``),
+  and in ``"message"`` mode removes every value a Presenter dropped from data
+  it was given during the call (:func:`scrub`).
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Final, Literal, TypeAlias
+
+from pydantic import ValidationError
+from pydantic_core import core_schema
+
+__all__ = [
+    "ERROR_EXPOSURES",
+    "ErrorExposure",
+    "describe_validation_error",
+    "exception_text",
+    "hidden_values",
+    "safe_path",
+    "schema_names",
+    "scrub",
+]
+
+ErrorExposure: TypeAlias = Literal["message", "type", "none"]
+ERROR_EXPOSURES: Final[tuple[str, ...]] = typing.get_args(ErrorExposure)
+HIDDEN: Final = "***"
+NONE_TEXT: Final = "The tool failed; the server's log has the details."
+# Scrubbing shorter values would garble ordinary words; docs/errors.md says so.
+MIN_SCRUBBED: Final = 4
+
+# Error types whose pydantic message can quote the data (or is a user's own text).
+_QUOTING: Final = {
+    "value_error": "Value error (the validator's message is not shown: it may quote the data)",
+    "assertion_error": "Assertion failed (the validator's message is not shown)",
+    "get_attribute_error": "Error extracting attribute (its message is not shown)",
+    "iteration_error": "Error iterating over the input (its message is not shown)",
+    "mapping_type": "Input should be a valid mapping (its error is not shown)",
+    "json_invalid": "Invalid JSON",
+    "uuid_parsing": "Input should be a valid UUID",
+}
+_KNOWN: Final = frozenset(typing.get_args(core_schema.ErrorType))
+_SKIPPED_KEYS: Final = frozenset({"default", "metadata", "serialization", "expected", "ref"})
+
+
+def schema_names(schema: Any) -> frozenset[str]:
+    """Every name a core schema declares: fields, aliases, tags, model names, labels."""
+    names: set[str] = set()
+    stack: list[Any] = [schema]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list | tuple):
+            stack.extend(item for item in node if isinstance(item, dict | list | tuple | str))
+            continue
+        if not isinstance(node, dict):
+            continue
+        kind = node.get("type")
+        if isinstance(kind, str):
+            names.add(kind)
+        names.update(_declared(node))
+        stack.extend(
+            value
+            for key, value in node.items()
+            if key not in _SKIPPED_KEYS and isinstance(value, dict | list | tuple)
+        )
+    return frozenset(names)
+
+
+def _declared(node: dict[str, Any]) -> Iterator[str]:
+    """The names one schema node declares itself."""
+    fields = node.get("fields")
+    if isinstance(fields, dict):
+        yield from (key for key in fields if isinstance(key, str))
+    elif isinstance(fields, list):
+        yield from (f["name"] for f in fields if isinstance(f, dict) and "name" in f)
+    for key in ("name", "model_name", "validation_alias", "custom_error_type"):
+        yield from _strings(node.get(key))
+    if node.get("type") == "tagged-union":
+        yield from (str(tag) for tag in node.get("choices", {}))
+        yield from _strings(node.get("discriminator"))
+    if node.get("type") == "union":
+        yield from (c[1] for c in node.get("choices", ()) if isinstance(c, tuple))
+    cls = node.get("cls")
+    if isinstance(cls, type):
+        yield cls.__name__
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def safe_path(loc: Sequence[int | str], names: frozenset[str] | None) -> str:
+    """A dotted error path showing only declared names and positions (else ``*``)."""
+    parts = []
+    for part in loc:
+        if isinstance(part, int) or (names is not None and part in names):
+            parts.append(str(part))
+        elif names is None and part.isidentifier() and len(part) <= 64:
+            parts.append(part)
+        else:
+            parts.append("*")
+    return ".".join(parts) or "(root)"
+
+
+def _message(detail: Any) -> str:
+    kind = detail["type"]
+    if kind == "union_tag_invalid":
+        ctx = detail.get("ctx") or {}
+        return (
+            f"Input tag found using {ctx.get('discriminator', 'the discriminator')} does not "
+            f"match any of the expected tags: {ctx.get('expected_tags', '')}"
+        )
+    if kind in _QUOTING:
+        return _QUOTING[kind]
+    if kind not in _KNOWN:
+        return f"Custom error {kind!r} (its message is not shown: it may quote the data)"
+    return str(detail["msg"])
+
+
+def describe_validation_error(
+    error: ValidationError,
+) -> list[tuple[tuple[int | str, ...], str, str]]:
+    """``(loc, type, message)`` per problem; no message quotes a value of the data.
+
+    Show a ``loc`` with :func:`safe_path`: its parts can be data (dict keys).
+    """
+    return [
+        (tuple(detail["loc"]), detail["type"], _message(detail))
+        for detail in error.errors(include_url=False, include_input=False, include_context=True)
+    ]
+
+
+def _validation_text(error: ValidationError) -> str:
+    """A ValidationError of an unknown schema: paths show identifiers and positions only."""
+    problems = describe_validation_error(error)
+    plural = "s" if len(problems) != 1 else ""
+    lines = [f"{len(problems)} validation error{plural} for {error.title}"]
+    lines.extend(f"  • '{safe_path(loc, None)}': {message}" for loc, _kind, message in problems)
+    return "\n".join(lines)
+
+
+def _leaves(value: Any, out: set[str], budget: list[int]) -> None:
+    """The text of every scalar and key in ``value`` (bounded work)."""
+    stack = [value]
+    while stack and budget[0] > 0:
+        budget[0] -= 1
+        item = stack.pop()
+        if isinstance(item, str):
+            out.add(item)
+        elif isinstance(item, bool) or item is None:
+            continue
+        elif isinstance(item, int | float):
+            out.add(repr(item))
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack.extend(item)
+        elif hasattr(item, "__dict__"):
+            stack.extend(vars(item).values())
+        else:
+            out.add(str(item))
+
+
+def hidden_values(pairs: Iterable[tuple[Any, Any]]) -> set[str]:
+    """Texts found in what Presenters were given but not in what they returned."""
+    given: set[str] = set()
+    shown: set[str] = set()
+    budget = [1_000_000]
+    for raw, masked in pairs:
+        _leaves(raw, given, budget)
+        _leaves(masked, shown, budget)
+    return {value for value in given - shown if len(value) >= MIN_SCRUBBED}
+
+
+def scrub(text: str, hidden: Iterable[str]) -> str:
+    """``text`` with every hidden value replaced by ``***`` (longest first)."""
+    for value in sorted(hidden, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, HIDDEN)
+    return text
+
+
+def exception_text(
+    exc: BaseException, exposure: ErrorExposure, pairs: Iterable[tuple[Any, Any]] = ()
+) -> str:
+    """What the client is told about an unexpected exception."""
+    if exposure == "none":
+        return NONE_TEXT
+    if exposure == "type":
+        return type(exc).__name__
+    text = _validation_text(exc) if isinstance(exc, ValidationError) else str(exc)
+    return scrub(text, hidden_values(pairs))

@@ -1,0 +1,161 @@
+"""A stdio client transport that bounds every message the server sends.
+
+The SDK's own stdio transport buffers a server's output until a newline
+comes: a server that answers with gigabytes (an action that grows its output
+with an argument) grows the test process with it. This transport reads the
+server's stdout in chunks and gives up on a message as soon as it passes
+``max_bytes``: it records the overflow (:class:`Overflow`), stops reading
+and closes the session's read stream, so the pending request ends at once
+("connection closed") and :class:`~fusion_core.FusionClient` reports the
+limit instead. Start-up and shutdown follow the SDK's: the server runs in
+its own process group, gets its stdin closed, then SIGTERM, then SIGKILL.
+
+POSIX only; elsewhere :class:`~fusion_core.FusionClient` uses the SDK's
+transport and checks each result's size after it arrived.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, TextIO
+
+import anyio
+
+if TYPE_CHECKING:
+    from anyio.abc import AsyncResource, Process
+    from mcp.client import Transport
+    from mcp.client._transport import TransportStreams
+
+__all__ = ["Overflow", "bounded_stdio"]
+
+_STDIN_GRACE: Final = 2.0  # seconds for the server to exit after its stdin closes
+_KILL_GRACE: Final = 2.0  # seconds between SIGTERM and SIGKILL
+
+
+@dataclass(slots=True)
+class Overflow:
+    """Set when the server sent a message longer than the limit."""
+
+    limit: int
+    received: int = 0
+
+    @property
+    def tripped(self) -> bool:
+        """Whether a message went over ``limit``."""
+        return self.received > self.limit
+
+
+def bounded_stdio(
+    argv: list[str],
+    *,
+    env: Mapping[str, str],
+    cwd: str | Path | None,
+    errlog: TextIO,
+    overflow: Overflow,
+) -> Transport:
+    """The transport for ``argv``: the SDK's on Windows, a bounded one elsewhere."""
+    if os.name != "posix":  # pragma: no cover - exercised on Windows only
+        from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: PLC0415
+
+        parameters = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(env), cwd=cwd)
+        return stdio_client(parameters, errlog=errlog)
+    return _bounded(argv, env=env, cwd=cwd, errlog=errlog, overflow=overflow)
+
+
+@contextlib.asynccontextmanager
+async def _bounded(
+    argv: list[str],
+    *,
+    env: Mapping[str, str],
+    cwd: str | Path | None,
+    errlog: TextIO,
+    overflow: Overflow,
+) -> AsyncIterator[TransportStreams]:
+    import mcp_types  # noqa: PLC0415 - mcp is slow to import
+    from mcp.shared.message import SessionMessage  # noqa: PLC0415
+
+    process = await anyio.open_process(
+        argv, env=dict(env), cwd=cwd, stderr=errlog, start_new_session=True
+    )
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+
+    def message(line: bytes) -> SessionMessage | Exception:
+        try:
+            return SessionMessage(
+                mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            )
+        except ValueError as exc:  # the session reports it; the connection goes on
+            return exc
+
+    async def read() -> None:
+        assert process.stdout is not None  # opened with a pipe
+        buffer = bytearray()
+        async with read_writer:
+            with contextlib.suppress(
+                anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError
+            ):
+                async for chunk in process.stdout:
+                    searched = len(buffer)
+                    buffer += chunk
+                    while (end := buffer.find(b"\n", searched)) >= 0:
+                        await read_writer.send(message(bytes(buffer[:end])))
+                        del buffer[: end + 1]
+                        searched = 0
+                    if len(buffer) > overflow.limit:
+                        overflow.received = len(buffer)
+                        return  # closing the read stream ends the pending request
+
+    async def write() -> None:
+        assert process.stdin is not None  # opened with a pipe
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async with write_reader:
+                async for session_message in write_reader:
+                    json = session_message.message.model_dump_json(
+                        by_alias=True, exclude_unset=True
+                    )
+                    await process.stdin.send(json.encode() + b"\n")
+        await read_writer.aclose()  # the server is gone: no request may wait forever
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(read)
+        tasks.start_soon(write)
+        try:
+            yield read_stream, write_stream
+        finally:
+            # Stop the pipe tasks first, so no read is pending while the pipes close.
+            tasks.cancel_scope.cancel()
+            with anyio.CancelScope(shield=True):
+                await _stop(process)
+                for stream in (read_stream, write_stream, read_writer, write_reader):
+                    await stream.aclose()
+
+
+async def _stop(process: Process) -> None:
+    """Close stdin, wait a little, then end the server's whole process group."""
+    from mcp.os.posix.utilities import terminate_posix_process_tree  # noqa: PLC0415
+
+    await _close(process.stdin)
+    with anyio.move_on_after(_STDIN_GRACE):
+        while process.returncode is None:
+            await anyio.sleep(0.01)
+    if process.returncode is None:
+        await terminate_posix_process_tree(process, _KILL_GRACE)
+    await _close(process.stdout)
+    # asyncio keeps the subprocess transport open (and warns when it is
+    # collected) while the process is not waited for through it.
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    close = getattr(transport, "close", None)
+    if callable(close):
+        with contextlib.suppress(PermissionError):
+            close()
+
+
+async def _close(pipe: AsyncResource | None) -> None:
+    if pipe is not None:
+        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await pipe.aclose()

@@ -1,0 +1,129 @@
+"""Pending snapshots: a changed wire is written next to the accepted one, for review.
+
+With ``--fusion-pending`` (ini ``fusion_pending``; on by default when the
+``CI`` environment variable is set), a snapshot that does not match — or
+does not exist yet — is written as ``<name>.wire.new`` beside
+``<name>.wire``, as cargo-insta writes ``.snap.new``: the accepted file is
+never touched or deleted, the test still fails, and the terminal summary
+counts the pending files. ``python -m pytest_mcpfusion review`` then walks
+through them. A snapshot that matches again removes its stale pending file
+(in every mode).
+
+Each file is written by the process that ran the test (an xdist worker
+writes its own; the names are per test, so workers never share one), via a
+temporary file and an atomic rename, and reported through the test report's
+``user_properties``, which xdist forwards to the controller that prints the
+count.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    import pytest
+
+__all__ = [
+    "PENDING_SUFFIX",
+    "WRITTEN",
+    "PendingSummary",
+    "add_pending_option",
+    "pending_enabled",
+    "write_pending",
+]
+
+PENDING_SUFFIX: Final = ".new"
+WRITTEN: Final = "fusion_pending_written"
+_FALSE: Final = frozenset({"", "0", "false", "no", "off"})
+
+
+def add_pending_option(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
+    """``--fusion-pending`` / ``--no-fusion-pending`` and the ``fusion_pending`` ini key."""
+    group.addoption(
+        "--fusion-pending",
+        dest="fusion_pending",
+        action="store_const",
+        const=True,
+        default=None,
+        help="write each changed or new wire snapshot as <name>.wire.new beside the accepted "
+        "one (never touching it), for `python -m pytest_mcpfusion review`; on by default when "
+        "CI is set (ini: fusion_pending)",
+    )
+    group.addoption(
+        "--no-fusion-pending",
+        dest="fusion_pending",
+        action="store_const",
+        const=False,
+        help="do not write pending snapshots, even in CI",
+    )
+    parser.addini(
+        "fusion_pending",
+        "write pending .wire.new snapshots (true/false; default: true when CI is set)",
+        default="",
+    )
+
+
+def pending_enabled(config: pytest.Config) -> bool:
+    """The option, else the ini key, else whether ``CI`` is set (and not ``false``)."""
+    option: bool | None = config.getoption("fusion_pending", None)
+    if option is not None:
+        return option
+    ini = str(config.getini("fusion_pending")).strip().lower()
+    if ini:
+        return ini not in _FALSE
+    return os.environ.get("CI", "").strip().lower() not in _FALSE
+
+
+def write_pending(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (a reader never sees half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        Path(temporary).replace(path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+class PendingSummary:
+    """Counts the pending files a run wrote (on the controller, from every worker)."""
+
+    def __init__(self) -> None:
+        self.written: set[str] = set()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Collect the paths a test reported writing (xdist forwards user_properties)."""
+        for name, value in report.user_properties:
+            if name == WRITTEN:
+                self.written.add(str(value))
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """Say how many snapshots are pending and how to review them."""
+        if not self.written:
+            return
+        count = len(self.written)
+        noun = "snapshot" if count == 1 else "snapshots"
+        terminalreporter.write_sep("=", "Fusion pending snapshots")
+        terminalreporter.write_line(
+            f"{count} pending wire {noun} written (.wire.new beside the accepted .wire, "
+            "which is unchanged):"
+        )
+        for path in sorted(self.written):
+            terminalreporter.write_line(f"  {_relative(path)}")
+        folders = sorted({_relative(str(Path(path).parent.parent.parent)) for path in self.written})
+        terminalreporter.write_line(
+            f"review them with: python -m pytest_mcpfusion review {' '.join(folders)}"
+        )
+
+
+def _relative(path: str) -> str:
+    """``path`` relative to the working directory when it lies below it."""
+    try:
+        return Path(path).relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return path

@@ -1,0 +1,102 @@
+"""Bad input: each error says what was wrong and where, and carries the offending value.
+
+Added for mutants the mutation check (``./dev mutate``) found alive: the
+messages of the builder's, the UI helpers' and the text checks' errors were
+raised but never read, so a message replaced by ``None`` passed every test.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+import fusion_core as fc
+from fusion_core import SerializationError, UiBlock, UIError, UiMeta, ui
+
+
+def _builder() -> fc.ResponseBuilder:
+    return fc.response({"k": 1})
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: _builder().llm_hint(5),  # type: ignore[arg-type]
+         "llm_hint() takes str, got int: 5"),
+        (lambda: _builder().system_rules(["ok", b"x"]),  # type: ignore[list-item]
+         "system_rules() takes str, got bytes: b'x'"),
+        (lambda: _builder().system_rules("one rule"),
+         "system_rules() takes a list of rules, not one str"),
+        (lambda: _builder().raw_block(None),  # type: ignore[arg-type]
+         "raw_block() takes str, got NoneType: None"),
+        (lambda: _builder().ui_block(ui.summary("s"), "content"),
+         "ui_block(UiBlock) takes no content or meta: the block has its own"),
+        (lambda: _builder().ui_block("chart"), "ui_block(type, content): content is missing"),
+    ],
+    ids=["hint", "rule", "rules-str", "raw", "block-and-content", "no-content"],
+)  # fmt: skip
+def test_builder_type_errors_name_the_method_and_the_value(call: Any, message: str) -> None:
+    """A wrong argument type raises TypeError with exactly this message."""
+    with pytest.raises(TypeError) as raised:
+        call()
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize(
+    ("call", "where"),
+    [
+        (lambda: _builder().raw_block("ab\ud800"), "the raw block"),
+        (lambda: fc.success("ab\ud800"), "the data str"),
+        (lambda: ui.markdown("ab\ud800"), "the content of the 'markdown' UI block"),
+    ],
+    ids=["raw", "str-data", "ui-content"],
+)
+def test_lone_surrogate_in_verbatim_text_names_its_place(call: Any, where: str) -> None:
+    """Verbatim text with a lone surrogate: code point, index, place and the text itself."""
+    with pytest.raises(SerializationError) as raised:
+        call()
+    error = raised.value
+    assert re.match(r"lone surrogate U\+D800 at index 2: MCP text must be valid Unicode; "
+                    r"decode the text properly or drop it", str(error))  # fmt: skip
+    assert error.value == "ab\ud800"
+    assert error.path == where
+
+
+@pytest.mark.parametrize(
+    ("meta", "message", "value"),
+    [
+        ({"title": 5}, "UI title must be a str, got 5", 5),
+        ({"width": "wide"}, "UI width must be 'full', 'half' or 'third', got 'wide'", "wide"),
+        ({"priority": float("inf")}, "UI priority must be a finite number, got inf", float("inf")),
+    ],
+    ids=["title", "width", "priority"],
+)
+def test_ui_meta_errors_name_the_field_and_value(
+    meta: dict[str, Any], message: str, value: Any
+) -> None:
+    """Bad meta raises UIError naming the field and carrying the bad value."""
+    with pytest.raises(UIError) as raised:
+        UiMeta(**meta)
+    assert str(raised.value) == message
+    assert raised.value.value == value
+
+
+def test_ui_block_of_wrong_types_says_which_and_carries_the_block() -> None:
+    """A UiBlock whose type or content is not a str names both types."""
+    with pytest.raises(UIError) as raised:
+        UiBlock("chart", 42)  # type: ignore[arg-type]
+    assert str(raised.value) == "a UI block's type and content must be str, got str and int"
+    assert isinstance(raised.value.value, UiBlock)
+
+
+def test_invalid_language_tag_says_what_a_tag_may_hold() -> None:
+    """A bad code-block language names itself and the allowed characters."""
+    with pytest.raises(UIError) as raised:
+        ui.code_block("py thon", "x")
+    assert str(raised.value) == (
+        "invalid language tag 'py thon': use letters, digits and _ + # . - "
+        "(starting with a letter or digit), or '' for none"
+    )
+    assert raised.value.value == "py thon"

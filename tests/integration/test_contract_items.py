@@ -1,0 +1,88 @@
+"""Contract items have a place in the collection tree: ids that run, selection, counts.
+
+They hang from the ini file (``pytest.ini::fusion-contract::billing/get[valid]``),
+so an id printed by ``--collect-only`` runs when passed back, ``-k``, ``-m``,
+``--deselect`` and ``--lf`` select them as any test, and every count is right.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .test_option_fusion import LEAKY
+
+GATE = ("--fusion", "--fusion-app=shop:app", "--fusion-examples=3")
+ONE_TEST = "def test_file():\n    pass\n"
+
+
+@pytest.fixture
+def project(shop: pytest.Pytester) -> pytest.Pytester:
+    """The shop app, an ini file and one ordinary test file in ``suite/``."""
+    shop.makefile(".ini", pytest="[pytest]\n")
+    shop.mkdir("suite")
+    (shop.path / "suite" / "test_file.py").write_text(ONE_TEST)
+    return shop
+
+
+def test_collect_only_prints_ids_that_run(project: pytest.Pytester) -> None:
+    """Every id ``--collect-only -q`` prints selects exactly that test when passed back."""
+    listed = project.runpytest("--collect-only", "-q", *GATE, "-p", "no:cacheprovider")
+    ids = [line for line in listed.outlines if "::" in line]
+    assert "pytest.ini::fusion-contract::billing/get[valid]" in ids
+    assert "suite/test_file.py::test_file" in ids
+    assert len(ids) == 7
+    assert "Fusion wire report" not in listed.stdout.str()
+    listed.stdout.fnmatch_lines(["7 tests collected*"])
+    again = project.runpytest(*GATE, "pytest.ini::fusion-contract::billing/get[invalid]", "-v")
+    again.assert_outcomes(passed=1)
+    again.stdout.fnmatch_lines(["*pytest.ini::fusion-contract::billing/get[[]invalid[]] PASSED*"])
+
+
+def test_a_path_without_the_ini_file_still_runs_the_gate(project: pytest.Pytester) -> None:
+    """``pytest --fusion suite/`` runs the contract tests too, with the same ids."""
+    result = project.runpytest(*GATE, "suite", "-v", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=7)
+    result.stdout.fnmatch_lines(["*pytest.ini::fusion-contract::billing/list[[]valid[]] PASSED*"])
+
+
+def test_a_chosen_node_id_runs_alone(project: pytest.Pytester) -> None:
+    """Naming one file test runs that test only, not the gate's items."""
+    result = project.runpytest(*GATE, "suite/test_file.py::test_file", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+def test_keyword_and_marker_selection_counts(project: pytest.Pytester) -> None:
+    """``-k`` and ``-m`` select contract items with honest counts."""
+    by_keyword = project.runpytest(*GATE, "-k", "billing/get", "-p", "no:cacheprovider")
+    by_keyword.assert_outcomes(passed=2, deselected=5)
+    by_keyword.stdout.fnmatch_lines(["collected 7 items / 5 deselected / 2 selected"])
+    by_marker = project.runpytest(*GATE, "-m", "not fusion", "-p", "no:cacheprovider")
+    by_marker.assert_outcomes(passed=1, deselected=6)
+
+
+def test_deselect_an_item(project: pytest.Pytester) -> None:
+    """``--deselect`` takes a contract item's id."""
+    result = project.runpytest(
+        *GATE, "--deselect", "pytest.ini::fusion-contract::billing/whoami[valid]",
+        "-p", "no:cacheprovider",
+    )  # fmt: skip
+    result.assert_outcomes(passed=6, deselected=1)
+
+
+def test_last_failed_reruns_the_failed_contract_items(pytester: pytest.Pytester) -> None:
+    """``--lf`` runs again the contract items that failed, and only those."""
+    pytester.makefile(".ini", pytest="[pytest]\n")
+    pytester.makepyfile(leaky=LEAKY, test_file=ONE_TEST)
+    pytester.syspathinsert()
+    gate = ("--fusion", "--fusion-app=leaky:app", "--fusion-examples=5")
+    pytester.runpytest(*gate).assert_outcomes(failed=2, passed=1)
+    again = pytester.runpytest(*gate, "--lf", "-v")
+    again.assert_outcomes(failed=2, deselected=1)
+    again.stdout.fnmatch_lines(["*pytest.ini::fusion-contract::users/get[[]valid[]] FAILED*"])
+
+
+def test_without_an_ini_file_the_items_still_run(shop: pytest.Pytester) -> None:
+    """No ini file (nor conftest.py) to hang from: the items sit under the session."""
+    result = shop.runpytest(*GATE, "-v", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(["*fusion-contract::billing/get[[]valid[]] PASSED*"])

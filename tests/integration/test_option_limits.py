@@ -1,0 +1,109 @@
+"""``--fusion-timeout`` and ``--fusion-max-response-bytes``: every call ends within its limits.
+
+Against a plain-SDK server nothing bounds (``grow`` answers with ``n``
+characters, ``stall`` sleeps as long as it is told), run as a subprocess.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import UNBOUNDED_SERVER
+
+USER_TESTS = '''
+def test_huge(fusion_call):
+    # over the default 8 MiB, in a fraction of the default 30 s
+    fusion_call("grow", n=50_000_000)
+
+
+def test_slow(fusion_call):
+    fusion_call("stall", seconds=600)
+
+
+def test_after_both(fusion_call):
+    assert fusion_call("echo", text="still here").data == {"text": "still here"}
+'''
+
+
+def test_an_oversized_answer_fails_naming_the_call_the_limit_and_the_option(
+    pytester: pytest.Pytester,
+) -> None:
+    """The default size limit stops a 50 MB answer; the failure says how to raise it."""
+    pytester.makepyfile(test_user=USER_TESTS.split("def test_slow", maxsplit=1)[0])
+    result = pytester.runpytest_subprocess(
+        f"--fusion-server={UNBOUNDED_SERVER}", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            (
+                "*tools/call 'grow' {\"n\": 50000000}: the answer passed 8,388,608 bytes*"
+                "raise --fusion-max-response-bytes=N or the fusion_max_response_bytes ini key*"
+            )
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_a_slow_answer_fails_and_the_next_call_reaches_a_fresh_server(
+    pytester: pytest.Pytester,
+) -> None:
+    """Over the timeout the call fails at once; the server is restarted for the next test."""
+    pytester.makepyfile(test_user="def test_slow" + USER_TESTS.split("def test_slow")[1])
+    result = pytester.runpytest_subprocess(
+        f"--fusion-server={UNBOUNDED_SERVER}",
+        "--fusion-timeout=1",
+        "--fusion-max-response-bytes=100000",
+        "-p",
+        "no:cacheprovider",
+    )
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            (
+                "*tools/call 'stall' {\"seconds\": 600}: no answer within 1 s*"
+                "raise --fusion-timeout=SECONDS or the fusion_timeout ini key*"
+            )
+        ]
+    )
+
+
+def test_the_ini_keys_set_the_limits(pytester: pytest.Pytester) -> None:
+    """``fusion_timeout`` and ``fusion_max_response_bytes`` work as the options do."""
+    pytester.makeini(
+        f"[pytest]\nfusion_server = {UNBOUNDED_SERVER}\n"
+        "fusion_timeout = 1\nfusion_max_response_bytes = 1000\n"
+    )
+    pytester.makepyfile(
+        test_user='def test_grow(fusion_call):\n    fusion_call("grow", n=5000)\n'
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*the answer passed 1,000 bytes*"])
+
+
+def test_contract_tests_against_an_unbounded_action_end_with_a_clear_failure(
+    pytester: pytest.Pytester,
+) -> None:
+    """Generated arguments stay small, and an answer over the limit fails its contract test."""
+    pytester.makeini("[pytest]\n")
+    result = pytester.runpytest_subprocess(
+        "--fusion",
+        f"--fusion-server={UNBOUNDED_SERVER}",
+        "--fusion-max-response-bytes=2000",
+        "--fusion-examples=30",
+        "--hypothesis-seed=1",
+        "-k",
+        "grow and valid and not invalid",
+        "-p",
+        "no:cacheprovider",
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*tool 'grow' broke the Fusion contract*",
+            "*sent:*{\"n\": *",
+            "*the answer passed 2,000 bytes*--fusion-max-response-bytes*",
+            "reproduce: pytest '*::fusion-contract::grow[[]valid[]]' --fusion *",
+        ]
+    )

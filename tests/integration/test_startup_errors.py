@@ -1,0 +1,88 @@
+"""A server that cannot start, or an app that does not load: a usage error of a few lines.
+
+pytest's own usage errors end with exit code 4 and one ``ERROR:`` paragraph;
+so does a ``--fusion`` run whose app or server cannot be reached, naming the
+command or import path and repeating the server's last stderr lines.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+DIES = "import sys\nsys.stderr.write('config error: MY_API_KEY is not set\\n')\nsys.exit(3)\n"
+
+
+def _short(result: pytest.RunResult) -> str:
+    """All of the run's output, which must be a few lines without any traceback."""
+    output = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in output
+    assert "INTERNALERROR" not in output
+    assert len(output.splitlines()) < 15, output
+    return output
+
+
+def test_a_command_that_does_not_start(pytester: pytest.Pytester) -> None:
+    """``--fusion-server=false``: exit code 4, naming the command."""
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    result = pytester.runpytest_subprocess("--fusion", "--fusion-server=false")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = _short(result)
+    assert "could not start the MCP server 'false'" in output
+
+
+def test_a_program_that_does_not_exist(pytester: pytest.Pytester) -> None:
+    """A missing program is named as such."""
+    result = pytester.runpytest_subprocess("--fusion", "--fusion-server=no-such-server --stdio")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "No such file or directory: 'no-such-server'" in _short(result)
+
+
+def test_a_server_that_exits_shows_its_stderr(pytester: pytest.Pytester) -> None:
+    """The server's last stderr lines say why it stopped."""
+    pytester.makepyfile(dies=DIES)
+    result = pytester.runpytest_subprocess("--fusion", f"--fusion-server={sys.executable} dies.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = _short(result)
+    assert "dies.py" in output
+    assert "| config error: MY_API_KEY is not set" in output
+
+
+def test_a_bad_app_spec(shop: pytest.Pytester) -> None:
+    """``--fusion-app`` naming nothing: exit code 4, naming the import path."""
+    result = shop.runpytest_subprocess("--fusion", "--fusion-app=shop:nope")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--fusion-app=shop:nope" in _short(result)
+
+
+def test_an_app_whose_module_raises(pytester: pytest.Pytester) -> None:
+    """An exception while importing the app: exit code 4, naming it and where it was raised."""
+    pytester.makepyfile(broken="raise RuntimeError('DATABASE_URL is not set')\n")
+    pytester.syspathinsert()
+    result = pytester.runpytest_subprocess("--fusion", "--fusion-app=broken:app")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = _short(result)
+    assert "--fusion-app=broken:app: importing it raised RuntimeError: DATABASE_URL" in output
+    assert "broken.py:1)" in output
+
+
+def test_a_bad_app_spec_under_xdist(shop: pytest.Pytester) -> None:
+    """The controller reports it before any worker starts."""
+    result = shop.runpytest_subprocess(
+        "--fusion", "--fusion-app=nowhere.at.all:app", "-p", "xdist", "-n", "2"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--fusion-app=nowhere.at.all:app" in _short(result)
+
+
+def test_without_the_gate_each_call_fails_in_a_few_lines(pytester: pytest.Pytester) -> None:
+    """Without ``--fusion`` the tests that call the server error in short; the others run."""
+    pytester.makepyfile(
+        test_calls="def test_call(fusion_call):\n    fusion_call('x')\n\n\n"
+        "def test_other():\n    pass\n"
+    )
+    result = pytester.runpytest_subprocess("--fusion-server=false", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1, passed=1)
+    result.stdout.fnmatch_lines(["could not start the MCP server 'false'*"])
+    assert "Traceback" not in result.stdout.str()
