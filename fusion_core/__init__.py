@@ -8,50 +8,51 @@
 </ui_passthrough>
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING, Any
 
-from . import ui
-from ._app import FusionApp
-from ._builder import ResponseBuilder, response
-from ._check import ContractError, Violation, ambiguities, check, check_strict
-from ._client import BlockingFusionClient, FusionClient
-from ._errors import (
-    AppLoadError,
-    CharacterReferenceError,
-    CycleError,
-    FusionError,
-    NestingError,
-    OutputSchemaError,
-    SerializationError,
-    ServerConnectionError,
-    ServerLimitError,
-    ServerResultError,
-    SizeLimitError,
-    UIError,
-    WireFormatError,
-)
-from ._helpers import error, required, success, success_structured, tool_error, toon_success
-from ._json import MAX_DEPTH, to_json, to_plain
-from ._parse import parse
-from ._parsed import (
-    Block,
-    DataBlock,
-    DirectivesBlock,
-    EmbedBlock,
-    ParsedResponse,
-    RulesBlock,
-    SuggestionsBlock,
-    ToolErrorBlock,
-    UiBlockText,
-    ValidationErrorBlock,
-    ValidationField,
-)
-from ._presenter import FieldError, Presenter, PresenterValidationError
-from ._response import ToolResponse, view_of
-from ._server import ToolApp, build_server, load_app, serve_http, serve_stdio
-from ._tool import Action, Group, Tool
-from ._ui import UiBlock, UiMeta, fence
-from ._view import ErrorDetails, ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
+if TYPE_CHECKING:
+    from . import ui
+    from ._app import FusionApp
+    from ._builder import ResponseBuilder, response
+    from ._check import ContractError, Violation, ambiguities, check, check_strict
+    from ._client import BlockingFusionClient, FusionClient
+    from ._errors import (
+        AppLoadError,
+        CharacterReferenceError,
+        CycleError,
+        FusionError,
+        NestingError,
+        OutputSchemaError,
+        SerializationError,
+        ServerConnectionError,
+        ServerLimitError,
+        ServerResultError,
+        SizeLimitError,
+        UIError,
+        WireFormatError,
+    )
+    from ._helpers import error, required, success, success_structured, tool_error, toon_success
+    from ._json import MAX_DEPTH, to_json, to_plain
+    from ._parse import parse
+    from ._parsed import (
+        Block,
+        DataBlock,
+        DirectivesBlock,
+        EmbedBlock,
+        ParsedResponse,
+        RulesBlock,
+        SuggestionsBlock,
+        ToolErrorBlock,
+        UiBlockText,
+        ValidationErrorBlock,
+        ValidationField,
+    )
+    from ._presenter import FieldError, Presenter, PresenterValidationError
+    from ._response import ToolResponse, view_of
+    from ._server import ToolApp, build_server, load_app, serve_http, serve_stdio
+    from ._tool import Action, Group, Tool
+    from ._ui import UiBlock, UiMeta, fence
+    from ._view import ErrorDetails, ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
 __all__ = [
     "MAX_DEPTH",
@@ -123,3 +124,96 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# Each public name, and the module that defines it. Nothing is imported until
+# a name is first used, so ``from fusion_core import response`` pays for the
+# builder alone: never for pydantic (Presenters, tools), lxml (``check``) or
+# the mcp SDK (server and client). ``ui`` is the ``fusion_core.ui`` module.
+_SOURCES: dict[str, str] = {
+    "FusionApp": "._app",
+    "ResponseBuilder": "._builder",
+    "response": "._builder",
+    "ContractError": "._check",
+    "Violation": "._check",
+    "ambiguities": "._check",
+    "check": "._check",
+    "check_strict": "._check",
+    "BlockingFusionClient": "._client",
+    "FusionClient": "._client",
+    "AppLoadError": "._errors",
+    "CharacterReferenceError": "._errors",
+    "CycleError": "._errors",
+    "FusionError": "._errors",
+    "NestingError": "._errors",
+    "OutputSchemaError": "._errors",
+    "SerializationError": "._errors",
+    "ServerConnectionError": "._errors",
+    "ServerLimitError": "._errors",
+    "ServerResultError": "._errors",
+    "SizeLimitError": "._errors",
+    "UIError": "._errors",
+    "WireFormatError": "._errors",
+    "error": "._helpers",
+    "required": "._helpers",
+    "success": "._helpers",
+    "success_structured": "._helpers",
+    "tool_error": "._helpers",
+    "toon_success": "._helpers",
+    "MAX_DEPTH": "._json",
+    "to_json": "._json",
+    "to_plain": "._json",
+    "parse": "._parse",
+    "Block": "._parsed",
+    "DataBlock": "._parsed",
+    "DirectivesBlock": "._parsed",
+    "EmbedBlock": "._parsed",
+    "ParsedResponse": "._parsed",
+    "RulesBlock": "._parsed",
+    "SuggestionsBlock": "._parsed",
+    "ToolErrorBlock": "._parsed",
+    "UiBlockText": "._parsed",
+    "ValidationErrorBlock": "._parsed",
+    "ValidationField": "._parsed",
+    "FieldError": "._presenter",
+    "Presenter": "._presenter",
+    "PresenterValidationError": "._presenter",
+    "ToolResponse": "._response",
+    "view_of": "._response",
+    "ToolApp": "._server",
+    "build_server": "._server",
+    "load_app": "._server",
+    "serve_http": "._server",
+    "serve_stdio": "._server",
+    "Action": "._tool",
+    "Group": "._tool",
+    "Tool": "._tool",
+    "UiBlock": "._ui",
+    "UiMeta": "._ui",
+    "fence": "._ui",
+    "ErrorDetails": "._view",
+    "ErrorEnvelope": "._view",
+    "ResponseView": "._view",
+    "Suggestion": "._view",
+    "ValidationFailure": "._view",
+    "ui": ".ui",
+}
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and flag misspelt names
+
+    def __getattr__(name: str) -> Any:
+        """Import a public name on first use (PEP 562) and keep it in the module."""
+        source = _SOURCES.get(name)
+        if source is None:
+            msg = f"module {__name__!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        # __import__ (not importlib.import_module) so that -X importtime reports it.
+        module = __import__(source[1:], globals(), None, ("__name__",), 1)
+        value = module if name == "ui" else getattr(module, name)
+        globals()[name] = value
+        return value
+
+
+def __dir__() -> list[str]:
+    """The public names and the module's dunders: no helper of this file."""
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})

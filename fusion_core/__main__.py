@@ -172,4 +172,7 @@ def _say(*lines: str) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # The whole command line (list, call, check, --version; serve comes back here).
+    from ._cli import main as cli
+
+    sys.exit(cli())

@@ -144,7 +144,7 @@ class ContractError(FusionError, ValueError):
 def check(source: object, *, strict: bool = False) -> list[Violation]:
     """Every contract violation of a response (empty when it is well-formed).
 
-    Accepts what :func:`~fusion_core._parse.parse` accepts. ``strict=True``
+    Accepts what :func:`~fusion_core.parse` accepts. ``strict=True``
     also reports what the layout rule can only guess at (:func:`ambiguities`):
     use it for servers that embed no child Presenters.
     """
@@ -164,8 +164,8 @@ def ambiguities(source: object) -> list[Violation]:
     """What the strict reading adds to :func:`check`.
 
     Fusion blocks read as embeds, unknown elements among the embeds, a bare
-    error text with ``isError: true`` (see ``fusion_core._ambiguity``).
-    Empty for input :func:`~fusion_core._parse.parse` refuses (``check``
+    error text with ``isError: true`` (the docs' *strict reading*).
+    Empty for input :func:`~fusion_core.parse` refuses (``check``
     reports it).
     """
     try:

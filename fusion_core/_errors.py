@@ -118,7 +118,7 @@ class CharacterReferenceError(WireFormatError):
 
 
 class SizeLimitError(FusionError, ValueError):
-    """A response larger than the size policy allows (``fusion_core._limits``)."""
+    """A response larger than the size policy allows (the docs' *Limits* section)."""
 
     def __init__(self, message: str, *, size: int, limit: int) -> None:
         super().__init__(message)

@@ -189,7 +189,7 @@ class Presenter(Generic[M]):
 
     ``schema`` is a pydantic model: undeclared fields never reach the wire,
     keys follow the schema's order, ``Field(exclude=True)`` fields stay hidden,
-    nested models mask recursively (see ``fusion_core._schema``). Without a
+    nested models mask recursively. Without a
     schema, data passes unchanged.
 
     ``rules`` is a list of str or a function ``(item, ctx) -> rules``;

@@ -13,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, final
 
-from pydantic_core import core_schema
-
 from ._limits import require_response_size
 from ._view import ResponseView
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
     from pydantic import GetCoreSchemaHandler
+    from pydantic_core import core_schema
 
 __all__ = ["ToolResponse", "origin_of", "view_of", "with_origin"]
 
@@ -116,6 +115,8 @@ class ToolResponse(dict[str, Any]):
         cls, _source: Any, _handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         """Pydantic accepts instances and serializes them as the plain wire dict."""
+        from pydantic_core import core_schema  # noqa: PLC0415 - only pydantic asks for it
+
         return core_schema.is_instance_schema(
             cls,
             serialization=core_schema.plain_serializer_function_ser_schema(

@@ -7,15 +7,21 @@ hand out :class:`FusionCall`, :class:`AsyncFusionCall` and
 :class:`FusionResult`; :class:`FusionWireExtension` is the syrupy extension
 behind ``fusion_snapshot``; :class:`WireReport` is what the
 ``pytest_fusion_report`` hook receives.
+
+:class:`FusionWireExtension` is imported on first use: it is a syrupy
+extension, and the plugin loads without syrupy (only ``fusion_snapshot``
+needs it).
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING, Any
 
 from ._gate import FusionContextWarning, FusionIsolationWarning
 from ._report import WireReport
 from ._result import FusionResult
 from ._session import AsyncFusionCall, FusionCall
-from ._snapshot import FusionWireExtension
+
+if TYPE_CHECKING:
+    from ._snapshot import FusionWireExtension
 
 __all__ = [
     "AsyncFusionCall",
@@ -26,3 +32,15 @@ __all__ = [
     "FusionWireExtension",
     "WireReport",
 ]
+
+
+if not TYPE_CHECKING:  # type checkers see the import above, and flag misspelt names
+
+    def __getattr__(name: str) -> Any:
+        """Import :class:`FusionWireExtension` (and so syrupy) on first use (PEP 562)."""
+        if name == "FusionWireExtension":
+            from ._snapshot import FusionWireExtension  # noqa: PLC0415 - syrupy is optional
+
+            return FusionWireExtension
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)

@@ -115,6 +115,18 @@ def limit_message_of(exc: BaseException) -> str:
     return str(exc)
 
 
+def _require_hypothesis() -> None:
+    """Fail the running contract test, naming the package, when hypothesis is absent."""
+    try:
+        import hypothesis  # noqa: F401, PLC0415
+    except ImportError:
+        pytest.fail(
+            "--fusion contract tests need hypothesis, which is not installed: "
+            "pip install 'hypothesis>=6.100' (pytest-mcpfusion's own dependency)",
+            pytrace=False,
+        )
+
+
 class FusionContractItem(pytest.Item):
     """One contract test: one action, valid or invalid arguments."""
 
@@ -137,7 +149,9 @@ class FusionContractItem(pytest.Item):
 
     def runtest(self) -> None:
         """Call the action with generated arguments and check every answer."""
-        # hypothesis loads only when contract tests run: plain runs stay fast.
+        # hypothesis loads only when contract tests run: plain runs stay fast,
+        # and a suite without hypothesis installed loses only these tests.
+        _require_hypothesis()
         from hypothesis import HealthCheck, Verbosity, given, seed, settings  # noqa: PLC0415
         from hypothesis import strategies as st  # noqa: PLC0415
 

@@ -69,7 +69,10 @@ def action_examples(
 
 def prime_first(definition: Mapping[str, Any], actions: Sequence[str | None]) -> list[str | None]:
     """``actions`` with those that need no argument first (they list what others look up)."""
-    from .strategies import _action_schema  # noqa: PLC0415 - hypothesis loads lazily
+    try:
+        from .strategies import _action_schema  # noqa: PLC0415 - hypothesis loads lazily
+    except ImportError:  # no hypothesis: each contract test fails saying so (runtest)
+        return list(actions)
 
     field = discriminator_of(definition)
     if field is None:

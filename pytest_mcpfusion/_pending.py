@@ -20,20 +20,15 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
-
-from syrupy.assertion import SnapshotAssertion
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     import pytest
-    from syrupy.types import SerializableData
 
 __all__ = [
     "PENDING_SUFFIX",
     "WRITTEN",
-    "PendingSnapshotAssertion",
     "PendingSummary",
     "add_pending_option",
     "pending_enabled",
@@ -93,38 +88,6 @@ def write_pending(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-class PendingSnapshotAssertion(SnapshotAssertion):
-    """syrupy's assertion, plus the pending file: written on a mismatch, removed on a match.
-
-    ``pending`` says whether to write; ``on_pending`` is told each file written.
-    """
-
-    pending: bool = False
-    on_pending: Callable[[Path], None] | None = None
-
-    def with_defaults(self, **kwargs: Any) -> SnapshotAssertion:
-        """A copy with other defaults (as syrupy's), still writing pending files like this one."""
-        copy = super().with_defaults(**kwargs)
-        if isinstance(copy, PendingSnapshotAssertion):
-            copy.pending, copy.on_pending = self.pending, self.on_pending
-        return copy
-
-    def _assert(self, data: SerializableData) -> bool:
-        success = super()._assert(data)
-        result = self._execution_results.get(self._executions - 1)
-        if result is None or result.snapshot_location is None:
-            return success
-        path = Path(result.snapshot_location + PENDING_SUFFIX)
-        if success:
-            # Matched (or written by --snapshot-update): nothing is pending any more.
-            path.unlink(missing_ok=True)
-        elif self.pending and isinstance(result.asserted_data, bytes):
-            write_pending(path, result.asserted_data)
-            if self.on_pending is not None:
-                self.on_pending(path)
-        return success
 
 
 class PendingSummary:

@@ -25,8 +25,6 @@ from __future__ import annotations
 import os
 from typing import Final
 
-from hypothesis import HealthCheck, settings
-
 __all__ = ["AUTO", "CI", "DEV", "PROFILES", "THOROUGH", "choose", "configure", "register"]
 
 CI: Final = "fusion-ci"
@@ -35,11 +33,13 @@ THOROUGH: Final = "fusion-thorough"
 AUTO: Final = "auto"
 PROFILES: Final = (CI, DEV, THOROUGH)
 # Strategies built from hostile text are slow to generate by design.
-_SLOW: Final = [HealthCheck.too_slow]
-
-
 def register() -> None:
-    """Register the three profiles (idempotent)."""
+    """Register the three profiles (idempotent); nothing to do without hypothesis."""
+    try:
+        from hypothesis import HealthCheck, settings  # noqa: PLC0415 - hypothesis is optional
+    except ImportError:
+        return
+    slow = [HealthCheck.too_slow]
     settings.register_profile(
         CI,
         max_examples=100,
@@ -47,15 +47,15 @@ def register() -> None:
         database=None,
         deadline=None,
         print_blob=True,
-        suppress_health_check=_SLOW,
+        suppress_health_check=slow,
     )
-    settings.register_profile(DEV, max_examples=100, deadline=None, suppress_health_check=_SLOW)
+    settings.register_profile(DEV, max_examples=100, deadline=None, suppress_health_check=slow)
     settings.register_profile(
         THOROUGH,
         max_examples=100_000,
         deadline=None,
         print_blob=True,
-        suppress_health_check=[*_SLOW, HealthCheck.data_too_large],
+        suppress_health_check=[*slow, HealthCheck.data_too_large],
     )
 
 
@@ -83,5 +83,10 @@ def configure(option: str | None, ini: str, *, hypothesis_option: str | None) ->
     if option is None and (hypothesis_option is not None or not ini):
         return None
     name = choose(option if option is not None else ini)
+    try:
+        from hypothesis import settings  # noqa: PLC0415 - hypothesis is optional
+    except ImportError:
+        msg = f"the hypothesis profile {name!r} needs hypothesis, which is not installed"
+        raise ValueError(msg) from None
     settings.load_profile(name)
     return name

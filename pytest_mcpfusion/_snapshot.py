@@ -8,12 +8,15 @@ applies the ``pytest_fusion_normalize`` hook, and delegates.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from fusion_core._snapshot import block_kinds, diff_snapshots, dump_snapshot
 
+from ._pending import PENDING_SUFFIX, write_pending
 from ._result import FusionResult
 
 if TYPE_CHECKING:
@@ -107,3 +110,35 @@ def _text_of(data: Any) -> str:
     if isinstance(data, bytes | bytearray | memoryview):
         return bytes(data).decode(_ENCODING, _ERRORS)
     return "" if data is None else str(data)
+
+
+class PendingSnapshotAssertion(SnapshotAssertion):
+    """syrupy's assertion, plus the pending file: written on a mismatch, removed on a match.
+
+    ``pending`` says whether to write; ``on_pending`` is told each file written.
+    """
+
+    pending: bool = False
+    on_pending: Callable[[Path], None] | None = None
+
+    def with_defaults(self, **kwargs: Any) -> SnapshotAssertion:
+        """A copy with other defaults (as syrupy's), still writing pending files like this one."""
+        copy = super().with_defaults(**kwargs)
+        if isinstance(copy, PendingSnapshotAssertion):
+            copy.pending, copy.on_pending = self.pending, self.on_pending
+        return copy
+
+    def _assert(self, data: SerializableData) -> bool:
+        success = super()._assert(data)
+        result = self._execution_results.get(self._executions - 1)
+        if result is None or result.snapshot_location is None:
+            return success
+        path = Path(result.snapshot_location + PENDING_SUFFIX)
+        if success:
+            # Matched (or written by --snapshot-update): nothing is pending any more.
+            path.unlink(missing_ok=True)
+        elif self.pending and isinstance(result.asserted_data, bytes):
+            write_pending(path, result.asserted_data)
+            if self.on_pending is not None:
+                self.on_pending(path)
+        return success

@@ -24,7 +24,6 @@ from ._contract import GROUP, FusionContractFile, FusionContractGroup, contract_
 from ._gate import GATE_KEY, Gate, add_options, gate_of, write_reports
 from ._pending import (
     WRITTEN,
-    PendingSnapshotAssertion,
     PendingSummary,
     add_pending_option,
     pending_enabled,
@@ -33,7 +32,6 @@ from ._report import WireReport
 from ._result import FusionResult
 from ._safekeeping import KeepFailedSnapshots, escape_surrogates
 from ._session import AsyncFusionCall, FusionCall, FusionSession
-from ._snapshot import FusionWireExtension
 from ._tokens import offline_tokenizer
 
 if TYPE_CHECKING:
@@ -41,10 +39,16 @@ if TYPE_CHECKING:
 
     from fusion_core import ToolApp
 
+    from ._snapshot import FusionWireExtension
+
 SESSION_KEY: Final = pytest.StashKey[FusionSession]()
-SNAPSHOT_EXTENSION_KEY: Final = pytest.StashKey[type[FusionWireExtension]]()
+SNAPSHOT_EXTENSION_KEY: Final[pytest.StashKey[type[FusionWireExtension]]] = pytest.StashKey()
 PENDING_KEY: Final = pytest.StashKey[bool]()
 WORKER_REPORT: Final = "fusion_report"
+_NEEDS_SYRUPY: Final = (
+    "fusion_snapshot needs syrupy's pytest plugin, which is not installed or not loaded "
+    "(-p no:syrupy): pip install 'syrupy>=4.8' (pytest-mcpfusion's own dependency)"
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -181,11 +185,22 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[PENDING_KEY] = pending_enabled(config)
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(PendingSummary(), "fusion-pending")
-    # One extension class per session, bound to this config's hooks: syrupy
-    # walks every subclass of its file extensions when it discovers snapshots.
-    config.stash[SNAPSHOT_EXTENSION_KEY] = type(
-        "FusionWireSnapshot", (FusionWireExtension,), {"hook": config.hook}
-    )
+
+
+def _snapshot_extension(config: pytest.Config) -> type[FusionWireExtension]:
+    """The session's snapshot extension class, made on first use (syrupy is optional).
+
+    One class per session, bound to this config's hooks: syrupy walks every
+    subclass of its file extensions when it discovers snapshots.
+    """
+    extension = config.stash.get(SNAPSHOT_EXTENSION_KEY, None)
+    if extension is None:
+        from ._snapshot import FusionWireExtension  # noqa: PLC0415 - syrupy loads on first use
+
+        extension = config.stash[SNAPSHOT_EXTENSION_KEY] = type(
+            "FusionWireSnapshot", (FusionWireExtension,), {"hook": config.hook}
+        )
+    return extension
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -417,13 +432,18 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
     # Built as syrupy's own ``snapshot`` fixture builds its assertion, but with
     # our extension from the start: ``snapshot.use_extension()`` would register
     # the test with syrupy twice, which costs as much as the rest of the check.
-    from syrupy.location import PyTestLocation  # noqa: PLC0415
-
+    try:
+        from syrupy.location import PyTestLocation  # noqa: PLC0415
+    except ImportError:
+        pytest.fail(_NEEDS_SYRUPY, pytrace=False)
+    if not hasattr(request.config, "_syrupy"):
+        pytest.fail(_NEEDS_SYRUPY, pytrace=False)
+    from ._snapshot import PendingSnapshotAssertion  # noqa: PLC0415 - syrupy is optional
     option = request.config.option
     assertion = PendingSnapshotAssertion(
         update_snapshots=option.update_snapshots,
         update_new_snapshots_only=getattr(option, "update_new_snapshots_only", False),
-        extension_class=request.config.stash[SNAPSHOT_EXTENSION_KEY],
+        extension_class=_snapshot_extension(request.config),
         test_location=PyTestLocation(request.node),
         session=request.session.config._syrupy,  # type: ignore[attr-defined]
     )

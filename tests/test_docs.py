@@ -1,8 +1,15 @@
-"""Every ```python example in the README and docs/ runs, and passes."""
+"""Every example in the README and docs/ runs, and passes.
+
+Plain ```python blocks run as scripts; walkthrough pages (getting started)
+are followed top to bottom in a new project directory, commands included.
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -43,3 +50,90 @@ def test_example_runs(where: str, source: str) -> None:
 def test_docs_have_examples() -> None:
     """The docs keep executable examples, so this test cannot pass vacuously."""
     assert len(EXAMPLES) >= 4
+
+
+# ---------------------------------------------------------------- walkthroughs
+# A walkthrough page is followed top to bottom in a new project directory, as
+# a stranger follows it: a fenced block with a title= writes that file (a
+# ```diff block edits it, each "-" line replaced by the "+" line after it),
+# ```sh lines run (`pytest` and `fusion` are the installed console scripts;
+# "# exits N" states an expected failure), and a ```text block lists lines
+# that must appear in the output of the commands just run. Installing is the
+# one step not repeated here: the package is installed already.
+
+WALKTHROUGHS = [ROOT / "docs" / "getting-started.md", ROOT / "docs" / "cli.md"]
+_FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_TITLE = re.compile(r'title="([^"]+)"')
+_EXITS = re.compile(r"#\s*exits (\d+)")
+_SETUP = ("python -m venv ", ". .venv/bin/activate", "pip install ")
+
+
+def _apply_diff(path: Path, diff: str) -> None:
+    """Replace each ``-`` line of ``diff`` in ``path`` by the ``+`` line after it."""
+    text = path.read_text(encoding="utf-8")
+    lines = diff.splitlines()
+    for old, new in zip(lines[::2], lines[1::2], strict=True):
+        assert old.startswith("-"), old
+        assert new.startswith("+"), new
+        assert text.count(old[1:] + "\n") == 1, f"{path.name}: {old[1:]!r} is not one line"
+        text = text.replace(old[1:] + "\n", new[1:] + "\n")
+    path.write_text(text, encoding="utf-8")
+
+
+def _run(command: str, cwd: Path) -> tuple[int, str]:
+    """Run one documented command with the installed console scripts."""
+    words = shlex.split(command, comments=True)
+    scripts = Path(sys.executable).parent
+    assert words[0] in {"pytest", "fusion"}, f"the runner cannot run {command!r}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHONPATH"))}
+    # As in an activated virtual environment: `python` is the one with the package.
+    env["PATH"] = f"{scripts}{os.pathsep}{env.get('PATH', '')}"
+    run = subprocess.run(
+        [str(scripts / words[0]), *words[1:]],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
+        timeout=600,
+    )
+    return run.returncode, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("page", WALKTHROUGHS, ids=[p.name for p in WALKTHROUGHS])
+def test_walkthrough_works_in_a_new_project(page: Path, tmp_path: Path) -> None:
+    """Every file, edit, command and output of the page, in order, in an empty directory."""
+    output = ""
+    steps = 0
+    for match in _FENCE.finditer(page.read_text(encoding="utf-8")):
+        lang, info, body = match.groups()
+        title = _TITLE.search(info)
+        if title is not None:
+            target = tmp_path / title.group(1)
+            if lang == "diff":
+                _apply_diff(target, body)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(body, encoding="utf-8")
+        elif lang == "sh":
+            output = ""
+            for command in filter(None, (line.strip() for line in body.splitlines())):
+                if command.startswith(_SETUP):
+                    continue
+                code, out = _run(command, tmp_path)
+                expected = _EXITS.search(command)
+                assert code == (int(expected.group(1)) if expected else 0), f"{command}\n{out}"
+                output += out
+        elif lang == "text":
+            missing = [line for line in body.splitlines() if line and line not in output]
+            assert missing == [], f"not in the output:\n{output}"
+        else:
+            continue
+        steps += 1
+    assert steps >= 5  # the page was followed, not skipped
+
+
+def test_walkthrough_installs_the_package_by_name() -> None:
+    """The install step is the one the stranger test runs: ``pip install pytest-mcpfusion``."""
+    page = ROOT / "docs" / "getting-started.md"
+    assert "pip install pytest-mcpfusion\n" in page.read_text(encoding="utf-8")

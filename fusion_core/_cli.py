@@ -1,0 +1,348 @@
+"""The ``fusion`` command line (also ``python -m fusion_core``): look at any server from a shell.
+
+``list``, ``call`` and ``check`` talk to a *target*: an app spec
+(``pkg.module:app``, served in this process over the MCP SDK's in-memory
+transport), a URL (streamable HTTP) or a command line (a stdio server, in any
+language). They go through the same black-box client the pytest plugin uses,
+so what they print is what an MCP host receives. ``serve`` is the server
+command of ``fusion_core.__main__``, reached through here.
+
+Exit status: 0 when all went well, 1 when ``check`` found violations or a
+call or connection failed, 2 for usage errors. Output goes to stdout, errors
+to stderr as one line naming what was wrong: never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from ._client import BlockingFusionClient
+
+__all__ = ["main"]
+
+_APP_SPEC: Final = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+_SELECT_VIA: Final = re.compile(r"Select operation via the `([^`]+)` parameter")
+_WORKFLOW_LINE: Final = re.compile(r"^- '([^']+)': (.*)$", re.MULTILINE)
+
+_EXAMPLES: Final = {
+    "list": """examples:
+  fusion list examples.billing.app:app
+  fusion list "python -m fusion_core serve examples.billing.app:app"
+  fusion list http://127.0.0.1:8000/mcp""",
+    "call": """examples:
+  fusion call examples.billing.app:app billing invoices.get invoice_id=INV-001
+  fusion call "node server.js" search --json '{"query": "red shoes", "limit": 3}'
+  fusion call examples.billing.app:app billing invoices.list status=paid --raw""",
+    "check": """examples:
+  fusion check examples.billing.app:app --call billing invoices.list \\
+      --call billing invoices.get '{"invoice_id": "INV-404"}'
+  fusion check "node server.js" --calls calls.json --strict
+
+calls.json is a list of calls:
+  [{"tool": "billing", "action": "invoices.list", "arguments": {"status": "paid"}}]
+("action" is optional: for tools with actions it fills the action parameter.)""",
+}
+
+_TARGET_HELP: Final = (
+    "the server: an app spec MODULE:APP (e.g. billing.app:app), a URL "
+    "(http://host:port/mcp) or a command line that serves MCP on stdio (quote it)"
+)
+
+
+class _CliError(Exception):
+    """A failure to report on stderr as one line, with exit status 1."""
+
+
+def _version() -> str:
+    try:
+        return version("pytest-mcpfusion")
+    except PackageNotFoundError:  # a source tree that was never installed
+        from . import __version__  # noqa: PLC0415
+
+        return __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fusion",
+        description="The Fusion wire format from a shell: serve an app, list a server's "
+        "tools, call one, check a server's output. Also runs as `python -m fusion_core`.",
+        epilog="Run `fusion COMMAND --help` for a command's options and examples.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser(
+        "serve",
+        help="serve an app over stdio (default) or streamable HTTP",
+        add_help=False,
+        prefix_chars="\0",
+    ).add_argument("rest", nargs=argparse.REMAINDER)
+    formatter = argparse.RawDescriptionHelpFormatter
+
+    listing = commands.add_parser(
+        "list",
+        help="the tools and actions of an app or a server, as a table",
+        description="Print every tool and action of the target as a table.",
+        epilog=_EXAMPLES["list"],
+        formatter_class=formatter,
+    )
+    listing.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+
+    call = commands.add_parser(
+        "call",
+        help="call one tool (or action) and print its blocks",
+        description="Call one tool and print the result block by block, as snapshots show it "
+        "(--raw: the MCP wire JSON). Arguments are KEY=VALUE pairs (VALUE read as JSON when "
+        "it is JSON, else as a string) or --json.",
+        epilog=_EXAMPLES["call"],
+        formatter_class=formatter,
+    )
+    call.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    call.add_argument("tool", metavar="TOOL", help="the tool's name")
+    call.add_argument(
+        "pairs",
+        metavar="[ACTION] KEY=VALUE",
+        nargs="*",
+        help="the action (for tools with actions), then the arguments",
+    )
+    call.add_argument("--json", dest="json_args", metavar="OBJECT", help="arguments as JSON")
+    call.add_argument("--raw", action="store_true", help="print the wire JSON instead")
+
+    check = commands.add_parser(
+        "check",
+        help="validate a server's output for a set of calls (exit 1 on violations)",
+        description="Make each call and check its result against the Fusion contract; "
+        "print every violation. Exit status 0 when all are clean, 1 otherwise: for CI.",
+        epilog=_EXAMPLES["check"],
+        formatter_class=formatter,
+    )
+    check.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    check.add_argument(
+        "--call",
+        dest="calls",
+        nargs="+",
+        action="append",
+        default=[],
+        metavar="TOOL [ACTION] [ARGS_JSON]",
+        help="one call (repeatable)",
+    )
+    check.add_argument(
+        "--calls", dest="calls_file", metavar="FILE", help="a JSON list of calls ('-': stdin)"
+    )
+    check.add_argument(
+        "--strict", action="store_true", help="also report what the layout rule can only guess"
+    )
+    return parser
+
+
+def _client(target: str) -> BlockingFusionClient:
+    """A client for the target: app spec, URL, or stdio command."""
+    from ._client import BlockingFusionClient  # noqa: PLC0415 - mcp is slow to import
+    from ._server import load_app  # noqa: PLC0415
+
+    if _APP_SPEC.match(target):
+        return BlockingFusionClient.in_memory(load_app(target))
+    if target.startswith(("http://", "https://")):
+        return BlockingFusionClient.http(target)
+    return BlockingFusionClient.stdio(target)
+
+
+def _discriminator(definition: Mapping[str, Any]) -> str | None:
+    """The parameter selecting the tool's action (named in its description, else ``action``)."""
+    schema = definition.get("inputSchema") or {}
+    named = _SELECT_VIA.search(str(definition.get("description") or ""))
+    field = named.group(1) if named else "action"
+    prop = schema.get("properties", {}).get(field) if isinstance(schema, Mapping) else None
+    if isinstance(prop, Mapping) and prop.get("type") == "string" and prop.get("enum"):
+        return field
+    return None
+
+
+def _rows(definitions: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, str]]:
+    """(tool, action, description) for every tool and action; ``-`` for no action."""
+    rows = []
+    for definition in definitions:
+        name = str(definition.get("name", ""))
+        description = str(definition.get("description") or "")
+        first_line = description.split("\n", 1)[0]
+        field = _discriminator(definition)
+        if field is None:
+            rows.append((name, "-", first_line))
+            continue
+        described = dict(_WORKFLOW_LINE.findall(description))
+        enum = definition["inputSchema"]["properties"][field]["enum"]
+        rows.extend((name, str(action), described.get(str(action), "")) for action in enum)
+    return rows
+
+
+def _table(rows: Sequence[tuple[str, str, str]]) -> str:
+    header = ("TOOL", "ACTION", "DESCRIPTION")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(2)]
+    lines = [
+        f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]}".rstrip()
+        for row in [header, *rows]
+    ]
+    return "\n".join(lines)
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _json_object(text: str, where: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        msg = f"{where} is not valid JSON: {exc}"
+        raise _CliError(msg) from None
+    if not isinstance(value, dict):
+        msg = f"{where} must be a JSON object, got {type(value).__name__}"
+        raise _CliError(msg)
+    return value
+
+
+def _arguments(
+    client: BlockingFusionClient, tool: str, action: str | None, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """The call's arguments, with the action in the tool's discriminator parameter."""
+    if action is None:
+        return arguments
+    definition = next((d for d in client.list_tools() if d.get("name") == tool), None)
+    if definition is None:
+        msg = f"the server has no tool {tool!r}"
+        raise _CliError(msg)
+    field = _discriminator(definition)
+    if field is None:
+        msg = f"tool {tool!r} has no actions, but action {action!r} was given"
+        raise _CliError(msg)
+    return {field: action, **arguments}
+
+
+def _list(target: str) -> int:
+    with _client(target) as client:
+        print(_table(_rows(client.list_tools())))
+    return 0
+
+
+def _call(args: argparse.Namespace) -> int:
+    from ._snapshot import dump_snapshot  # noqa: PLC0415
+
+    pairs: list[str] = list(args.pairs)
+    action = pairs.pop(0) if pairs and "=" not in pairs[0] else None
+    arguments = _json_object(args.json_args, "--json") if args.json_args else {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            msg = f"argument {pair!r} is not KEY=VALUE"
+            raise _CliError(msg)
+        arguments[key] = _value(text)
+    with _client(args.target) as client:
+        wire = client.call(args.tool, _arguments(client, args.tool, action, arguments))
+    if args.raw:
+        print(json.dumps(wire, ensure_ascii=False, indent=2))
+    else:
+        print(dump_snapshot(wire).split("\n", 1)[1], end="")
+    return 0
+
+
+def _calls(args: argparse.Namespace) -> list[tuple[str, str | None, dict[str, Any]]]:
+    calls: list[tuple[str, str | None, dict[str, Any]]] = []
+    for index, words in enumerate(args.calls):
+        if len(words) > 3:
+            msg = f"--call #{index + 1} has {len(words)} words: give TOOL [ACTION] [ARGS_JSON]"
+            raise _CliError(msg)
+        tool, rest = words[0], words[1:]
+        arguments = (
+            _json_object(rest.pop(), f"--call #{index + 1}")
+            if rest and rest[-1].startswith("{")
+            else {}
+        )
+        calls.append((tool, rest[0] if rest else None, arguments))
+    if args.calls_file is not None:
+        source = sys.stdin.read() if args.calls_file == "-" else _read(args.calls_file)
+        try:
+            listed = json.loads(source)
+        except json.JSONDecodeError as exc:
+            msg = f"{args.calls_file} is not valid JSON: {exc}"
+            raise _CliError(msg) from None
+        if not isinstance(listed, list):
+            msg = f"{args.calls_file} must hold a JSON list of calls"
+            raise _CliError(msg)
+        for index, entry in enumerate(listed):
+            where = f"{args.calls_file}[{index}]"
+            if not (isinstance(entry, dict) and isinstance(entry.get("tool"), str)):
+                msg = f'{where} must be an object with a "tool" string'
+                raise _CliError(msg)
+            arguments = entry.get("arguments", {})
+            action = entry.get("action")
+            if not isinstance(arguments, dict) or not isinstance(action, str | None):
+                msg = f'{where}: "arguments" must be an object and "action" a string'
+                raise _CliError(msg)
+            calls.append((entry["tool"], action, arguments))
+    if not calls:
+        msg = "no calls to check: give --call TOOL [ACTION] [ARGS_JSON] or --calls FILE"
+        raise _CliError(msg)
+    return calls
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        msg = f"cannot read {path}: {exc.strerror}"
+        raise _CliError(msg) from None
+
+
+def _check(args: argparse.Namespace) -> int:
+    from ._check import check  # noqa: PLC0415
+
+    calls = _calls(args)
+    failed = 0
+    with _client(args.target) as client:
+        for tool, action, arguments in calls:
+            label = tool if action is None else f"{tool} {action}"
+            wire = client.call(tool, _arguments(client, tool, action, arguments))
+            violations = check(wire, strict=args.strict)
+            print(f"{'FAIL' if violations else 'ok  '}  {label}")
+            for violation in violations:
+                print(f"      {violation}")
+            failed += bool(violations)
+    print(f"{len(calls) - failed} clean, {failed} with violations")
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    # App specs name modules of the current project, as with `python -m`: the
+    # `fusion` script's own directory is on sys.path, the current one is not.
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    if arguments[:1] == ["serve"]:
+        from .__main__ import main as serve  # noqa: PLC0415 - the serve command's own module
+
+        return serve(arguments)
+    args = _parser().parse_args(arguments)
+    from ._errors import FusionError  # noqa: PLC0415
+
+    try:
+        if args.command == "list":
+            return _list(args.target)
+        if args.command == "call":
+            return _call(args)
+        return _check(args)
+    except (_CliError, FusionError, OSError, ValueError) as exc:
+        print(f"fusion {args.command}: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,172 @@
+"""The ``fusion`` command line, run as a user runs it: a subprocess, against the billing example.
+
+The stdio cases start the example with ``python -m fusion_core serve``, so
+the CLI reaches it through the same client any other MCP server would get.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fusion_core
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = "examples.billing.app:app"
+STDIO = f"{sys.executable} -m fusion_core serve {APP}"
+
+
+def _fusion(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m fusion_core ARGS`` from the repository root; output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "fusion_core", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        input=stdin,
+        check=False,
+        timeout=180,
+    )
+
+
+def test_version_prints_the_package_version() -> None:
+    """``--version`` names the program and the installed version."""
+    run = _fusion("--version")
+    assert run.returncode == 0
+    assert run.stdout.strip() == f"fusion {fusion_core.__version__}"
+
+
+@pytest.mark.parametrize("command", ["list", "call", "check"])
+def test_each_command_has_help_with_examples(command: str) -> None:
+    """``COMMAND --help`` documents the command and shows runnable examples."""
+    run = _fusion(command, "--help")
+    assert run.returncode == 0
+    assert "examples:" in run.stdout
+    assert f"fusion {command} examples.billing.app:app" in run.stdout
+
+
+def test_top_level_help_lists_every_command() -> None:
+    """``--help`` lists serve, list, call and check."""
+    run = _fusion("--help")
+    assert run.returncode == 0
+    for command in ("serve", "list", "call", "check"):
+        assert f"    {command}" in run.stdout
+
+
+def test_list_over_stdio_prints_every_action_as_a_table() -> None:
+    """``list`` of a stdio server: a header and one row per action, with its description."""
+    run = _fusion("list", STDIO)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].split() == ["TOOL", "ACTION", "DESCRIPTION"]
+    actions = [line.split()[1] for line in lines[1:]]
+    assert actions == [
+        "invoices.list",
+        "invoices.get",
+        "invoices.pay",
+        "invoices.void",
+        "clients.list",
+        "clients.get",
+    ]
+    assert "One invoice with its line items" in run.stdout
+
+
+def test_list_of_an_app_spec_matches_the_stdio_listing() -> None:
+    """An app spec is served in process, and lists the same table as over stdio."""
+    in_process = _fusion("list", APP)
+    assert in_process.returncode == 0, in_process.stderr
+    assert "billing  invoices.void" in in_process.stdout
+
+
+def test_call_over_stdio_prints_the_blocks() -> None:
+    """``call`` prints each block with its kind, then its exact text."""
+    run = _fusion("call", STDIO, "billing", "invoices.get", "invoice_id=INV-001")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("── block 0 · data")
+    assert '"id": "INV-001"' in run.stdout
+    assert "── block 1 · ui_passthrough(summary)" in run.stdout
+
+
+def test_call_raw_prints_the_wire_json() -> None:
+    """``--raw`` prints the MCP result as JSON; ``--json`` gives the arguments."""
+    run = _fusion(
+        "call", APP, "billing", "invoices.get", "--json", '{"invoice_id": "INV-404"}', "--raw"
+    )
+    assert run.returncode == 0, run.stderr
+    wire = json.loads(run.stdout)
+    assert wire["isError"] is True
+    assert 'code="INVOICE_NOT_FOUND"' in wire["content"][0]["text"]
+
+
+def test_check_over_stdio_passes_clean_calls_with_exit_zero(tmp_path: Path) -> None:
+    """``check`` with calls from flags and from a file: all clean, exit status 0."""
+    calls = tmp_path / "calls.json"
+    calls.write_text(
+        json.dumps(
+            [{"tool": "billing", "action": "invoices.list", "arguments": {"status": "paid"}}]
+        ),
+        encoding="utf-8",
+    )
+    run = _fusion(
+        "check", STDIO, "--calls", str(calls),
+        "--call", "billing", "invoices.get", '{"invoice_id": "INV-404"}',
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "2 clean, 0 with violations" in run.stdout
+
+
+def test_check_reports_violations_with_exit_one(tmp_path: Path) -> None:
+    """A server whose output breaks the contract makes ``check`` print it and exit 1."""
+    (tmp_path / "broken_app.py").write_text(
+        "from fusion_core import FusionApp, Tool\n"
+        "class Broken:\n"
+        "    def definitions(self):\n"
+        "        return [{'name': 'bad', 'inputSchema': {'type': 'object'}}]\n"
+        "    async def call(self, name, arguments, context=None):\n"
+        "        return {'content': [{'type': 'text', 'text': '{\"a\": 1}'},\n"
+        "                            {'type': 'text', 'text': '<ui_passthrough type=\"x\">'}]}\n"
+        "app = Broken()\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "fusion_core", "check", "broken_app:app", "--call", "bad"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        timeout=180,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "FAIL  bad" in run.stdout
+    assert "0 clean, 1 with violations" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("check", APP), "no calls to check"),
+        (("check", APP, "--call", "billing", "nope", "{"), "is not valid JSON"),
+        (("call", APP, "billing", "invoices.get", "invoice_id"), "is not KEY=VALUE"),
+        (("call", "examples.nowhere:app", "billing"), "examples.nowhere"),
+        (("list", "no-such-program-here"), "could not connect"),
+        (("check", APP, "--calls", "/nonexistent/calls.json"), "cannot read"),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_exit_one(args: tuple[str, ...], message: str) -> None:
+    """Bad arguments or targets give one line on stderr naming the problem, no traceback."""
+    run = _fusion(*args)
+    assert run.returncode == 1
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.stderr.startswith(f"fusion {args[0]}: ")
+
+
+def test_serve_still_reports_usage_errors() -> None:
+    """``serve`` is reached through the new command line and keeps its usage errors."""
+    run = _fusion("serve", APP, "--port", "80")
+    assert run.returncode == 2
+    assert "need --http (stdio has no address)" in run.stderr
