@@ -14,8 +14,9 @@ same way. Validating into plain dicts costs a fraction of that and gives what
   they are neither validated nor returned (they could never be sent anyway);
 * a field whose default is ``pydantic.MISSING`` is omitted when absent
   (the equivalent of an optional key in JSON Schema); other defaults are filled;
-* output keys are field names, as ``model_dump()`` writes them; input keys are
-  the field's validation alias (and its name when the model's config allows);
+* output keys are what ``model_dump()`` writes: field names, or serialization
+  aliases under ``serialize_by_alias`` (``_id`` for a field ``id_``); input keys
+  are the field's validation alias and/or its name, as the model's config allows;
 * values come out in their JSON form (``datetime`` as an ISO string, ``Enum``
   as its value, ...): when the schema holds types whose Python value is not
   already JSON, the derived schema's serializer converts them in one pass.
@@ -125,6 +126,7 @@ class _Deriver:
         if inner["type"] != "model-fields" or inner.get("computed_fields"):
             raise _Unsupported(cls.__qualname__)
         fields: dict[str, Any] = {}
+        config = dict(schema.get("config") or {})
         for name, field in inner["fields"].items():
             if field.get("serialization_exclude") or field.get("serialization_exclude_if"):
                 continue  # hidden: never validated, never returned
@@ -136,12 +138,14 @@ class _Deriver:
                     field_schema = field_schema["schema"]
                     if field_schema["type"] == "missing-sentinel":
                         field_schema = field_schema["schema"]
-            fields[name] = cs.typed_dict_field(
+            key = output_key(name, field, config)
+            fields[key] = cs.typed_dict_field(
                 self.convert(field_schema),
                 required=required,
-                validation_alias=field.get("validation_alias"),
+                validation_alias=_input_keys(name, key, field, config),
             )
-        config = dict(schema.get("config") or {})
+        for rule in ("validate_by_alias", "validate_by_name"):
+            config.pop(rule, None)  # spelled out per field by _input_keys
         extra: Literal["allow", "forbid", "ignore"] = (
             config.pop("extra_fields_behavior", None) or "ignore"
         )
@@ -152,6 +156,44 @@ class _Deriver:
             ref=schema.get("ref"),
             extras_schema=inner.get("extras_schema"),
         )
+
+
+def _model_fields(schema: Any) -> dict[str, Any]:
+    """The core ``model-fields`` of a model's core schema (empty when it has none)."""
+    while schema.get("type") == "definitions":
+        schema = schema["schema"]
+    inner = schema.get("schema") or {}
+    fields = inner.get("fields") if inner.get("type") == "model-fields" else None
+    return fields or {}
+
+
+def output_key(name: str, field: Any, config: Any) -> str:
+    """The key ``model_dump()`` writes for a field: its alias under ``serialize_by_alias``."""
+    if config.get("serialize_by_alias"):
+        return str(field.get("serialization_alias") or name)
+    return name
+
+
+def _input_keys(name: str, key: str, field: Any, config: Any) -> Any:
+    """The keys a field is read by, spelled out (the derived config has no by-name rule).
+
+    A typed dict reads a field by its key unless it has a validation alias; a
+    field written under its serialization alias (``_id`` for ``id_``) is still
+    read by its validation alias when the config allows aliases, and by its
+    name when the config allows names, exactly as the model reads it.
+    """
+    alias = field.get("validation_alias")
+    choices: list[Any] = []
+    if alias is not None and config.get("validate_by_alias", True):
+        if isinstance(alias, str):
+            choices.append([alias])
+        elif alias and isinstance(alias[0], list):
+            choices.extend(alias)
+        else:
+            choices.append(alias)
+    if alias is None or config.get("validate_by_name"):
+        choices.append([name])
+    return None if choices == [[key]] else choices
 
 
 def _missing_sentinel() -> Any:
@@ -188,8 +230,14 @@ class Mask:
                 )
                 raise TypeError(msg) from exc
         self.model = model
+        # The data block's keys, as model_dump() writes them (aliases under
+        # serialize_by_alias): what _select offers and picks.
+        config = model.__pydantic_core_schema__.get("config") or {}
+        fields = _model_fields(model.__pydantic_core_schema__)
         self.root_keys: tuple[str, ...] = tuple(
-            name for name, info in model.model_fields.items() if not info.exclude
+            output_key(name, fields.get(name, {}), config)
+            for name, info in model.model_fields.items()
+            if not info.exclude
         )
         self._dump_one: Callable[[Any], Any] | None = None
         self._dump_many: Callable[[Any], Any] | None = None
