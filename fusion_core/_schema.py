@@ -158,15 +158,6 @@ class _Deriver:
         )
 
 
-def _model_fields(schema: Any) -> dict[str, Any]:
-    """The core ``model-fields`` of a model's core schema (empty when it has none)."""
-    while schema.get("type") == "definitions":
-        schema = schema["schema"]
-    inner = schema.get("schema") or {}
-    fields = inner.get("fields") if inner.get("type") == "model-fields" else None
-    return fields or {}
-
-
 def output_key(name: str, field: Any, config: Any) -> str:
     """The key ``model_dump()`` writes for a field: its alias under ``serialize_by_alias``."""
     if config.get("serialize_by_alias"):
@@ -232,10 +223,9 @@ class Mask:
         self.model = model
         # The data block's keys, as model_dump() writes them (aliases under
         # serialize_by_alias): what _select offers and picks.
-        config = model.__pydantic_core_schema__.get("config") or {}
-        fields = _model_fields(model.__pydantic_core_schema__)
+        by_alias = bool(model.model_config.get("serialize_by_alias"))
         self.root_keys: tuple[str, ...] = tuple(
-            output_key(name, fields.get(name, {}), config)
+            (info.serialization_alias or info.alias or name) if by_alias else name
             for name, info in model.model_fields.items()
             if not info.exclude
         )
