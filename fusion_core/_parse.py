@@ -550,6 +550,24 @@ def _layout(
     return blocks, ui_end, tail_start
 
 
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _read_ui(block: UiBlockText) -> UiBlock:
+    """The view's :class:`UiBlock` for ``block``, holding whatever content arrived.
+
+    A reader reads what arrives: the writers refuse a lone surrogate in UI
+    content, but a response another server wrote may hold one, and parse()
+    never raises on content (check() reports it). The block is made with
+    empty content, which the writer's check accepts, then given the content.
+    """
+    if not _LONE_SURROGATE.search(block.content):
+        return block.ui_block
+    ui = UiBlockText(block.text, block.attributes, "").ui_block
+    object.__setattr__(ui, "content", block.content)
+    return ui
+
+
 def _view(blocks: Sequence[Block], structured_content: Any) -> ResponseView:
     data: Any = None
     error: ErrorEnvelope | None = None
@@ -567,7 +585,7 @@ def _view(blocks: Sequence[Block], structured_content: Any) -> ResponseView:
         elif isinstance(block, ValidationErrorBlock):
             validation = ValidationFailure(block.action, block.fields, block.recovery)
         elif isinstance(block, UiBlockText):
-            ui.append(block.ui_block)
+            ui.append(_read_ui(block))
         elif isinstance(block, EmbedBlock):
             embeds.append(block.text)
         elif isinstance(block, DirectivesBlock):

@@ -329,31 +329,30 @@ class Presenter(Generic[M]):
             builder.system_hint(suggestions)
         return builder
 
-    def static_blocks(self) -> list[str]:
-        """The child blocks an embed adds when its value is missing: static rules."""
-        static = [*self._auto_rules]
-        if not callable(self._rules):
-            static.extend(self._rules)
-        return ResponseBuilder("").system_rules(static).texts()[1:] if static else []
-
     def _add_ui(self, builder: ResponseBuilder, data: Any, ctx: Any, *, is_list: bool) -> None:
         function = self._collection_ui if is_list else self._ui
         if function is not None:
             builder.ui_blocks(block for block in function(data, ctx) if block is not None)
 
     def _add_embeds(self, builder: ResponseBuilder, data: Any, ctx: Any, *, is_list: bool) -> None:
+        # As the reference: each child runs on every item's value (a missing or
+        # None value adds nothing); after the first item, only blocks not yet
+        # emitted are added, and never a UI block (one item's UI is enough).
         if not self._embeds:
             return
-        item = (data[0] if data else None) if is_list else data
-        for key, child in self._embeds.items():
-            value = item.get(key) if isinstance(item, Mapping) else None
-            texts = (
-                child.static_blocks()
-                if value is None
-                else child._make(value, ctx, None, sealed=False).texts()[1:]
-            )
-            for text in texts:
-                builder.raw_block(text)
+        emitted: set[str] = set()
+        for index, item in enumerate(data if is_list else [data]):
+            if not isinstance(item, Mapping):
+                continue
+            for key, child in self._embeds.items():
+                value = item.get(key)
+                if value is None:
+                    continue
+                for text in child._make(value, ctx, None, sealed=False).texts()[1:]:
+                    if index and (text in emitted or text.startswith("<ui_passthrough")):
+                        continue
+                    emitted.add(text)
+                    builder.raw_block(text)
 
     def _rule_list(self, data: Any, ctx: Any, *, is_list: bool) -> list[str]:
         # Auto rules go with the item rules: before static ones, and inside dynamic

@@ -15,8 +15,9 @@ same way. Validating into plain dicts costs a fraction of that and gives what
   dropped from the result;
 * a field whose default is ``pydantic.MISSING`` is omitted when absent
   (the equivalent of an optional key in JSON Schema); other defaults are filled;
-* output keys are field names, as ``model_dump()`` writes them; input keys are
-  the field's validation alias (and its name when the model's config allows);
+* output keys are what ``model_dump()`` writes: field names, or serialization
+  aliases under ``serialize_by_alias`` (``_id`` for a field ``id_``); input keys
+  are the field's validation alias and/or its name, as the model's config allows;
 * values come out in their JSON form (``datetime`` as an ISO string, ``Enum``
   as its value, ...): when the schema holds types whose Python value is not
   already JSON, the derived schema's serializer converts them in one pass.
@@ -329,8 +330,13 @@ class Mask:
                 )
                 raise TypeError(msg) from exc
         self.model = model
+        # The data block's keys, as model_dump() writes them (aliases under
+        # serialize_by_alias): what _select offers and picks.
+        by_alias = bool(model.model_config.get("serialize_by_alias"))
         self.root_keys: tuple[str, ...] = tuple(
-            name for name, info in model.model_fields.items() if not info.exclude
+            (info.serialization_alias or info.alias or name) if by_alias else name
+            for name, info in model.model_fields.items()
+            if not info.exclude
         )
         adapters: list[TypeAdapter[Any]] = []  # built on first use: it costs a schema build
 

@@ -52,6 +52,7 @@ def decode(value: Any) -> Any:
     return value
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _FENCE = re.compile(r"(`{3,})[^`\n]*\n([\s\S]*)\n\1\Z")
 _UI = re.compile(r"(<ui_passthrough[^\n]*>)\n([\s\S]*)\n</ui_passthrough>\Z")
 _ITEM_TAGS = ("llm_directives", "domain_rules", "action_suggestions")
@@ -174,12 +175,17 @@ def test_parsed_view_matches_reference_meta(case: dict[str, Any]) -> None:
     """On well-formed goldens, the parsed view says what the reference's view says."""
     view = parse(wire_of(case)).view
     meta = case["meta"]
-    assert render_data(view.data) == case["content"][0]
-    reference = render_data(decode(meta["data"]))
-    # The reference's view re-reads "-0" text as the number -0; where its view
-    # does not render back to its own bytes, the bytes are the truth.
-    if reference == case["content"][0]:
-        assert render_data(view.data) == reference
+    if _LONE_SURROGATE.search(json.dumps(view.data, ensure_ascii=False)):
+        # A reader keeps a lone surrogate that the writers refuse: compare the
+        # values (the view is read, not written back).
+        assert view.data == decode(meta["data"])
+    else:
+        assert render_data(view.data) == case["content"][0]
+        reference = render_data(decode(meta["data"]))
+        # The reference's view re-reads "-0" text as the number -0; where its view
+        # does not render back to its own bytes, the bytes are the truth.
+        if reference == case["content"][0]:
+            assert render_data(view.data) == reference
     assert list(view.rules) == meta["systemRules"]
     assert [(b.type, b.content) for b in view.ui_blocks] == [
         (b["type"], b["content"]) for b in meta["uiBlocks"]

@@ -28,7 +28,14 @@ from fusion_core._presenter import PresenterValidationError
 from . import _pres_mapping as mapping
 from ._corpus import decode, has_intlike_key, has_unsafe_int, js_like, load_cases, walk
 from ._divergence import Route
-from .test_wire_cases import _FUSION_TAG, reference_form, route_attr, route_item, route_text
+from .test_wire_cases import (
+    _FUSION_TAG,
+    reference_form,
+    route_attr,
+    route_item,
+    route_text,
+    ui_error_class,
+)
 
 CASES = load_cases("presenter", "tool_definition", "tool_call")
 JS_SAFE = 9007199254740991
@@ -437,6 +444,8 @@ def _special_path(
     """
     texts, golden = result.texts, case["content"]
     fluent = tool_spec["style"] == "fluent"
+    if _handler_ui_refused(result, action, golden, route):
+        return True
     out = _handler_output(case, action, tool_spec)
     if out is _RAISED:
         return False
@@ -456,6 +465,35 @@ def _special_path(
             return True
         return False
     return _presenter_path(result, out, action, returns, fluent=fluent, golden=golden, route=route)
+
+
+def _handler_ui_refused(
+    result: ToolResponse, action: dict[str, Any], golden: list[Any], route: Route
+) -> bool:
+    """ui-meta / language-tags: the handler's builder adds a UI block the project refuses.
+
+    The ``UIError`` is raised inside the handler, so the call answers with the
+    ``INTERNAL_ERROR`` envelope naming it (the reference writes the block).
+    """
+    handler = action.get("handler") or {}
+    if handler.get("return") != "builder":
+        return False
+    for call in handler.get("calls", []):
+        blocks = {"uiBlock": [call.get("block")], "uiBlocks": call.get("blocks")}.get(call["op"])
+        for block in blocks or []:
+            name = ui_error_class(block)
+            if name is None:
+                continue
+            route.add(name)
+            with pytest.raises(UIError) as raised:
+                mapping.ui_block(block)
+            error = view_of(result).error
+            assert error is not None
+            assert error.code == "INTERNAL_ERROR"
+            assert str(raised.value) in error.message
+            route.must_differ(result.texts, golden)
+            return True
+    return False
 
 
 def _presenter_path(
@@ -510,13 +548,13 @@ def _presenter_path(
     if isinstance(out, ToolResponse) and "structuredContent" in out:
         expected = success_structured(masked)
         plain = out
-    elif isinstance(out, ToolResponse):
-        expected = presenter.make(data).build()
-        plain = out
-    elif isinstance(out, ResponseBuilder):
+    elif isinstance(out, ToolResponse | ResponseBuilder):
+        # The Presenter re-makes the data and keeps the blocks the handler added
+        # (a built builder's as well as an un-built one's).
         handler = action.get("handler") or {}
-        expected = mapping.apply_calls(presenter.make(data), handler.get("calls", [])).build()
-        plain = out.build()
+        calls = handler.get("calls", []) if handler.get("return") == "builder" else []
+        expected = mapping.apply_calls(presenter.make(data), calls).build()
+        plain = out if isinstance(out, ToolResponse) else out.build()
     else:
         expected = presenter.make(data).build()
         plain = success(out) if out is not None else success("OK")

@@ -385,14 +385,33 @@ def _route_helper(route: Route, helper: str, args: list[Any]) -> None:
         route.add("js-key-order", when=has_intlike_key(args[0]))
 
 
-def _route_meta(route: Route, meta: dict[str, Any], expect: Expect) -> None:
+def invalid_meta(meta: dict[str, Any]) -> bool:
+    """ui-meta: a width outside full/half/third, or a priority that is not a finite number."""
     width, priority = meta.get("width"), meta.get("priority")
     priority = decode(priority) if priority is not None else None
     invalid_width = width not in (None, "", "full", "half", "third")
     invalid_priority = priority is not None and (
-        isinstance(priority, bool) or not math.isfinite(priority)
+        isinstance(priority, bool)
+        or not isinstance(priority, int | float)
+        or not math.isfinite(priority)
     )
-    if route.add("ui-meta", when=invalid_width or invalid_priority):
+    return invalid_width or invalid_priority
+
+
+def ui_error_class(ui_case: dict[str, Any]) -> str | None:
+    """The class of a UI spec the project refuses with a ``UIError`` (None: accepted)."""
+    if "literal" in ui_case:
+        meta = ui_case["literal"].get("meta") or {}
+    else:
+        args = ui_case["args"]
+        if ui_case["helper"] == "codeBlock" and args[0] != "" and not _LANGUAGE.fullmatch(args[0]):
+            return "language-tags"
+        meta = ui_case.get("meta") or {}
+    return "ui-meta" if isinstance(meta, dict) and invalid_meta(meta) else None
+
+
+def _route_meta(route: Route, meta: dict[str, Any], expect: Expect) -> None:
+    if route.add("ui-meta", when=invalid_meta(meta)):
         expect.raises = UIError
     route.add("ui-meta", when="priority" in meta and meta["priority"] is None)
 

@@ -494,3 +494,41 @@ def test_the_reader_reads_everything_the_writer_allows() -> None:
     assert MAX_MESSAGE_SIZE >= MAX_RESPONSE_SIZE
     big = "x" * (17 * 1024 * 1024)
     assert parse(fc.success(big)).view.data == big
+
+
+_LONE = "x\udbffy\udc00"
+LONE_SURROGATE_BLOCKS: dict[str, list[str]] = {
+    "data-str": [_LONE],
+    "data-json": ['{\n  "a": "' + _LONE + '"\n}'],
+    "ui-content": ["{}", f'<ui_passthrough type="markdown">\n{_LONE}\n</ui_passthrough>'],
+    "ui-title": ["{}", f'<ui_passthrough type="markdown" title="{_LONE}">\nx\n</ui_passthrough>'],
+    "ui-meta-and-content": [
+        "{}",
+        f'<ui_passthrough type="summary" width="half" priority="2">\n{_LONE}\n</ui_passthrough>',
+    ],
+    "rules": ["{}", f"<domain_rules>\n- {_LONE}\n</domain_rules>"],
+    "directives": ["{}", f"<llm_directives>\n- {_LONE}\n</llm_directives>"],
+    "suggestions": ["{}", f"<action_suggestions>\n- {_LONE}: why\n</action_suggestions>"],
+    "embed": ["{}", f"raw {_LONE}"],
+    "tool-error": [f'<tool_error code="X">\n<message>{_LONE}</message>\n</tool_error>'],
+}
+
+
+@pytest.mark.parametrize("texts", LONE_SURROGATE_BLOCKS.values(), ids=LONE_SURROGATE_BLOCKS)
+def test_a_lone_surrogate_anywhere_is_read_never_raised(texts: list[str]) -> None:
+    """parse() reads what arrives: the writers refuse lone surrogates, the reader keeps them."""
+    wire = {"content": [{"type": "text", "text": text} for text in texts]}
+    parsed = parse(wire)
+    assert parsed.texts == texts
+    assert parse(json.dumps(wire)).view == parsed.view
+    assert all(isinstance(v.message, str) for v in fc.check(wire))
+
+
+@given(st.text(st.characters(codec=None, categories=["Cs", "L", "Zs"]), max_size=40))
+def test_ui_content_with_lone_surrogates_reads_back_as_it_arrived(content: str) -> None:
+    """UI content is verbatim: whatever it holds, the view's block holds the same text."""
+    text = f'<ui_passthrough type="markdown" width="full">\n{content}\n</ui_passthrough>'
+    view = parse({"content": [{"type": "text", "text": "{}"}, {"type": "text", "text": text}]}).view
+    assert [(b.type, b.content, b.meta) for b in view.ui_blocks] == [
+        ("markdown", content, fc.UiMeta(width="full"))
+    ]

@@ -13,6 +13,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    ValidationError,
     field_validator,
 )
 
@@ -170,7 +171,27 @@ class Validated(BaseModel):
         return value.upper()
 
 
+class Doc(BaseModel):
+    """A document keyed ``_id`` (MongoDB-style): declared through an alias."""
+
+    model_config = ConfigDict(serialize_by_alias=True)
+    id_: str = Field(alias="_id")
+    title: str
+
+
+class Renamed(BaseModel):
+    """Serialization and validation aliases that differ, read by name as well."""
+
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
+    count: int = Field(validation_alias="n", serialization_alias="total")
+    owner: Doc | None = None
+    label: str = Field(default="x", serialization_alias="_label")
+
+
 SAMPLES: list[tuple[type[BaseModel], dict[str, Any]]] = [
+    (Doc, {"_id": "d1", "title": "T", "secret": 1}),
+    (Renamed, {"n": 3, "owner": {"_id": "d2", "title": "U"}}),
+    (Renamed, {"count": 4, "label": "y"}),
     (Invoice, ROW),
     (Invoice, {"id": "x", "amount_cents": "7", "status": "pending", "client": None}),
     (
@@ -339,3 +360,39 @@ def test_auto_rules_travel_with_dynamic_rules() -> None:
     assert list(view_of(dynamic.make([]).build()).rules) == []
     static = Presenter("Item", Item, rules=["two"], auto_rules=True)
     assert list(view_of(static.make([]).build()).rules) == ["id: IDs are opaque", "two"]
+
+
+def test_serialize_by_alias_keys_are_the_data_blocks_and_selects_keys() -> None:
+    """``_id`` through an alias: written, offered and picked by ``_select`` as ``_id``."""
+    from fusion_core import FusionApp, Tool  # noqa: PLC0415
+
+    docs = Presenter("Doc", Doc)
+    assert docs.root_keys == ("_id", "title")
+    assert Presenter("Renamed", Renamed).root_keys == ("total", "owner", "_label")
+    row = {"_id": "d1", "title": "T", "secret": "s"}
+    assert docs.make(row, None, ["_id"]).build().texts == ['{\n  "_id": "d1"\n}']
+    tool = Tool("docs").enable_select()
+    tool.action("get", lambda: row, returns=docs)
+    select = tool.definition()["inputSchema"]["properties"]["_select"]
+    assert select["items"]["enum"] == ["_id", "title"]
+    app = FusionApp([tool])
+    assert app.call_sync("docs", {"action": "get", "_select": ["_id"]}).texts == [
+        '{\n  "_id": "d1"\n}'
+    ]
+
+
+def test_a_name_only_written_field_is_not_read_by_its_alias_when_the_config_forbids() -> None:
+    """``validate_by_alias=False``: the mask reads the name only, as the model does."""
+
+    class ByName(BaseModel):
+        model_config = ConfigDict(
+            serialize_by_alias=True, validate_by_alias=False, validate_by_name=True
+        )
+        id_: str = Field(alias="_id")
+
+    mask = Mask(ByName)
+    assert mask.one({"id_": "a"}) == ByName.model_validate({"id_": "a"}).model_dump(mode="json")
+    with pytest.raises(ValidationError):
+        mask.one({"_id": "a"})
+    with pytest.raises(ValidationError):
+        ByName.model_validate({"_id": "a"})
