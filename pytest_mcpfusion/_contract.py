@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import shlex
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -202,6 +202,8 @@ class FusionContractItem(pytest.Item):
             if problems:
                 raise ContractFailure(tool, self.action, call, problems, result)
 
+        accepts = _parameter_check(self.definition)
+
         # Quiet: the failure is described by repr_failure, with the seed to replay it.
         @seed(self.seed)
         @settings(
@@ -212,7 +214,7 @@ class FusionContractItem(pytest.Item):
         )
         @given(arguments=args, chosen=select, data=st.data())
         def run(arguments: dict[str, Any], chosen: list[str] | None, data: st.DataObject) -> None:
-            send(reuse_ids(arguments, ids, data.draw) if ids else arguments, chosen)
+            send(reuse_ids(arguments, ids, data.draw, accepts) if ids else arguments, chosen)
 
         try:
             if self.valid:  # the user's examples first: they reach the success path
@@ -363,3 +365,22 @@ def _seed(config: pytest.Config) -> int:
         except ValueError:
             return hash(given) & 0xFFFFFFFF
     return random.getrandbits(32)
+
+
+def _parameter_check(definition: Mapping[str, Any]) -> Callable[[str, Any], bool]:
+    """Whether a value is valid for one parameter of the tool's input schema."""
+    from jsonschema import Draft202012Validator  # noqa: PLC0415 - a dependency of mcp; lazy
+
+    schema = definition.get("inputSchema") or {}
+    properties = schema.get("properties") or {}
+    validators: dict[str, Draft202012Validator] = {}
+
+    def accepts(name: str, value: Any) -> bool:
+        if name not in properties:
+            return False
+        if name not in validators:
+            root = {**properties[name], "$defs": schema.get("$defs", {})}
+            validators[name] = Draft202012Validator(root)
+        return bool(validators[name].is_valid(value))
+
+    return accepts

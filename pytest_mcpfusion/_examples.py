@@ -157,13 +157,19 @@ def reuse_ids(
     arguments: Mapping[str, Any],
     snapshot: Mapping[str, tuple[Any, ...]],
     draw: Callable[[SearchStrategy[Any]], Any],
+    accepts: Callable[[str, Any], bool] = lambda _name, _value: True,
 ) -> dict[str, Any]:
-    """``arguments`` with id-like values swapped, as hypothesis draws, for ids seen before."""
+    """``arguments`` with id-like values swapped, as hypothesis draws, for ids seen before.
+
+    Only ids that ``accepts(name, id)`` (the parameter's own schema: a
+    ``client_id`` pattern refuses an invoice id) can replace a value, so a
+    valid call stays valid.
+    """
     from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis loads lazily
 
     out = dict(arguments)
     for name, value in arguments.items():
-        found = candidates(snapshot, name, value)
+        found = [found for found in candidates(snapshot, name, value) if accepts(name, found)]
         if found:
             choice = draw(st.sampled_from([*found, _KEEP]))
             if choice is not _KEEP:

@@ -58,6 +58,27 @@ def test_reuse_ids_puts_a_drawn_id_into_id_arguments() -> None:
     assert len(drawn) == 1  # one draw, for the one id-like argument
 
 
+def test_reuse_ids_never_puts_an_id_the_parameter_schema_refuses() -> None:
+    """An invoice id is not offered to a ``client_id`` whose pattern wants ``C-…``.
+
+    The billing demo's valid contract calls were refused when an ``INV-…`` id
+    seen in a list result replaced a generated ``client_id``.
+    """
+    snapshot = {"id": ("INV-3",), "client_id": ("C-1",)}
+    offered: list[Any] = []
+
+    def draw_first(strategy: Any) -> Any:
+        offered.extend(strategy.elements)
+        return strategy.elements[0]
+
+    def accepts(name: str, value: Any) -> bool:
+        return name == "client_id" and str(value).startswith("C-")
+
+    out = reuse_ids({"client_id": "C-9"}, snapshot, draw_first, accepts)
+    assert out == {"client_id": "C-1"}
+    assert "INV-3" not in offered
+
+
 def test_actions_without_arguments_run_first() -> None:
     """The list action (no argument) runs before get (needs an id); order otherwise kept."""
     tool = Tool("billing", "Invoices")
