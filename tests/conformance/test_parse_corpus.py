@@ -55,6 +55,14 @@ def decode(value: Any) -> Any:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _FENCE = re.compile(r"(`{3,})[^`\n]*\n([\s\S]*)\n\1\Z")
 _UI = re.compile(r"(<ui_passthrough[^\n]*>)\n([\s\S]*)\n</ui_passthrough>\Z")
+# WIRE.md 12.2: UI content holds no Fusion tag (any element the format writes),
+# in any letter case: a reader would take it for structure.
+_FUSION_NAMES = (
+    "ui_passthrough|llm_directives|domain_rules|action_suggestions|tool_error|"
+    "validation_error|message|recovery|available_actions|action|details|detail|"
+    "retry_after|field"
+)
+_FUSION_TAG = re.compile(r"</?(?:" + _FUSION_NAMES + r")(?!\w)", re.IGNORECASE)
 _ITEM_TAGS = ("llm_directives", "domain_rules", "action_suggestions")
 _JSONISH = re.compile(r"\{|\[[\s{\[\"\]]")
 
@@ -80,7 +88,7 @@ def _ui_ok(text: str) -> bool:
     if priority is not None and not re.fullmatch(r"-?\d+(\.\d+)?(e[-+]\d+)?", priority):
         return False
     content = match.group(2)
-    if "</ui_passthrough" in content:
+    if _FUSION_TAG.search(content):
         return False
     fence = _FENCE.match(content)
     return fence is None or "`" * len(fence.group(1)) not in fence.group(2)
