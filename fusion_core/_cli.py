@@ -201,12 +201,17 @@ def _value(text: str) -> Any:
         return text
 
 
-def _json_object(text: str, where: str) -> dict[str, Any]:
+def _json_value(text: str, where: str) -> Any:
+    """``text`` as JSON, or a usage error naming ``where`` it came from."""
     try:
-        value = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         msg = f"{where} is not valid JSON: {exc}"
         raise _CliError(msg) from None
+
+
+def _json_object(text: str, where: str) -> dict[str, Any]:
+    value = _json_value(text, where)
     if not isinstance(value, dict):
         msg = f"{where} must be a JSON object, got {type(value).__name__}"
         raise _CliError(msg)
@@ -272,11 +277,7 @@ def _calls(args: argparse.Namespace) -> list[tuple[str, str | None, dict[str, An
         calls.append((tool, rest[0] if rest else None, arguments))
     if args.calls_file is not None:
         source = sys.stdin.read() if args.calls_file == "-" else _read(args.calls_file)
-        try:
-            listed = json.loads(source)
-        except json.JSONDecodeError as exc:
-            msg = f"{args.calls_file} is not valid JSON: {exc}"
-            raise _CliError(msg) from None
+        listed = _json_value(source, args.calls_file)
         if not isinstance(listed, list):
             msg = f"{args.calls_file} must hold a JSON list of calls"
             raise _CliError(msg)

@@ -169,7 +169,7 @@ def reuse_ids(
 
     out = dict(arguments)
     for name, value in arguments.items():
-        found = [found for found in candidates(snapshot, name, value) if accepts(name, found)]
+        found = [seen for seen in candidates(snapshot, name, value) if accepts(name, seen)]
         if found:
             choice = draw(st.sampled_from([*found, _KEEP]))
             if choice is not _KEEP:
