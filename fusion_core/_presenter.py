@@ -30,6 +30,7 @@ fields and positions, never a value, a dict key or a tag it was given.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from pydantic import BaseModel, ValidationError
 
 from ._builder import ResponseBuilder, SuggestionLike, seal
 from ._errors import FusionError
+from ._json import to_json
 from ._redact import describe_validation_error, safe_path, schema_names
 from ._schema import Mask
 from ._ui import UiBlock, summary
@@ -144,14 +146,17 @@ class CallRecord:
 
     ``blocks`` maps ``id(text)`` of every data block a Presenter wrote to
     ``(presenter, text)`` (holding the str keeps its id unique); ``given``
-    holds ``[data given, data masked]`` pairs (``None`` until masked).
+    holds ``[data given, data masked]`` pairs (``None`` until masked);
+    ``written`` maps ``id(presenter)`` to the texts of its data blocks, so
+    data that serializes to one of them is known as that Presenter's output.
     """
 
-    __slots__ = ("blocks", "given")
+    __slots__ = ("blocks", "given", "written")
 
     def __init__(self) -> None:
         self.blocks: dict[int, tuple[Presenter[Any], str]] = {}
         self.given: list[list[Any]] = []
+        self.written: dict[int, set[str]] = {}
 
     def made_by(self, presenter: Presenter[Any], text: object) -> bool:
         """Whether ``presenter`` wrote this very data block during the call."""
@@ -272,9 +277,18 @@ class Presenter(Generic[M]):
         return self
 
     def mask(self, data: Any) -> Any:
-        """Validate and mask ``data`` (one object or a list); raise on bad data."""
+        """Validate and mask ``data`` (one object or a list); raise on bad data.
+
+        Data this Presenter already masked during the current tool call (its
+        ``builder.data``, its response's data) is its own output, not input
+        for its schema: aliases and serializers write what the schema may not
+        read back. It is recognized by its bytes and passes as it was written.
+        """
         if self._mask is None:
             return data
+        own = self._own_output(data)
+        if own is not None:
+            return own
         many = isinstance(data, list | tuple)
         try:
             return self._mask.many(data) if many else self._mask.one(data)
@@ -283,6 +297,18 @@ class Presenter(Generic[M]):
                 self._names = schema_names(self._mask.model.__pydantic_core_schema__)
             index, errors = _field_errors(exc, self._names, skip_index=many)
             raise PresenterValidationError(self.name, errors, index) from None
+
+    def _own_output(self, data: Any) -> Any:
+        """``data`` as this Presenter wrote it during the current call, else ``None``."""
+        record = _RECORD.get()
+        written = record.written.get(id(self)) if record is not None else None
+        if not written or not isinstance(data, Mapping | list | tuple):
+            return None
+        try:
+            text = to_json(data)
+        except (TypeError, ValueError, RecursionError):
+            return None  # not JSON: not this Presenter's output; validation says why
+        return json.loads(text) if text in written else None
 
     def make(
         self, data: Any, ctx: Any = None, select: Sequence[str] | None = None
@@ -317,6 +343,7 @@ class Presenter(Generic[M]):
             text = seal(builder)
             if record is not None:
                 record.blocks[id(text)] = (self, text)
+                record.written.setdefault(id(self), set()).add(text)
         if truncation is not None:
             builder.ui_block(truncation)
         self._add_ui(builder, validated, ctx, is_list=is_list)

@@ -20,7 +20,12 @@ same way. Validating into plain dicts costs a fraction of that and gives what
   are the field's validation alias and/or its name, as the model's config allows;
 * values come out in their JSON form (``datetime`` as an ISO string, ``Enum``
   as its value, ...): when the schema holds types whose Python value is not
-  already JSON, the derived schema's serializer converts them in one pass.
+  already JSON, the derived schema's serializer converts them in one pass;
+* ``set`` and ``frozenset`` fields are written *sorted*, as ``to_json`` sorts
+  a set (``model_dump`` writes them in hash order, which changes from process
+  to process): both paths' serializers sort every set node of the schema,
+  nested ones included. A set your own serializer returns is written in its
+  iteration order.
 
 The derivation is an *allow-list*: it walks the whole core schema (fields,
 their types, nested models, definitions and references, unions, lists and
@@ -47,6 +52,8 @@ from typing import Any, Final, Literal, final
 from pydantic import BaseModel, PydanticUserError, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
+
+from ._sets import SetPlan, resort, set_plan, sorting_sets
 
 __all__ = ["Mask"]
 
@@ -288,6 +295,40 @@ def _own_dump(model: type[BaseModel]) -> bool:
     )
 
 
+def _model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+    """Mask one value and a list by model validation and ``model_dump(mode="json")``.
+
+    The lists written from the schema's sets are then put in ``to_json``'s
+    order (``fusion_core._sets``); a model overriding ``model_dump`` keeps its own.
+    """
+    adapters: list[TypeAdapter[Any]] = []  # built on first use: it costs a schema build
+
+    def adapter() -> TypeAdapter[Any]:
+        if not adapters:
+            adapters.append(TypeAdapter(list[model]))  # type: ignore[valid-type]
+        return adapters[0]
+
+    plan, refs = (None, {}) if _own_dump(model) else set_plan(model)
+    if plan is None:
+
+        def many(values: Any) -> Any:
+            return adapter().dump_python(adapter().validate_python(values), mode="json")
+
+        return (lambda value: model.model_validate(value).model_dump(mode="json")), many
+    found: SetPlan = plan
+
+    def sorted_one(value: Any) -> Any:
+        instance = model.model_validate(value)
+        return resort(found, refs, instance, instance.model_dump(mode="json"))
+
+    def sorted_many(values: Any) -> Any:
+        instances = adapter().validate_python(values)
+        dumped = adapter().dump_python(instances, mode="json")
+        return [resort(found, refs, i, d) for i, d in zip(instances, dumped, strict=True)]
+
+    return sorted_one, sorted_many
+
+
 @final
 class Mask:
     """Validate data against a pydantic model and keep only what it declares.
@@ -338,17 +379,7 @@ class Mask:
             for name, info in model.model_fields.items()
             if not info.exclude
         )
-        adapters: list[TypeAdapter[Any]] = []  # built on first use: it costs a schema build
-
-        def slow_many(values: Any) -> Any:
-            if not adapters:
-                adapters.append(TypeAdapter(list[model]))  # type: ignore[valid-type]
-            return adapters[0].dump_python(adapters[0].validate_python(values), mode="json")
-
-        self._slow_one: Callable[[Any], Any] = lambda value: model.model_validate(
-            value
-        ).model_dump(mode="json")
-        self._slow_many: Callable[[Any], Any] = slow_many
+        self._slow_one, self._slow_many = _model_path(model)
         self._dump_one: Callable[[Any], Any] | None = None
         self._dump_many: Callable[[Any], Any] | None = None
         self._one: Callable[[Any], Any] | None = None
@@ -374,6 +405,7 @@ class Mask:
         self._one, self._many = one_validator.validate_python, many_validator.validate_python
         if not deriver.json_native:
             written = _Deriver(for_serializer=True).convert(model.__pydantic_core_schema__)
+            written = sorting_sets(written)
             one_ser = SchemaSerializer(written)
             many_ser = SchemaSerializer(cs.list_schema(written))
             self._dump_one = lambda value: one_ser.to_python(value, mode="json")

@@ -63,11 +63,12 @@ def build(recipe: Any) -> Any:
 
 
 class Row(BaseModel):
-    """A Presenter schema with ordered fields only (set fields: see test_determinism)."""
+    """A Presenter schema with a set field (written sorted) among ordered ones."""
 
     name: str
     tags: list[str]
     meta: dict[str, int]
+    labels: set[str] = set()
 
 
 ROWS = Presenter("Row", schema=Row, rules=["Rows are sorted by name."])
@@ -95,7 +96,10 @@ def _digest(function: Any, *args: Any, **kwargs: Any) -> str:
 def outputs(recipe: Any) -> list[str]:
     """One digest per way a value reaches the wire."""
     value = build(recipe)
-    rows = [{"name": str(i), "tags": ["x"], "meta": {"k": i}, "secret": value} for i in range(2)]
+    shown = str(recipe)
+    labels = {shown[start : start + 3] for start in range(len(shown))}
+    rows = [{"name": str(i), "tags": ["x"], "meta": {"k": i}, "labels": labels, "secret": value}
+            for i in range(2)]  # fmt: skip
     return [
         _digest(fc.to_json, value),
         _digest(lambda: fc.success(value).texts),

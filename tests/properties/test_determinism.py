@@ -14,21 +14,24 @@ ordered by that set, and Fusion keeps a dict's order (it is the caller's), so
 its bytes differ between processes as its order does; sort it to fix them.
 
 Found while writing this: an error message showed a frozenset key's hash-ordered
-repr (fixed: ``stable_repr``); a Presenter field typed ``set[str]`` is written
-in the set's order (pinned as an expected failure below: the mask's serializer
-turns the set into a list before ``to_json`` can sort it).
+repr (fixed: ``stable_repr``); a Presenter wrote a field typed ``set[str]`` in
+the set's order, because the mask's serializer turned the set into a list
+before ``to_json`` could sort it (fixed: ``fusion_core._sets`` sorts every set
+the schema declares, on both mask paths; pinned below).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 from hypothesis import settings
-from pydantic import BaseModel
+from pydantic import BaseModel, PlainSerializer
 
 import fusion_core as fc
 
@@ -64,7 +67,7 @@ def test_generated_inputs_give_the_same_bytes_under_every_hash_seed() -> None:
 
 _PROBE = """
 import fusion_core as fc
-from pydantic import BaseModel
+from pydantic import BaseModel, PlainSerializer
 
 class Tagged(BaseModel):
     tags: set[str]
@@ -89,18 +92,59 @@ def test_sets_and_error_messages_are_the_same_under_every_hash_seed() -> None:
 
 
 class Tagged(BaseModel):
-    """A Presenter schema with set fields."""
+    """A Presenter schema with set fields (the fast mask path)."""
 
     tags: set[str]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding (fusion_core/_schema.py): a Presenter writes set fields in the set's "
-    "hash order; the mask's JSON serializer makes the list before to_json can sort it",
-)
-def test_presenter_set_fields_are_written_sorted() -> None:
+class SlowTagged(BaseModel):
+    """The same field on the model path (a serializer elsewhere in the model)."""
+
+    tags: set[str]
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+@pytest.mark.parametrize("schema", [Tagged, SlowTagged], ids=["fast path", "model path"])
+def test_presenter_set_fields_are_written_sorted(schema: type[BaseModel]) -> None:
     """A ``set[str]`` field reaches the wire sorted, as ``to_json`` writes a set."""
     tags = {f"tag{i}" for i in range(12)}
-    text = fc.Presenter("Tagged", schema=Tagged).make({"tags": tags}).build().texts[0]
-    assert text == fc.to_json({"tags": sorted(tags)})
+    text = fc.Presenter("Tagged", schema=schema).make({"tags": tags}).build().texts[0]
+    assert fc.to_json(json.loads(text)["tags"]) == fc.to_json(sorted(tags))
+
+
+_SET_PROBE = """
+from typing import Annotated
+from pydantic import BaseModel, PlainSerializer
+import fusion_core as fc
+
+class Inner(BaseModel):
+    codes: frozenset[str]
+
+class Fast(BaseModel):
+    tags: set[str]
+    nested: list[set[str]]
+    by_key: dict[str, frozenset[str]]
+    inner: Inner
+    either: set[str] | int
+    pair: tuple[set[str], int]
+
+class Slow(Fast):
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+words = {"delta", "alpha", "gamma", "beta", "omega", "kappa", "sigma", "tau"}
+row = {"tags": words, "nested": [words], "by_key": {"k": words}, "inner": {"codes": words},
+       "either": words, "pair": (words, 1), "card": "1234"}
+for schema in (Fast, Slow):
+    print(fc.Presenter("P", schema).make([row]).build().texts[0])
+"""
+
+
+def test_nested_set_fields_are_the_same_under_every_hash_seed() -> None:
+    """Sets in lists, dict values, nested models, unions and tuples: sorted, on both paths."""
+    outputs = {tuple(_run(["-c", _SET_PROBE], seed)) for seed in SEEDS}
+    assert len(outputs) == 1
+    (lines,) = outputs
+    text = "\n".join(lines)
+    ordered = ", ".join(f'"{word}"' for word in sorted(
+        {"delta", "alpha", "gamma", "beta", "omega", "kappa", "sigma", "tau"}))  # fmt: skip
+    assert text.replace("\n", "").replace(" ", "").count(ordered.replace(" ", "")) == 12

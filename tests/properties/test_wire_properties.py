@@ -4,20 +4,20 @@ Every property is checked by readers that are not fusion_core's own parser
 (``_readers``: lxml, a naive regex, ``html.parser``, markdown-it-py) on text
 from ``_hostile``. Each bug found so far is pinned with ``@example``.
 
-Examples per property: a bounded number by default (seconds in CI); set
-``FUSION_PROPERTY_EXAMPLES`` (e.g. ``100000``) for a thorough run.
+Examples per property: the loaded hypothesis profile's count times the
+property's weight (``_budget.examples``): seconds under ``fusion-ci``, at least
+100,000 per property under ``fusion-thorough``.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown_it.common.utils import MD_TRIM_CHARS
 
@@ -30,6 +30,7 @@ from fusion_core._presenter import Presenter
 from fusion_core._response import ToolResponse, view_of
 from fusion_core._ui import UiBlock
 
+from ._budget import examples
 from ._hostile import backtick_text, cell_values, data_strings, hostile_text, tool_names
 from ._readers import (
     html_structure,
@@ -39,18 +40,6 @@ from ._readers import (
     markdown_table,
     regex_structure,
 )
-
-_THOROUGH: Final = int(os.environ.get("FUSION_PROPERTY_EXAMPLES", "0"))
-
-
-def examples(default: int) -> Callable[[Any], Any]:
-    """Hypothesis settings: ``default`` examples, or FUSION_PROPERTY_EXAMPLES when set."""
-    return settings(
-        max_examples=_THOROUGH or default,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-
 
 _ITEM_TAGS: Final = ("llm_directives", "domain_rules", "action_suggestions")
 _RANK: Final = {"ui_passthrough": 1, "llm_directives": 3, "domain_rules": 4,
@@ -263,7 +252,7 @@ def _kind(text: str) -> str:
     return "raw"
 
 
-@examples(100)
+@examples(1)
 @given(built_responses())
 @_with_pinned
 def test_blocks_follow_the_canonical_order(built: Built) -> None:
@@ -279,7 +268,7 @@ def _commonmark_text(text: str) -> str:
     return _MARKDOWN_NEWLINES.sub("\n", text).replace("\x00", "\ufffd")
 
 
-@examples(300)
+@examples(3)
 @given(backtick_text() | hostile_text(), _LANGUAGES)
 @example("```", "")
 @example("````\n```", "py")
@@ -309,7 +298,7 @@ def _cell_source(cell: str) -> str:
     return cell.replace("\\|", "|").strip(MD_TRIM_CHARS).replace("\x00", "\ufffd")
 
 
-@examples(300)
+@examples(3)
 @given(st.integers(1, 4).flatmap(
     lambda n: st.tuples(
         st.lists(cell_values(), min_size=n, max_size=n),
@@ -407,7 +396,7 @@ def _assert_envelope(text: str, expected: Expected) -> None:
     assert regex_found == html_found
 
 
-@examples(150)
+@examples(1.5)
 @given(built_responses())
 @_with_pinned
 def test_no_text_forges_structure(built: Built) -> None:
@@ -437,7 +426,7 @@ def _envelope_elements(
     return tuple(elements)
 
 
-@examples(200)
+@examples(2)
 @given(
     hostile_text(surrogates=True),
     hostile_text(surrogates=True),
@@ -476,7 +465,7 @@ def _assert_lossless(response: ToolResponse) -> None:
     assert check(response) == []
 
 
-@examples(200)
+@examples(2)
 @given(data_strings())
 @example("{oops")
 @example("<!DOCTYPE html>\n<html><body></body></html>")
@@ -492,7 +481,7 @@ def test_str_data_reads_back_as_itself(data: str) -> None:
     _assert_lossless(fc.response(data).system_rules(["r"]).build())
 
 
-@examples(100)
+@examples(1)
 @given(built_responses())
 @_with_pinned
 def test_built_responses_are_lossless(built: Built) -> None:
@@ -500,14 +489,15 @@ def test_built_responses_are_lossless(built: Built) -> None:
     _assert_lossless(built.response)
 
 
-@examples(30)
+@examples(0.3)
 @given(built_responses())
 @_with_pinned
 def test_built_responses_hold_every_property(built: Built) -> None:
     """Order, no forgery and lossless on one response (the thorough run's workhorse).
 
-    Generating a response costs more than checking it, so a thorough run
-    (``FUSION_PROPERTY_EXAMPLES=100000``) checks all three on each one.
+    Generating a response costs more than checking it: one response, three
+    properties. Each also has its own test (weight 1 or more), so this one
+    runs fewer examples (weight 0.3: 30 under ``fusion-ci``).
     """
     assert_canonical_order(built)
     assert_unforged(built)

@@ -1,0 +1,256 @@
+"""Set order: a Presenter writes ``set`` and ``frozenset`` fields sorted.
+
+``model_dump(mode="json")`` writes a set's members in the set's iteration
+order, which ``PYTHONHASHSEED`` decides: the same data would give other bytes
+in another process. ``to_json`` sorts a set (natural order, else by each
+member's JSON text: ``fusion_core._json._sorted_members``), and a mask writes
+every set the schema declares the same way, nested ones included (in lists,
+dict values, tuples, nested models, union members):
+
+* the fast path (:class:`~fusion_core._schema.Mask` with a derived schema)
+  serializes with a schema it builds itself: :func:`sorting_sets` gives each
+  set node a wrap serializer that sorts the members, then writes them with
+  the set's own item schema;
+* the model path cannot change the model's serializer (pydantic-core reuses a
+  model class's own ``__pydantic_serializer__`` for every model node), so
+  :func:`set_plan` reads once, from the model's core schema, where its sets
+  are, and :func:`resort` puts the members of each such list of
+  ``model_dump(mode="json")`` in the order of the Python set the model holds.
+
+A node with a serializer of its own (``PlainSerializer``, ``model_serializer``,
+a type that serializes itself) is the user's: what it returns is written as it
+comes, a set it returns in its iteration order; likewise values typed ``Any``
+and the extra keys of ``extra="allow"``, which pydantic writes by inference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from pydantic import BaseModel
+from pydantic_core import core_schema as cs
+
+from ._json import _sorted_members
+
+__all__ = ["SetPlan", "resort", "set_plan", "sorting_sets"]
+
+# Keys of a core schema node that hold values, not schemas.
+_NOT_SCHEMA: Final = frozenset({"metadata", "default", "cls", "config", "expected"})
+_SETS: Final = frozenset({"set", "frozenset"})
+# Validator nodes that serialize as their inner schema does.
+_TRANSPARENT: Final = frozenset(
+    {"default", "function-after", "function-before", "function-wrap", "missing-sentinel"}
+)  # fmt: skip
+
+# Where a schema's sets are, as nested tuples: ("set",), ("list", plan),
+# ("dict", plan), ("nullable", plan), ("tuple", plans, variadic index),
+# ("model", cls, ((attribute, output key, plan), ...)), ("union", choices),
+# ("ref", name); ``None`` where no set can be.
+SetPlan = tuple[Any, ...]
+
+
+def _write_sorted(members: Any, handler: cs.SerializerFunctionWrapHandler) -> Any:
+    """A set's members in ``to_json``'s order, each written by the set's item schema."""
+    return handler(_sorted_members(members))
+
+
+def sorting_sets(schema: Any) -> Any:
+    """A copy of a (derived, model-free) core schema whose sets are written sorted.
+
+    A set node with a serializer of its own keeps it.
+    """
+    if isinstance(schema, list):
+        return [sorting_sets(item) for item in schema]
+    if isinstance(schema, tuple):
+        return tuple(sorting_sets(item) for item in schema)
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: v if key in _NOT_SCHEMA else sorting_sets(v) for key, v in schema.items()}
+    kind = out.get("type")
+    if isinstance(kind, str) and kind in _SETS and "serialization" not in out:
+        items = out.get("items_schema", cs.any_schema())
+        out["serialization"] = cs.wrap_serializer_function_ser_schema(
+            _write_sorted, schema=cs.list_schema(items)
+        )
+    return out
+
+
+def set_plan(model: type[BaseModel]) -> tuple[SetPlan | None, dict[str, SetPlan | None]]:
+    """Where the sets of ``model``'s dump are: the root plan and the plans of its refs."""
+    refs: dict[str, SetPlan | None] = {}
+    root = _Planner(refs).plan(model.__pydantic_core_schema__)
+    return root, refs
+
+
+class _Planner:
+    def __init__(self, refs: dict[str, SetPlan | None]) -> None:
+        self.refs = refs
+
+    def plan(self, schema: Any) -> SetPlan | None:
+        if "serialization" in schema:
+            return None  # the user's serializer writes this value
+        kind = schema["type"]
+        ref = schema.get("ref")
+        if kind in _SETS:
+            found: SetPlan | None = ("set",)
+        elif kind in _TRANSPARENT and "schema" in schema:
+            found = self.plan(schema["schema"])
+        elif kind == "definitions":
+            for definition in schema["definitions"]:
+                self.refs.setdefault(definition["ref"], None)
+            for definition in schema["definitions"]:
+                self.refs[definition["ref"]] = self.plan(definition)
+            return self.plan(schema["schema"])
+        elif kind == "definition-ref":
+            return ("ref", schema["schema_ref"])
+        elif kind == "list":
+            found = _wrap("list", self.plan(schema.get("items_schema", {"type": "any"})))
+        elif kind == "dict":
+            found = _wrap("dict", self.plan(schema.get("values_schema", {"type": "any"})))
+        elif kind == "nullable":
+            found = _wrap("nullable", self.plan(schema["schema"]))
+        elif kind == "tuple":
+            plans = [self.plan(item) for item in schema["items_schema"]]
+            found = None
+            if any(plans):
+                found = ("tuple", tuple(plans), schema.get("variadic_item_index"))
+        elif kind == "model":
+            found = self._model(schema)
+        elif kind in {"union", "tagged-union"}:
+            choices = schema["choices"]
+            members = choices.values() if isinstance(choices, dict) else choices
+            planned = tuple(
+                (member, self.plan(member))
+                for member in (c[0] if isinstance(c, tuple) else c for c in members)
+            )
+            found = ("union", planned) if any(plan for _m, plan in planned) else None
+        else:
+            return None
+        if ref is not None:
+            self.refs[ref] = found
+        return found
+
+    def _model(self, schema: Any) -> SetPlan | None:
+        cls = schema["cls"]
+        inner = schema["schema"]
+        if schema.get("root_model") or inner.get("type") != "model-fields":
+            return None
+        by_alias = bool(cls.model_config.get("serialize_by_alias"))
+        fields = []
+        for name, field in inner["fields"].items():
+            if field.get("serialization_exclude") or "serialization" in field:
+                continue
+            plan = self.plan(field["schema"])
+            if plan is not None:
+                key = field.get("serialization_alias", name) if by_alias else name
+                fields.append((name, key, plan))
+        return ("model", cls, tuple(fields)) if fields else None
+
+
+def _wrap(kind: str, plan: SetPlan | None) -> SetPlan | None:
+    return None if plan is None else (kind, plan)
+
+
+def resort(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped: Any) -> Any:
+    """``dumped`` (``model_dump(mode="json")`` of ``value``) with its sets' lists sorted.
+
+    ``value`` holds the Python sets the lists were written from, in the same
+    order: each list is put in the order ``to_json`` gives the set. Anything
+    that does not have the expected shape is left as it is.
+    """
+    kind = plan[0]
+    if kind == "ref":
+        target = refs.get(plan[1])
+        return dumped if target is None else resort(target, refs, value, dumped)
+    if kind == "set":
+        return _resorted(value, dumped)
+    if kind == "nullable":
+        return dumped if value is None else resort(plan[1], refs, value, dumped)
+    if kind == "union":
+        return _union(plan[1], refs, value, dumped)
+    if kind == "model":
+        return _model(plan, refs, value, dumped)
+    return _container(plan, refs, value, dumped)
+
+
+def _resorted(members: Any, dumped: Any) -> Any:
+    """A set's written list, in ``to_json``'s order of the set's members."""
+    if not isinstance(members, set | frozenset) or not isinstance(dumped, list):
+        return dumped
+    if len(members) != len(dumped):
+        return dumped
+    # The list was written by iterating this very set: member i is item i.
+    position = {member: index for index, member in enumerate(members)}
+    return [dumped[position[member]] for member in _sorted_members(members)]
+
+
+def _container(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped: Any) -> Any:
+    """A list, dict or tuple: each item resorted by the item's plan (same size, same order)."""
+    kind = plan[0]
+    sized = isinstance(value, list | dict | tuple) and isinstance(dumped, list | dict)
+    if not sized or len(value) != len(dumped):
+        return dumped
+    if kind == "list" and isinstance(value, list) and isinstance(dumped, list):
+        return [resort(plan[1], refs, v, d) for v, d in zip(value, dumped, strict=True)]
+    if kind == "dict" and isinstance(value, dict) and isinstance(dumped, dict):
+        # Keys are written in the dict's order (a key's JSON form may differ).
+        pairs = zip(value.values(), dumped.items(), strict=True)
+        return {key: resort(plan[1], refs, v, d) for v, (key, d) in pairs}
+    if kind == "tuple" and isinstance(value, tuple) and isinstance(dumped, list):
+        plans = _tuple_plans(plan[1], plan[2], len(value))
+        return [
+            d if p is None else resort(p, refs, v, d)
+            for p, v, d in zip(plans, value, dumped, strict=True)
+        ]
+    return dumped
+
+
+def _tuple_plans(
+    plans: tuple[SetPlan | None, ...], variadic: int | None, size: int
+) -> list[SetPlan | None]:
+    """The plan of each item of a tuple of ``size`` items (``tuple[A, *B, C]`` shapes)."""
+    if variadic is None:
+        return [plans[i] if i < len(plans) else None for i in range(size)]
+    trailing = len(plans) - 1 - variadic
+    middle = size - variadic - trailing
+    if middle < 0:
+        return [None] * size
+    return [*plans[:variadic], *[plans[variadic]] * middle, *plans[variadic + 1 :]]
+
+
+def _model(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped: Any) -> Any:
+    if type(value) is not plan[1] or not isinstance(dumped, dict):
+        return dumped
+    out = dict(dumped)
+    for name, key, field_plan in plan[2]:
+        if key in out:
+            out[key] = resort(field_plan, refs, getattr(value, name), out[key])
+    return out
+
+
+_MATCHES: Final[dict[str, Callable[[Any, Any], bool]]] = {
+    "set": lambda _s, v: type(v) is set,
+    "frozenset": lambda _s, v: type(v) is frozenset,
+    "list": lambda _s, v: type(v) is list,
+    "dict": lambda _s, v: type(v) is dict,
+    "tuple": lambda _s, v: type(v) is tuple,
+    "model": lambda s, v: type(v) is s["cls"],
+}
+
+
+def _union(
+    choices: tuple[tuple[Any, SetPlan | None], ...],
+    refs: Mapping[str, SetPlan | None],
+    value: Any,
+    dumped: Any,
+) -> Any:
+    """The one member that can have written ``value``; none or several: as it is."""
+    found = [
+        plan
+        for member, plan in choices
+        if (match := _MATCHES.get(member["type"])) is not None and match(member, value)
+    ]
+    if len(found) != 1 or found[0] is None:
+        return dumped
+    return resort(found[0], refs, value, dumped)

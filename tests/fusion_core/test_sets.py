@@ -1,0 +1,123 @@
+"""Set order on both mask paths (``fusion_core._sets``): every declared set is written sorted."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import pytest
+from pydantic import BaseModel, PlainSerializer, model_serializer
+
+from fusion_core import Presenter, to_json
+from fusion_core._schema import Mask
+from fusion_core._sets import set_plan
+
+# Members whose hash order is not their sorted order in (nearly) every process.
+WORDS = frozenset({"delta", "alpha", "gamma", "beta", "omega", "kappa", "sigma", "tau"})
+SORTED = sorted(WORDS)
+
+
+class Node(BaseModel):
+    """A recursive model: its sets are reached through a definition reference."""
+
+    tags: set[str]
+    children: list[Node] = []
+
+
+class Shapes(BaseModel):
+    """Sets in every container the plan follows."""
+
+    plain: set[str]
+    frozen: frozenset[str]
+    nested: list[set[str]]
+    by_key: dict[str, frozenset[str]]
+    variadic: tuple[set[str], ...]
+    pair: tuple[int, set[str]]
+    either: set[str] | int
+    optional: set[str] | None = None
+    node: Node | None = None
+
+
+class SlowShapes(Shapes):
+    """The same shapes on the model path."""
+
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+ROW: dict[str, Any] = {
+    "plain": set(WORDS),
+    "frozen": WORDS,
+    "nested": [set(WORDS), set()],
+    "by_key": {"k": WORDS},
+    "variadic": (set(WORDS), set(WORDS)),
+    "pair": (1, set(WORDS)),
+    "either": set(WORDS),
+    "optional": set(WORDS),
+    "node": {"tags": set(WORDS), "children": [{"tags": set(WORDS)}]},
+}
+EXPECTED = {
+    "plain": SORTED,
+    "frozen": SORTED,
+    "nested": [SORTED, []],
+    "by_key": {"k": SORTED},
+    "variadic": [SORTED, SORTED],
+    "pair": [1, SORTED],
+    "either": SORTED,
+    "optional": SORTED,
+    "node": {"tags": SORTED, "children": [{"tags": SORTED, "children": []}]},
+}
+
+
+@pytest.mark.parametrize(("schema", "fast"), [(Shapes, True), (SlowShapes, False)])
+def test_every_declared_set_is_written_sorted(schema: type[BaseModel], fast: bool) -> None:
+    """Lists, dict values, tuples, unions, optionals and recursive models: all sorted."""
+    presenter = Presenter("Shapes", schema)
+    assert Mask(schema).fast is fast
+    one = json.loads(presenter.make(ROW).build().texts[0])
+    one.pop("card", None)
+    assert one == EXPECTED
+    many = json.loads(presenter.make([ROW, ROW]).build().texts[0])
+    assert [{k: v for k, v in item.items() if k != "card"} for item in many] == [EXPECTED] * 2
+
+
+class Mixed(BaseModel):
+    """Members that do not compare: sorted by their JSON text, as to_json sorts them."""
+
+    values: set[int | str]
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+@pytest.mark.parametrize("schema", [Mixed], ids=["model path"])
+def test_unorderable_members_follow_to_json(schema: type[BaseModel]) -> None:
+    """A set of int and str members is written in to_json's order of the same set."""
+    members = {3, "b", 1, "a", 22}
+    text = Presenter("Mixed", schema).make({"values": members}).build().texts[0]
+    assert json.loads(text)["values"] == json.loads(to_json(members))
+
+
+class OwnSerializer(BaseModel):
+    """A model_serializer returns what it likes: the user's own serializer is left alone."""
+
+    tags: set[str]
+
+    @model_serializer
+    def _dump(self) -> dict[str, Any]:
+        return {"count": len(self.tags)}
+
+
+def test_a_model_serializer_is_left_alone() -> None:
+    """No plan for a model that writes itself: its own output passes as it is."""
+    assert set_plan(OwnSerializer) == (None, {})
+    text = Presenter("Own", OwnSerializer).make({"tags": WORDS}).build().texts[0]
+    assert json.loads(text) == {"count": len(WORDS)}
+
+
+def test_a_model_without_sets_has_no_plan() -> None:
+    """The model path adds no work to a schema without sets."""
+    assert set_plan(SlowShapes)[0] is not None
+
+    class Plain(BaseModel):
+        name: str
+        tags: list[str]
+
+    assert set_plan(Plain)[0] is None
