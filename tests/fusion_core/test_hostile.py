@@ -30,6 +30,7 @@ from fusion_core import (
     FusionError,
     NestingError,
     Presenter,
+    PresenterValidationError,
     SerializationError,
     Suggestion,
     Tool,
@@ -828,6 +829,14 @@ HIDDEN_ROWS: dict[str, tuple[Presenter[Any], Callable[[], Any]]] = {
     "a validator's message quoting the value": (PICKY, lambda: {"id": 1, "code": SECRET}),
     "a custom error quoting the value": (PICKY, lambda: {"id": 1, "code": "c" + SECRET}),
     "an attribute getter raising with a secret": (Presenter("A", _Attrs), _Getter),
+    "its own output sent again, a secret added": (
+        SHOWN,
+        lambda: success_structured({**SHOWN.make(_NESTED_ROW).data, "password": SECRET}),
+    ),
+    "its own output sent again, serialized secret": (
+        SHOWN,
+        lambda: success_structured(SHOWN.make({"id": 1, "card": SECRET}).data),
+    ),
 }
 
 
@@ -847,6 +856,49 @@ def test_hidden_values_never_reach_the_wire(name: str, exposure: Any) -> None:
     result = FusionApp([tool], expose_errors=exposure).call_sync("t", {"action": "run"})
     assert SECRET not in repr(dict(result))
     assert "input_value" not in repr(dict(result))
+
+
+class _Aliased(BaseModel):
+    """Output that is not input: an alias read, a serializer writing another type, a set."""
+
+    id_: str = Field(alias="_id")
+    amount: Annotated[int, PlainSerializer(lambda v: f"{v} EUR")]
+    tags: set[str] = set()
+
+
+ALIASED = Presenter("Aliased", _Aliased)
+_ALIASED_ROW = {"_id": "INV-1", "amount": 5, "tags": {"delta", "alpha", "gamma", "beta"}}
+OWN_OUTPUT: dict[str, Callable[[], Any]] = {
+    "success_structured(builder.data)": lambda: success_structured(ALIASED.make(_ALIASED_ROW).data),
+    "make(builder.data)": lambda: ALIASED.make(ALIASED.make(_ALIASED_ROW).data),
+    "toon_success(builder.data)": lambda: toon_success(ALIASED.make(_ALIASED_ROW).data),
+    "builder.data returned": lambda: ALIASED.make(_ALIASED_ROW).data,
+    "a list of its outputs": lambda: ALIASED.make([_ALIASED_ROW]).data,
+    "the view's data of its response": lambda: view_of(ALIASED.make(_ALIASED_ROW).build()).data,
+}
+
+
+@pytest.mark.parametrize("name", list(OWN_OUTPUT))
+def test_a_presenters_own_output_sent_again_is_sent_unchanged(name: str) -> None:
+    """Masking its own output again (aliases, serializers) is the same bytes, not an error."""
+    tool = Tool("t").action("run", OWN_OUTPUT[name], returns=ALIASED)
+    result = FusionApp([tool]).call_sync("t", {"action": "run"})
+    assert not result.is_error, result.texts
+    if name.startswith("toon"):
+        assert result.texts == toon_success(ALIASED.make(_ALIASED_ROW).data).texts
+        return
+    data = json.loads(result.texts[0])
+    item = data[0] if isinstance(data, list) else data
+    tags = ["alpha", "beta", "delta", "gamma"]
+    assert item == {"id_": "INV-1", "amount": "5 EUR", "tags": tags}
+
+
+def test_a_presenters_output_outside_a_call_is_refused_by_field() -> None:
+    """Outside a tool call, output the schema cannot read back is refused, naming the fields."""
+    output = ALIASED.make(_ALIASED_ROW).data
+    with pytest.raises(PresenterValidationError) as caught:
+        ALIASED.make(output)
+    assert [error.path for error in caught.value.errors] == ["_id", "amount"]
 
 
 # =====================================================================
