@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationUnexpectedValue
 from pydantic_core import core_schema as cs
 
 from ._json import _sorted_members
@@ -38,6 +39,7 @@ __all__ = ["SetPlan", "resort", "set_plan", "sorting_sets"]
 # Keys of a core schema node that hold values, not schemas.
 _NOT_SCHEMA: Final = frozenset({"metadata", "default", "cls", "config", "expected"})
 _SETS: Final = frozenset({"set", "frozenset"})
+_NOT_A_SET: Final = "not a set: for another member of the union"
 # Validator nodes that serialize as their inner schema does.
 _TRANSPARENT: Final = frozenset(
     {"default", "function-after", "function-before", "function-wrap", "missing-sentinel"}
@@ -51,7 +53,14 @@ SetPlan = tuple[Any, ...]
 
 
 def _write_sorted(members: Any, handler: cs.SerializerFunctionWrapHandler) -> Any:
-    """A set's members in ``to_json``'s order, each written by the set's item schema."""
+    """A set's members in ``to_json``'s order, each written by the set's item schema.
+
+    A union tries each member's serializer in turn, this one even for a value
+    that is no set (a str of ``list[set[str] | str]``): it declines it, and
+    the union goes on to the next member.
+    """
+    if not isinstance(members, set | frozenset):
+        raise PydanticSerializationUnexpectedValue(_NOT_A_SET)
     return handler(_sorted_members(members))
 
 

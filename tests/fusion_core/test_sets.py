@@ -80,6 +80,27 @@ def test_every_declared_set_is_written_sorted(schema: type[BaseModel], fast: boo
     assert [{k: v for k, v in item.items() if k != "card"} for item in many] == [EXPECTED] * 2
 
 
+class Unions(BaseModel):
+    """Unions holding a set: the set's sorter declines what is not a set."""
+
+    first: list[set[str] | str]
+    last: list[str | set[str]]
+    by_key: dict[str, set[int] | int]
+
+
+@pytest.mark.parametrize("schema", [Unions], ids=["fast path"])
+def test_a_union_member_that_is_no_set_is_written_as_itself(schema: type[BaseModel]) -> None:
+    """A str next to a set in a union stays a str (not a one-member list)."""
+    assert Mask(schema).fast
+    row = {"first": ["s", WORDS], "last": [WORDS, "s"], "by_key": {"a": 1, "b": {3, 2}}}
+    text = Presenter("Unions", schema).make(row).build().texts[0]
+    assert json.loads(text) == {
+        "first": ["s", SORTED],
+        "last": [SORTED, "s"],
+        "by_key": {"a": 1, "b": [2, 3]},
+    }
+
+
 class Mixed(BaseModel):
     """Members that do not compare: sorted by their JSON text, as to_json sorts them."""
 

@@ -168,6 +168,7 @@ _LEAVES: list[Kind] = [
     Kind(set[int], st.sets(st.integers(-3, 3), max_size=3)),
     Kind(set[str], st.sets(_text(), max_size=6)),
     Kind(frozenset[str], st.frozensets(_text(), max_size=6)),
+    Kind(set[str] | str, st.sets(_text(), max_size=4) | _text()),
     Kind(tuple[int, str], st.tuples(st.integers(-3, 3), _text())),
     Kind(int | str, st.integers(-3, 3) | _text()),
     Kind(SecretStr, _text()),
@@ -182,7 +183,7 @@ _LEAVES: list[Kind] = [
 
 # The first kinds mirror into the fast path; the rest (serializers,
 # validators, self-serializing types) send a model to the model path.
-_FAST_LEAVES = 21
+_FAST_LEAVES = 22
 # Sampled by position: hypothesis labels a sampled_from by its elements' repr,
 # and a Kind's repr holds strategies (slow to describe).
 _LEAF_KINDS = st.integers(0, len(_LEAVES) - 1).map(_LEAVES.__getitem__)
@@ -529,20 +530,29 @@ class _MissingSet(BaseModel):
     redacted: Redacted
 
 
+class _SetOrStr(BaseModel):
+    """A union with a set member, on the fast path (the set's sorter took the str)."""
+
+    items: list[set[str] | str]
+
+
 _WORDS = {"delta", "alpha", "gamma", "beta", "omega", "kappa", "sigma", "tau"}
 
 
 @examples(0.5, suppress_health_check=_HEALTH)
 @example(_MissingSet, {"tags": _WORDS, "redacted": {"secret": "CANARY999995X"}})
+@example(_SetOrStr, {"items": ["s", _WORDS, "CANARY999994X"]})
 @example(_ExcludedAllow, {"id": "a", "margin": "CANARY999999X"})
 @example(_ExcludedAllow, {"id": "a", "margin": "CANARY999998X", "other": 1})
 @example(_Outer, {"inner": {"card": "CANARY999997X"}})
 @example(_Outer, {"inner": {"card": "x"}, "tags": {"CANARY999996X": "not an int"}})
 @given(st.just(_ExcludedAllow), st.fixed_dictionaries({"id": _text(), "margin": _canaries}))
 def test_mask_regressions(model: type[BaseModel], data: Any) -> None:
-    """The bugs found so far: leaks, and a set in hash order (a MISSING default, model path).
+    """The bugs found so far: leaks, sets in hash order, a str written as a set.
 
     The leaks: an excluded field under extra="allow", serializers, error keys.
+    A set in hash order: a MISSING default on the model path. A str written
+    as a one-member list: a union of a set and a str, on the fast path.
     """
     _check(model, data, many=False)
     _check(model, [data], many=True)
