@@ -70,10 +70,12 @@ class PresenterValidationError(FusionError, ValueError):
     ``presenter`` is the Presenter's name, ``errors`` the problems in schema
     order, ``index`` the position of the offending item when the data was a
     list (only the first offending item is reported). No value of the data is
-    quoted — not a field's value, a dict key, an undeclared key nor a
-    discriminator's tag: a path shows the names the schema declares and list
-    positions (any other part is ``*``), and a message that could quote the
-    data (a validator's own text) is replaced by a fixed one.
+    quoted — not a field's value, a dict key nor a discriminator's tag: a path
+    shows the names the schema declares and list positions (any other part is
+    ``*``), and a message that could quote the data (a validator's own text)
+    is replaced by a fixed one. Only a schema with ``extra="forbid"`` names
+    the keys it does not know (``Unrecognized keys: "a"``, the reference's
+    wording); in a tool call they are cleaned like any dropped value.
     """
 
     def __init__(self, presenter: str, errors: Sequence[FieldError], index: int | None) -> None:
