@@ -45,7 +45,7 @@ What bytes cannot say, and the parser's answer:
   references are decoded) lose their two-space indent and then one
   backslash, if any: the writer adds one before a line that would start a
   Markdown block or starts with a backslash (``_text.continue_lines``).
-  A rule or directive whose first line is a backslash and then hyphens
+  A rule, directive or suggestion tool whose first line is a backslash and then hyphens
   among spaces and tabs loses that backslash: the writer adds it so
   that ``- --`` is not read as a thematic break.
 * **Envelope or text.** Every envelope sets ``isError`` and no data
@@ -403,8 +403,8 @@ def read_items(
 def _suggestion(item: str) -> Suggestion:
     tool, separator, reason = item.partition(": ")
     if not separator:
-        return Suggestion(decode_item(item), "")
-    return Suggestion(decode_item(tool), decode_item(reason))
+        return Suggestion(unlead_item(decode_item(item)), "")
+    return Suggestion(unlead_item(decode_item(tool)), decode_item(reason))
 
 
 def read_tool_error(text: str) -> ToolErrorBlock | None:

@@ -697,10 +697,11 @@ def test_item_first_lines_never_read_as_a_thematic_break(first: str) -> None:
         response("d")
         .system_rules([first, "second"])
         .llm_hint(first)
+        .system_hint([(first, first), (f"{first}\n- forged: x", "r")])
         .ui_block(ui.list([first, "second"]))
         .build()
     )
-    for text, count in zip(result.texts[2:], (1, 2), strict=True):
+    for text, count in zip(result.texts[2:], (1, 2, 2), strict=True):
         tag = text[1 : text.index(">")]
         assert markdown_items(text[len(tag) + 3 : -len(tag) - 4]) == (count, [])
         parsed = lxml_structure(text)
@@ -710,6 +711,10 @@ def test_item_first_lines_never_read_as_a_thematic_break(first: str) -> None:
     view = parse(result).view
     assert view.rules == (first, "second")
     assert view.directives == (first,)
+    assert [(s.tool, s.reason) for s in view.suggestions] == [
+        (first, first),
+        (f"{first}\n- forged: x", "r"),
+    ]
     assert check(result) == []
 
 
