@@ -431,7 +431,7 @@ def _error_parts(text: str) -> tuple[str, str]:
     docs/errors.md); in a tool call they are cleaned like any dropped value.
     """
     shown, named = [], []
-    for line in text.splitlines():
+    for line in text.split("\n"):  # not splitlines(): a key may hold U+2028
         head, marker, tail = line.partition("Unrecognized key")
         shown.append(head)
         named.append(marker + tail)
@@ -589,6 +589,7 @@ _WORDS = {"delta", "alpha", "gamma", "beta", "omega", "kappa", "sigma", "tau"}
 @example(_MissingSet, {"tags": _WORDS, "redacted": {"secret": "CANARY999995X"}})
 @example(_SetOrStr, {"items": ["s", _WORDS, "CANARY999994X"]})
 @example(_CountsOrBody, {"f": {"CANARY999993X": "not an int"}})
+@example(_CountsOrBody, {"f": {"\u2028": "x", "CANARY999992X": "not an int"}})
 @example(_ExcludedAllow, {"id": "a", "margin": "CANARY999999X"})
 @example(_ExcludedAllow, {"id": "a", "margin": "CANARY999998X", "other": 1})
 @example(_Outer, {"inner": {"card": "CANARY999997X"}})
