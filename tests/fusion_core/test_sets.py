@@ -142,3 +142,18 @@ def test_a_model_without_sets_has_no_plan() -> None:
         tags: list[str]
 
     assert set_plan(Plain)[0] is None
+
+
+class SchemaLikeDefault(BaseModel):
+    """A default value shaped like a set schema: a value, never rewritten as a schema."""
+
+    tags: set[str]
+    shape: dict[str, str] = {"type": "set", "items_schema": "str"}
+
+
+@pytest.mark.parametrize("schema", [SchemaLikeDefault], ids=["fast path"])
+def test_values_inside_the_schema_are_not_read_as_schemas(schema: type[BaseModel]) -> None:
+    """Defaults, metadata and config are values: the set sorter never touches them."""
+    assert Mask(schema).fast
+    text = Presenter("Shape", schema).make({"tags": WORDS}).build().texts[0]
+    assert json.loads(text) == {"tags": SORTED, "shape": {"type": "set", "items_schema": "str"}}
