@@ -9,6 +9,7 @@ sends the model to the model path with a reason naming it; plain models stay fas
 from __future__ import annotations
 
 import dataclasses
+import enum
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -28,6 +29,10 @@ from fusion_core._schema import Mask
 
 class Plain(BaseModel):
     id: int
+
+
+class Color(enum.Enum):
+    RED = "red"
 
 
 class Serialized(BaseModel):
@@ -109,6 +114,10 @@ class UnionOfListsOfModels(BaseModel):
     pets: list[Cat] | int
 
 
+class UnionOfTuplesOfModels(BaseModel):
+    pair: tuple[Cat, int] | int
+
+
 class OwnDump(BaseModel):
     id: int
 
@@ -133,6 +142,7 @@ MODEL_PATH: dict[str, tuple[type[BaseModel], str]] = {
     "exclude_if": (ExcludeIf, "ExcludeIf.id has ['serialization_exclude_if']"),
     "a union of models": (UnionOfModels, "a union of models"),
     "a union of lists of models": (UnionOfListsOfModels, "a union of models"),
+    "a union of tuples of models": (UnionOfTuplesOfModels, "a union of models"),
     "an overridden model_dump": (OwnDump, "OwnDump overrides model_dump or its schema"),
 }
 
@@ -222,3 +232,18 @@ def test_data_the_fast_path_refuses_gets_the_model_paths_answer() -> None:
     expected = instance.model_dump(mode="json")
     assert mask.one(instance) == expected
     assert mask.many([instance]) == [expected]
+
+
+class JsonLiterals(BaseModel):
+    kind: Literal["a", 1, True, None]
+
+
+class EnumLiteral(BaseModel):
+    kind: Literal[Color.RED]
+
+
+def test_literals_of_json_values_need_no_serializer_pass() -> None:
+    """Literal str/int/bool/None values are their JSON form; an Enum literal is converted."""
+    assert Mask(JsonLiterals)._dump_one is None
+    assert Mask(EnumLiteral)._dump_one is not None
+    assert Mask(EnumLiteral).one({"kind": Color.RED}) == {"kind": "red"}

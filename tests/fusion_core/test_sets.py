@@ -157,3 +157,20 @@ def test_values_inside_the_schema_are_not_read_as_schemas(schema: type[BaseModel
     assert Mask(schema).fast
     text = Presenter("Shape", schema).make({"tags": WORDS}).build().texts[0]
     assert json.loads(text) == {"tags": SORTED, "shape": {"type": "set", "items_schema": "str"}}
+
+
+class Branch(BaseModel):
+    """A recursive model reached through a union and a tuple (refs resolved there too)."""
+
+    tags: set[str]
+    kids: list[Branch] | int = 0
+    pair: tuple[Branch, int] | None = None
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+def test_recursive_sets_behind_unions_and_tuples_are_sorted() -> None:
+    """The model path follows a definition reference inside a union and a tuple."""
+    assert not Mask(Branch).fast
+    row = {"tags": WORDS, "kids": [{"tags": WORDS}], "pair": ({"tags": WORDS}, 1)}
+    out = json.loads(Presenter("Branch", Branch).make(row).build().texts[0])
+    assert out["tags"] == out["kids"][0]["tags"] == out["pair"][0]["tags"] == SORTED
