@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import queue
 import threading
 from collections.abc import Callable
@@ -63,16 +64,19 @@ class _Job(Generic[T]):
         self.future = future
         self.context = contextvars.copy_context()
 
-    def run(self) -> None:
-        """In a worker thread: run the function unless its caller gave up; report back."""
+    def run(self) -> Callable[[], None] | None:
+        """In a worker thread: run the function unless its caller gave up.
+
+        Returns what reports the outcome to the caller's loop, for the worker
+        to call once it counts itself idle again.
+        """
         if self.future.cancelled():  # read across threads: at worst the job runs for nothing
-            return
+            return None
         try:
             result: Any = self.context.run(self.function)
         except BaseException as exc:  # noqa: BLE001 - the caller gets it, as from a direct call
-            self._report(_fail, exc)
-        else:
-            self._report(_succeed, result)
+            return functools.partial(self._report, _fail, exc)
+        return functools.partial(self._report, _succeed, result)
 
     def _report(self, how: Callable[[asyncio.Future[T], Any], None], value: Any) -> None:
         # A closed loop (RuntimeError) means nobody waits for this outcome any more.
@@ -116,9 +120,8 @@ class WorkerPool:
 
     async def run(self, function: Callable[[], T]) -> T:
         """``function()`` in a worker thread; its result or its exception."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # not asyncio (trio): anyio's threads, bounded the same
+        loop = _running_loop()
+        if loop is None:  # not asyncio (trio): anyio's threads, bounded the same
             return await to_thread.run_sync(function, limiter=self._current_limiter())
         future: asyncio.Future[T] = loop.create_future()
         self._submit(_Job(function, loop, future))
@@ -137,12 +140,15 @@ class WorkerPool:
 
     def _work(self) -> None:
         while True:
-            self._queue.get().run()
+            report = self._queue.get().run()
             with self._lock:
-                # Counted idle even if a queued job is waiting for this thread:
-                # that happens only once all ``size`` threads exist, when the
-                # count no longer decides whether a thread starts.
+                # Idle again *before* the caller hears back, so that its next job
+                # finds this thread instead of starting another. Counted idle even
+                # if a queued job is already waiting for it: that happens only once
+                # all ``size`` threads exist, when the count decides nothing.
                 self._idle += 1
+            if report is not None:
+                report()
 
     def _current_limiter(self) -> CapacityLimiter:
         """The trio fallback's limiter: anyio limiters belong to one event loop."""
@@ -152,3 +158,11 @@ class WorkerPool:
             limiter = CapacityLimiter(self.size)
             self._limiter.set(limiter)
             return limiter
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The running asyncio loop, or ``None`` under another event loop (trio)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
