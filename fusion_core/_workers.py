@@ -8,7 +8,7 @@ beyond that wait in a queue while async handlers go on.
 Why not ``anyio.to_thread.run_sync`` with a ``CapacityLimiter``, as
 Starlette does? Per call it takes the limiter, enters a shielded cancel
 scope, looks for an idle worker and hands over through a ``queue.Queue``:
-three to five times the CPU of the handoff here (one ``SimpleQueue.put``
+2.5 to 5 times the CPU of the handoff here (one ``SimpleQueue.put``
 and one ``call_soon_threadsafe``), see ``benchmarks/bench_handoff.py``. On
 a server with 16 calls in flight that was a tenth of the time of a trivial
 sync tool. And anyio's workers belong to one event loop, so
