@@ -100,7 +100,9 @@ async def pay_invoice(invoice_id: InvoiceId, ctx: BillingContext) -> ResponseBui
     return INVOICE.make(invoice, ctx).llm_hint("Confirm the payment to the user in one sentence.")
 
 
-async def void_invoice(invoice_id: InvoiceId, reason: str, ctx: BillingContext) -> Row | ToolResponse:
+async def void_invoice(
+    invoice_id: InvoiceId, reason: str, ctx: BillingContext
+) -> Row | ToolResponse:
     """Void an open invoice (cannot be undone)."""
     invoice = ctx.store.invoices.get(invoice_id)
     if invoice is None:
