@@ -1,31 +1,47 @@
-"""Serving throughput and latency: fusion_core against a bare-SDK server, same text.
+"""Serving throughput and latency: fusion_core against bare-SDK servers, same text.
 
-Two servers, both real subprocesses, over stdio and streamable HTTP:
+Real subprocesses, over stdio and streamable HTTP:
 
 - **fusion**: ``python -m fusion_core serve`` of the billing example plus two
   trivial tools (``ping`` async, ``ping_sync`` sync, so run in a worker thread);
 - **bare**: the ``mcp`` SDK's low-level ``Server`` answering the *same texts*
-  (computed by calling the fusion app once at start-up) with no pipeline at all.
+  (computed by calling the fusion app once at start-up) with no pipeline at
+  all. For a sync tool it runs a sync function returning the text in a
+  worker thread with ``anyio.to_thread.run_sync``, as the SDK's own
+  ``MCPServer`` runs sync tools (``mcp/server/mcpserver/utilities/
+  func_metadata.py``): like with like;
+- **bare-inline** (sync tools only): the same, but calling the sync function
+  on the event loop, as FastMCP 1.x did. It blocks the loop, which neither
+  fusion_core nor today's SDK allows (a blocking handler would stall every
+  other call); shown because it is the floor of what a sync tool can cost.
 
 For every protocol version the installed SDK negotiates (each handshake
 version, pinned, and the stateless 2026-07-28), sequentially (one client, one
 call at a time) and with 16 concurrent clients (16 HTTP clients; over stdio,
-which has one client per process, 16 requests in flight on the session), it
-prints calls/s, p50 and p99 latency, the server process's CPU time per call
-(read from ``/proc``), and two ratios: calls/s fusion/bare (target ≥ 0.95)
-and server CPU bare/fusion (what the pipeline costs, whatever the noise of a
-shared machine does to latency). Rounds alternate fusion and bare so that the
-machine's drift hits both; each figure is the best round (most calls/s,
-least CPU per call), the one least disturbed by other work on the machine.
+which has one client per process, 16 requests in flight on the session),
+each round makes the same few calls to every server, in a rotating order,
+so that the load of a shared machine lands on all of them (short rounds,
+many of them: the load of these machines changes within a second); the figure is the
+ratio of wall time per call, fusion / bare, per round (``_harness``: median,
+quartiles, extremes). Its inverse is the calls/s ratio, target >= 0.95, so
+the time ratio's target is <= 1/0.95 = 1.053. Each line also shows calls/s,
+pooled p50/p99 latency and the servers' CPU per call (from ``/proc``, summed
+over all rounds): ``cpu`` fusion/bare is what the pipeline itself costs,
+whatever the noise does to wall time.
 
-Run ``python benchmarks/bench_serve.py [--quick]``; ``bare`` and ``apps`` are
-its own child-process entry points.
+Without the C accelerator (``FUSION_NO_SPEEDUPS=1``), and with ``--quick``,
+only the newest handshake version and 2026-07-28 are measured.
+
+Run ``python benchmarks/bench_serve.py [--quick] [--rounds N] [--calls N]``;
+``bare`` and ``apps`` are its own child-process entry points.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import inspect
 import os
 import socket
 import statistics
@@ -33,8 +49,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -44,6 +59,8 @@ import anyio
 HERE: Final = Path(__file__).resolve().parent
 ROOT: Final = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT)]
+
+from _harness import header, ratios_of, report, speedups  # noqa: E402
 
 from fusion_core import FusionApp, Tool  # noqa: E402
 
@@ -79,8 +96,12 @@ app: Final = _fusion_app()
 """What ``python -m fusion_core serve bench_serve:app`` serves."""
 
 
-def _bare_server() -> Any:
-    """The SDK's low-level ``Server`` returning the fusion app's texts, precomputed."""
+def _bare_server(inline: bool) -> Any:
+    """The SDK's low-level ``Server`` returning the fusion app's texts, precomputed.
+
+    A sync tool's text comes from a sync function, run in a worker thread
+    (``MCPServer``'s way) or, with ``inline``, on the event loop.
+    """
     from mcp.server.lowlevel import Server  # noqa: PLC0415
     from mcp_types import (  # noqa: PLC0415
         CallToolRequestParams,
@@ -99,17 +120,30 @@ def _bare_server() -> Any:
     async def list_tools(_ctx: Any, _params: PaginatedRequestParams | None) -> ListToolsResult:
         return listed
 
+    def answer_of(key: tuple[str, str]) -> dict[str, Any]:
+        return answers[key]
+
+    sync_tools = {name for name, tool in app.tools.items() if not _is_async_tool(tool)}
+
     async def call_tool(_ctx: Any, params: CallToolRequestParams) -> CallToolResult:
-        answer = answers[(params.name, (params.arguments or {})["action"])]
+        key = (params.name, (params.arguments or {})["action"])
+        if params.name not in sync_tools or inline:
+            answer = answer_of(key)
+        else:
+            answer = await anyio.to_thread.run_sync(answer_of, key)
         texts: list[Any] = [TextContent(type="text", text=b["text"]) for b in answer["content"]]
         return CallToolResult(content=texts, is_error=answer.get("isError", False))
 
     return Server("bare", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def _run_bare(http: bool) -> None:
+def _is_async_tool(tool: Tool) -> bool:
+    return all(inspect.iscoroutinefunction(a.handler) for a in tool.actions.values())
+
+
+def _run_bare(http: bool, inline: bool) -> None:
     """Child process: serve the bare server on stdio, or HTTP on a free loopback port."""
-    server = _bare_server()
+    server = _bare_server(inline)
     if not http:
         from mcp.server.stdio import stdio_server  # noqa: PLC0415
 
@@ -125,7 +159,7 @@ def _run_bare(http: bool) -> None:
     config = uvicorn.Config(asgi, host="127.0.0.1", port=0, log_level="warning")
     sock = config.bind_socket()
     print(
-        f"bare over streamable HTTP at http://127.0.0.1:{sock.getsockname()[1]}/mcp",
+        f"{'bare-inline' if inline else 'bare'} over streamable HTTP at http://127.0.0.1:{sock.getsockname()[1]}/mcp",
         file=sys.stderr,
         flush=True,
     )
@@ -140,9 +174,11 @@ def _env() -> dict[str, str]:
 
 
 def _commands() -> dict[str, list[str]]:
+    bare = [sys.executable, str(Path(__file__).resolve()), "bare"]
     return {
         "fusion": [sys.executable, "-m", "fusion_core", "serve", "bench_serve:app"],
-        "bare": [sys.executable, str(Path(__file__).resolve()), "bare"],
+        "bare": bare,
+        "bare-inline": [*bare, "--inline"],
     }
 
 
@@ -150,7 +186,7 @@ def _commands() -> dict[str, list[str]]:
 def _http_server(command: list[str]) -> Iterator[tuple[str, int]]:
     """Start an HTTP server subprocess on a free port; yield its URL and pid; stop it."""
     process = subprocess.Popen(
-        [*command, "--http"] if command[-1] == "bare" else [*command, "--http", "--port", "0"],
+        [*command, "--http"] if "bare" in command else [*command, "--http", "--port", "0"],
         cwd=ROOT,
         env=_env(),
         stdin=subprocess.DEVNULL,
@@ -202,17 +238,18 @@ async def _clients(target: Any, mode: str, count: int) -> AsyncIterator[list[Any
         yield clients
 
 
-@dataclass
-class Sample:
-    """One measured run: how long it took and each call's latency."""
+SERVERS: Final = ("fusion", "bare", "bare-inline")
+TARGET: Final = 1 / 0.95  # time per call, fusion / bare: calls/s at least 0.95x
 
-    seconds: float
-    latencies: list[float] = field(default_factory=list)
-    server_cpu: float = 0.0  # CPU seconds the server process used for these calls
 
-    @property
-    def rate(self) -> float:
-        return len(self.latencies) / self.seconds
+@dataclasses.dataclass
+class Series:
+    """One server's rounds in one cell: seconds per call, latencies, CPU seconds."""
+
+    per_call: list[float] = dataclasses.field(default_factory=list)
+    latencies: list[float] = dataclasses.field(default_factory=list)
+    calls: int = 0
+    cpu: float = 0.0
 
 
 def _cpu(pid: int) -> float:
@@ -221,7 +258,7 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _child_pid(*words: str, absent: str = "--http") -> int:
+def _child_pid(*words: str, absent: tuple[str, ...] = ("--http",)) -> int:
     """The pid of this process's child whose command line has ``words`` (not ``absent``)."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -232,31 +269,55 @@ def _child_pid(*words: str, absent: str = "--http") -> int:
         except OSError:
             continue
         ppid = next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
-        if int(ppid) == os.getpid() and all(w in command for w in words) and absent not in command:
+        if (
+            int(ppid) == os.getpid()
+            and all(w in command for w in words)
+            and not any(a in command for a in absent)
+        ):
             return int(entry.name)
     raise LookupError(f"no child process running {words}")
 
 
 async def _run(
-    clients: list[Any], call: tuple[str, dict[str, Any]], total: int, tasks: int, pid: int
-) -> Sample:
+    clients: list[Any], call: tuple[str, dict[str, Any]], total: int, tasks: int, *,
+    pid: int, into: Series,
+) -> None:
     """``total`` calls spread over ``tasks`` tasks, round-robin over ``clients``."""
     name, arguments = call
-    latencies: list[float] = []
     cpu_before = _cpu(pid)
 
     async def worker(client: Any, calls: int) -> None:
         for _ in range(calls):
             start = time.perf_counter()
             result = await client.call_tool(name, arguments)
-            latencies.append(time.perf_counter() - start)
+            into.latencies.append(time.perf_counter() - start)
             assert not result.is_error, result
 
     start = time.perf_counter()
     async with anyio.create_task_group() as group:
         for index in range(tasks):
             group.start_soon(worker, clients[index % len(clients)], total // tasks)
-    return Sample(time.perf_counter() - start, latencies, _cpu(pid) - cpu_before)
+    into.per_call.append((time.perf_counter() - start) / total)
+    into.calls += total
+    into.cpu += _cpu(pid) - cpu_before
+
+
+def _pipeline_cpu() -> dict[str, float]:
+    """CPU seconds of one ``app.call`` per call label, in this process (median of 5 runs)."""
+
+    async def measure(name: str, arguments: dict[str, Any]) -> float:
+        runs = []
+        for _ in range(5):
+            start = time.process_time()
+            for _ in range(200):
+                await app.call(name, arguments)
+            runs.append((time.process_time() - start) / 200)
+        return statistics.median(runs)
+
+    async def all_calls() -> dict[str, float]:
+        return {label: await measure(*call) for label, call in CALLS.items()}
+
+    return anyio.run(all_calls)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -264,26 +325,34 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _report(label: str, samples: dict[str, list[Sample]]) -> float:
-    rates = {server: max(s.rate for s in runs) for server, runs in samples.items()}
-    pooled = {server: [x for s in runs for x in s.latencies] for server, runs in samples.items()}
-    cpu = {
-        server: min(s.server_cpu / len(s.latencies) for s in runs)
-        for server, runs in samples.items()
-    }
-    ratio = rates["fusion"] / rates["bare"]
-    cells = "  ".join(
-        f"{server} {rates[server]:5.0f}/s p50 {_percentile(pooled[server], 0.5) * 1e3:5.2f} "
-        f"p99 {_percentile(pooled[server], 0.99) * 1e3:6.2f} ms cpu {cpu[server] * 1e6:4.0f} us"
-        for server in ("fusion", "bare")
+def _describe(server: str, series: Series) -> str:
+    rate = 1 / statistics.median(series.per_call)
+    return (
+        f"{server} {rate:4.0f}/s p50 {_percentile(series.latencies, 0.5) * 1e3:5.2f} "
+        f"p99 {_percentile(series.latencies, 0.99) * 1e3:6.2f} ms "
+        f"cpu {series.cpu / series.calls * 1e6:4.0f} us"
     )
-    verdict = "ok" if ratio >= 0.95 else "BELOW"
-    cpu_ratio = cpu["bare"] / cpu["fusion"] if cpu["fusion"] else float("nan")
-    print(
-        f"{label:<50} {cells}  calls/s ratio {ratio:4.2f} {verdict:<5} cpu ratio {cpu_ratio:4.2f}",
-        flush=True,
-    )
-    return ratio
+
+
+def _report(case: str, cell: dict[str, Series]) -> list[float]:
+    """One figure per baseline the cell has; the calls/s ratios."""
+    rates = []
+    times = {server: series.per_call for server, series in cell.items()}
+    fusion = cell["fusion"]
+    for baseline, base in cell.items():
+        if baseline == "fusion":
+            continue
+        ratio = ratios_of(baseline, {baseline: times[baseline], "fusion": times["fusion"]})
+        figure = ratio["fusion"]
+        report("serve", f"{case}, vs {baseline}", figure, candidate="fusion", target=TARGET)
+        cpu = (fusion.cpu / fusion.calls) / (base.cpu / base.calls or float("nan"))
+        print(
+            f"      calls/s ratio {1 / figure.median:4.2f}  cpu fusion/{baseline} {cpu:4.2f}  "
+            f"{_describe('fusion', fusion)}  {_describe(baseline, base)}",
+            flush=True,
+        )
+        rates.append(1 / figure.median)
+    return rates
 
 
 async def _measure(
@@ -293,32 +362,38 @@ async def _measure(
     options: argparse.Namespace,
     pids: Callable[[], dict[str, int]],
 ) -> list[float]:
-    """Every call, sequential then concurrent, fusion and bare alternating."""
-    ratios = []
+    """Every call, sequential then concurrent, the servers' rounds interleaved."""
+    rates = []
     for concurrent in (False, True):
         count = CONCURRENCY if concurrent and label.startswith("http") else 1
-        async with connect("fusion", mode, count) as fusion, connect("bare", mode, count) as bare:
-            negotiated = fusion[0].protocol_version
-            assert negotiated == bare[0].protocol_version
+        async with contextlib.AsyncExitStack() as stack:
+            sessions = {
+                server: await stack.enter_async_context(connect(server, mode, count))
+                for server in SERVERS
+            }
+            negotiated = sessions["fusion"][0].protocol_version
+            assert all(s[0].protocol_version == negotiated for s in sessions.values())
             server_pids = pids()
             for call_label, call in CALLS.items():
-                fusion_result = await fusion[0].call_tool(*call)
-                bare_result = await bare[0].call_tool(*call)
-                assert fusion_result.content == bare_result.content, call_label
+                servers = SERVERS if call_label.endswith("(sync)") else SERVERS[:2]
+                expected = await sessions["fusion"][0].call_tool(*call)
+                for server in servers:
+                    assert (await sessions[server][0].call_tool(*call)).content == (
+                        expected.content
+                    ), (server, call_label)
                 total = options.calls * (4 if concurrent else 1)
-                samples: dict[str, list[Sample]] = {"fusion": [], "bare": []}
+                tasks = CONCURRENCY if concurrent else 1
+                cell = {server: Series() for server in servers}
                 for round_index in range(options.rounds):
-                    order = ("fusion", "bare") if round_index % 2 == 0 else ("bare", "fusion")
-                    for server in order:
-                        clients = fusion if server == "fusion" else bare
-                        tasks = CONCURRENCY if concurrent else 1
-                        run: Awaitable[Sample] = _run(
-                            clients, call, total, tasks, server_pids[server]
+                    shift = round_index % len(servers)
+                    for server in servers[shift:] + servers[:shift]:
+                        await _run(
+                            sessions[server], call, total, tasks,
+                            pid=server_pids[server], into=cell[server],
                         )
-                        samples[server].append(await run)
                 shape = f"{CONCURRENCY} concurrent" if concurrent else "sequential"
-                ratios.append(_report(f"{label} {negotiated} {shape:<13} {call_label}", samples))
-    return ratios
+                rates += _report(f"{label} {negotiated} {shape}, {call_label}", cell)
+    return rates
 
 
 async def _bench(options: argparse.Namespace) -> None:
@@ -330,15 +405,21 @@ async def _bench(options: argparse.Namespace) -> None:
     )
 
     handshake = list(HANDSHAKE_PROTOCOL_VERSIONS)
-    if options.quick:
+    if options.quick or not speedups():
+        # Without the C accelerator only the JSON writer is slower, alike on
+        # every protocol version: the newest handshake and 2026-07-28 show it.
         handshake = handshake[-1:]
     modes = [*(("legacy", v) for v in handshake), *((v, v) for v in MODERN_PROTOCOL_VERSIONS)]
     commands = _commands()
-    ratios: list[float] = []
+    rates: list[float] = []
+    header("bench_serve: wall time per call, fusion / bare SDK server (calls/s ratio = 1/that)")
     print(
-        f"calls/s and server CPU/call: best of {options.rounds} alternating rounds; "
-        f"p50/p99 over all rounds; sequential: {options.calls} calls, "
-        f"concurrent: {4 * options.calls} calls",
+        "app.call in process (what the bare servers skip), CPU per call: "
+        + ", ".join(f"{label} {cpu * 1e6:.0f} us" for label, cpu in options.pipeline.items())
+    )
+    print(
+        f"{options.rounds} interleaved rounds per cell; a round: {options.calls} sequential calls, "
+        f"or {4 * options.calls} calls from {CONCURRENCY} concurrent clients",
         flush=True,
     )
 
@@ -349,28 +430,31 @@ async def _bench(options: argparse.Namespace) -> None:
         )
         return _clients(parameters, mode, 1)
 
-    with _http_server(commands["fusion"]) as fusion, _http_server(commands["bare"]) as bare:
-        urls = {"fusion": fusion[0], "bare": bare[0]}
-        http_pids = {"fusion": fusion[1], "bare": bare[1]}
+    def stdio_pids() -> dict[str, int]:
+        return {
+            "fusion": _child_pid("fusion_core", "serve", "bench_serve:app"),
+            "bare": _child_pid("bench_serve.py", "bare", absent=("--http", "--inline")),
+            "bare-inline": _child_pid("bench_serve.py", "bare", "--inline"),
+        }
 
-        def stdio_pids() -> dict[str, int]:
-            return {
-                "fusion": _child_pid("fusion_core", "serve", "bench_serve:app"),
-                "bare": _child_pid("bench_serve.py", "bare"),
-            }
+    async with contextlib.AsyncExitStack() as stack:
+        http = {server: stack.enter_context(_http_server(commands[server])) for server in SERVERS}
 
         def http_connect(server: str, mode: str, count: int) -> Any:
-            return _clients(urls[server], mode, count)
+            return _clients(http[server][0], mode, count)
+
+        def http_pids() -> dict[str, int]:
+            return {server: pid for server, (_, pid) in http.items()}
 
         for mode, version in modes:
             # The client offers its newest handshake version; pin each in turn.
             pinned = version if mode == "legacy" else handshake[-1]
             setattr(session_module, "LATEST_HANDSHAKE_VERSION", pinned)  # noqa: B010 - untyped
-            ratios += await _measure("stdio", stdio_connect, mode, options, stdio_pids)
-            ratios += await _measure("http ", http_connect, mode, options, lambda: http_pids)
+            rates += await _measure("stdio", stdio_connect, mode, options, stdio_pids)
+            rates += await _measure("http", http_connect, mode, options, http_pids)
     print(
-        f"worst ratio {min(ratios):.2f}, median {statistics.median(ratios):.2f} "
-        f"over {len(ratios)} cells (target ≥ 0.95 on every transport and version)"
+        f"calls/s ratio fusion/bare: worst {min(rates):.2f}, median {statistics.median(rates):.2f} "
+        f"over {len(rates)} figures (target >= 0.95 on every transport and version)"
     )
 
 
@@ -378,13 +462,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("role", nargs="?", default="bench", choices=["bench", "bare"])
     parser.add_argument("--http", action="store_true", help="(bare) serve HTTP, not stdio")
+    parser.add_argument("--inline", action="store_true", help="(bare) sync tools on the loop")
     parser.add_argument("--quick", action="store_true", help="only the newest handshake version")
-    parser.add_argument("--calls", type=int, default=200, help="sequential calls per round")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per cell")
+    parser.add_argument("--calls", type=int, default=20, help="sequential calls per round")
+    parser.add_argument("--rounds", type=int, default=11, help="interleaved rounds per cell")
     options = parser.parse_args()
     if options.role == "bare":
-        _run_bare(options.http)
+        _run_bare(options.http, options.inline)
         return
+    options.pipeline = _pipeline_cpu()
     anyio.run(_bench, options)
 
 

@@ -15,7 +15,8 @@ arguments, ctx)`` is exactly what ``tools/call`` returns. A call goes:
    when it has one (``fusion_core._pipeline.wrap``). A sync handler runs in a
    worker thread together with its wrap rule and output-schema check, so a
    blocking handler never stalls the event loop (at most ``worker_threads``
-   at once, as Starlette and FastAPI do); an async handler runs on the loop;
+   at once, as Starlette and FastAPI do; ``fusion_core._workers`` says why
+   not through anyio's threads); an async handler runs on the loop;
 6. any exception in any step — a validator that raises ``KeyError``, a
    handler, a Presenter, serialization, the output schema — is logged with
    its traceback and answered with the ``INTERNAL_ERROR`` envelope, which
@@ -40,8 +41,6 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, final
 
-from anyio import CapacityLimiter, to_thread
-from anyio.lowlevel import RunVar
 from pydantic import BaseModel, ValidationError
 
 from ._errors import OutputSchemaError
@@ -63,6 +62,7 @@ from ._presenter import CallRecord, recording
 from ._redact import ERROR_EXPOSURES, ErrorExposure
 from ._response import ToolResponse
 from ._tool import SELECT_PARAM, Action, Tool
+from ._workers import WorkerPool
 
 __all__ = ["FusionApp"]
 
@@ -71,7 +71,7 @@ logger = logging.getLogger("fusion_core")
 ContextFactory = Callable[[], Any]
 
 DEFAULT_WORKER_THREADS: Final = 40
-"""Sync handlers running at once per app and event loop (anyio's own default)."""
+"""Sync handlers running at once per app (anyio's own default)."""
 
 
 @final
@@ -89,7 +89,7 @@ class FusionApp:
     ``docs/errors.md``.
     """
 
-    __slots__ = ("_limiter", "_served", "_tools", "context_factory", "expose_errors", "name")
+    __slots__ = ("_served", "_tools", "_workers", "context_factory", "expose_errors", "name")
 
     def __init__(
         self,
@@ -114,7 +114,7 @@ class FusionApp:
         self.expose_errors: ErrorExposure = expose_errors
         self._tools: dict[str, Tool] = {}
         self._served: dict[str, _Served] = {}
-        self._limiter = _Limiter(worker_threads)
+        self._workers = WorkerPool(worker_threads)
         for tool in tools:
             self.add(tool)
 
@@ -139,7 +139,7 @@ class FusionApp:
     @property
     def worker_threads(self) -> int:
         """How many sync handlers may run at once (see the class docstring)."""
-        return self._limiter.total
+        return self._workers.size
 
     def definitions(self) -> list[dict[str, Any]]:
         """The MCP tool definitions, as ``tools/list`` returns them (a fresh copy)."""
@@ -255,9 +255,8 @@ class FusionApp:
                 except SystemExit as exc:  # sys.exit() in a handler ends the call, not the server
                     raise _HandlerExitError(exc) from None
                 return finish(result, record)
-        outcome = await to_thread.run_sync(
-            functools.partial(_run_sync, action, kwargs, finish, record),
-            limiter=self._limiter.current(),
+        outcome = await self._workers.run(
+            functools.partial(_run_sync, action, kwargs, finish, record)
         )
         if isinstance(outcome, ToolResponse):
             return outcome
@@ -424,24 +423,6 @@ def _is_async(handler: Callable[..., Any]) -> bool:
     return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
         getattr(handler, "__call__", None)  # noqa: B004 - an object's async __call__
     )
-
-
-class _Limiter:
-    """One ``CapacityLimiter`` per event loop: anyio limiters belong to one loop."""
-
-    __slots__ = ("_var", "total")
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self._var: RunVar[CapacityLimiter] = RunVar("fusion_core.worker_threads")
-
-    def current(self) -> CapacityLimiter:
-        try:
-            return self._var.get()
-        except LookupError:
-            limiter = CapacityLimiter(self.total)
-            self._var.set(limiter)
-            return limiter
 
 
 async def _resolve(value: Any) -> Any:

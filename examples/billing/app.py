@@ -4,7 +4,10 @@ Serve it with ``python -m fusion_core serve examples.billing.app:app``; print a
 tour of its wire output with ``python -m examples.billing``.
 
 Handlers return plain rows; the action's Presenter (``returns=``) validates,
-masks and dresses them. Errors are self-healing envelopes that tell the agent
+masks and dresses them. They are ``async def``: they only read and write an
+in-memory store, so they run on the event loop; a handler that blocks (a
+database driver, a file) is a plain ``def``, which the app runs in a worker
+thread (see docs/serving.md). Errors are self-healing envelopes that tell the agent
 what to call instead.
 """
 
@@ -74,13 +77,13 @@ async def list_invoices(filters: InvoiceFilter, ctx: BillingContext) -> list[Row
     return ctx.store.find_invoices(status=filters.status, client_id=filters.client_id)
 
 
-def get_invoice(invoice_id: InvoiceId, ctx: BillingContext) -> Row | ToolResponse:
+async def get_invoice(invoice_id: InvoiceId, ctx: BillingContext) -> Row | ToolResponse:
     """One invoice with its line items."""
     invoice = ctx.store.invoices.get(invoice_id)
     return invoice if invoice is not None else invoice_not_found(invoice_id)
 
 
-def pay_invoice(invoice_id: InvoiceId, ctx: BillingContext) -> ResponseBuilder | ToolResponse:
+async def pay_invoice(invoice_id: InvoiceId, ctx: BillingContext) -> ResponseBuilder | ToolResponse:
     """Record a payment; paying a paid invoice is a warning, not an error."""
     invoice = ctx.store.invoices.get(invoice_id)
     if invoice is None:
@@ -97,7 +100,9 @@ def pay_invoice(invoice_id: InvoiceId, ctx: BillingContext) -> ResponseBuilder |
     return INVOICE.make(invoice, ctx).llm_hint("Confirm the payment to the user in one sentence.")
 
 
-def void_invoice(invoice_id: InvoiceId, reason: str, ctx: BillingContext) -> Row | ToolResponse:
+async def void_invoice(
+    invoice_id: InvoiceId, reason: str, ctx: BillingContext
+) -> Row | ToolResponse:
     """Void an open invoice (cannot be undone)."""
     invoice = ctx.store.invoices.get(invoice_id)
     if invoice is None:
@@ -113,7 +118,7 @@ def void_invoice(invoice_id: InvoiceId, reason: str, ctx: BillingContext) -> Row
     return invoice
 
 
-def list_clients(ctx: BillingContext) -> ToolResponse:
+async def list_clients(ctx: BillingContext) -> ToolResponse:
     """Every client as one compact TOON table.
 
     The Presenter masks the rows by hand here: an action with ``returns=``
@@ -122,7 +127,7 @@ def list_clients(ctx: BillingContext) -> ToolResponse:
     return toon_success(CLIENT.mask(list(ctx.store.clients.values())))
 
 
-def get_client(client_id: ClientId, ctx: BillingContext) -> Row | ToolResponse:
+async def get_client(client_id: ClientId, ctx: BillingContext) -> Row | ToolResponse:
     """One client."""
     client = ctx.store.clients.get(client_id)
     return client if client is not None else client_not_found(client_id)
