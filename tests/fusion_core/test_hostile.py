@@ -849,6 +849,46 @@ def test_hidden_values_never_reach_the_wire(name: str, exposure: Any) -> None:
     assert "input_value" not in repr(dict(result))
 
 
+class _Declared(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    nested: list[_Forbid] = []
+    by_key: dict[str, int] = {}
+    kind: Literal["a", "b"] = "a"
+
+
+# Structured content a tool's output schema refuses: the error names where,
+# never a key or value of the data (its keys may be undeclared data).
+UNDECLARED_ROWS: dict[str, Any] = {
+    "an undeclared key": {"id": 1, SECRET: 1},
+    "an undeclared key of a nested model": {"id": 1, "nested": [{"id": 2, SECRET: 1}]},
+    "a dict key holding a secret": {"id": 1, "by_key": {SECRET: "x"}},
+    "a value of the wrong type": {"id": SECRET},
+    "a literal holding a secret": {"id": 1, "kind": SECRET},
+    "a nested value of the wrong type": {"id": 1, "nested": [{"id": SECRET}]},
+}
+
+
+@pytest.mark.parametrize("name", list(UNDECLARED_ROWS))
+def test_output_schema_errors_never_quote_the_data(name: str) -> None:
+    """An output schema's refusal names declared fields and ``*``, never a data key or value."""
+    data = UNDECLARED_ROWS[name]
+    tool = Tool("t").with_output_schema(_Declared)
+    tool.action("run", lambda: success_structured(data))
+    result = FusionApp([tool]).call_sync("t", {"action": "run"})
+    assert result.is_error
+    assert "does not match the output schema" in result.texts[0]
+    assert SECRET not in repr(dict(result))
+
+
+def test_huge_ints_given_to_a_presenter_keep_the_error_text() -> None:
+    """An int too long for ``str()`` in a Presenter's input does not cost the error its text."""
+    tool = Tool("t").action("run", lambda: {"id": 1, "by_key": {"k": 10**5000}}, returns=SHOWN)
+    result = FusionApp([tool]).call_sync("t", {"action": "run"})
+    assert "could not be shown" not in result.texts[0]
+    assert "4,300 digits" in result.texts[0]
+
+
 # =====================================================================
 # Readers that never fall over, strings that always leave the process
 # (issue 8 points 10, 11, 13, 14). Classes: out-of-range character
