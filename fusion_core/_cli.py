@@ -24,6 +24,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from ._numbers import read_json
+
 if TYPE_CHECKING:
     from ._client import BlockingFusionClient
 
@@ -196,7 +198,7 @@ def _table(rows: Sequence[tuple[str, str, str]]) -> str:
 
 def _value(text: str) -> Any:
     try:
-        return json.loads(text)
+        return read_json(text)
     except json.JSONDecodeError:
         return text
 
@@ -204,7 +206,7 @@ def _value(text: str) -> Any:
 def _json_value(text: str, where: str) -> Any:
     """``text`` as JSON, or a usage error naming ``where`` it came from."""
     try:
-        return json.loads(text)
+        return read_json(text)
     except json.JSONDecodeError as exc:
         msg = f"{where} is not valid JSON: {exc}"
         raise _CliError(msg) from None
