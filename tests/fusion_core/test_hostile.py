@@ -1056,7 +1056,7 @@ def test_huge_ints_are_refused_whatever_this_process_reads() -> None:
 
 @pytest.fixture
 def low_int_limit() -> Any:
-    """This process converts at most 640 digits (CPython's floor), as an embedder may set."""
+    """Lower the process's int conversion limit to 640 digits (CPython's floor)."""
     import sys  # noqa: PLC0415
 
     before = sys.get_int_max_str_digits()
@@ -1066,16 +1066,6 @@ def low_int_limit() -> Any:
 
 
 WIDEST = 10**4300 - 1  # the widest int the wire allows
-WIDEST_READERS: dict[str, Callable[[Any], Any]] = {
-    "parse": lambda data: parse(success(data)).view.data,
-    "parse structured": lambda data: parse(success_structured(data)).view.data,
-    "check": lambda data: [v.message for v in check(success(data))] or data,
-    "snapshot": lambda data: _snapshot_round_trip(success_structured(data)),
-    "_select on a sealed block": lambda data: _selected(data),
-    "toon": lambda data: _in_toon(data, data),
-    "toon column": lambda data: _in_toon(data, [data, data]),
-    "toon nullable column": lambda data: _in_toon(data, [data, {"n": None}]),
-}
 
 
 def _in_toon(data: Any, value: Any) -> Any:
@@ -1098,6 +1088,18 @@ def _selected(data: Any) -> Any:
     tool = Tool("t").action("run", lambda: wide.make(data), returns=wide).enable_select()
     result = FusionApp([tool]).call_sync("t", {"action": "run", "_select": ["n"]})
     return parse(result).view.data
+
+
+WIDEST_READERS: dict[str, Callable[[Any], Any]] = {
+    "parse": lambda data: parse(success(data)).view.data,
+    "parse structured": lambda data: parse(success_structured(data)).view.data,
+    "check": lambda data: [v.message for v in check(success(data))] or data,
+    "snapshot": lambda data: _snapshot_round_trip(success_structured(data)),
+    "_select on a sealed block": _selected,
+    "toon": lambda data: _in_toon(data, data),
+    "toon column": lambda data: _in_toon(data, [data, data]),
+    "toon nullable column": lambda data: _in_toon(data, [data, {"n": None}]),
+}
 
 
 @pytest.mark.parametrize("reader", list(WIDEST_READERS))
