@@ -338,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return serve(arguments)
     args = _parser().parse_args(arguments)
-    from ._errors import FusionError  # noqa: PLC0415
+    from ._errors import FusionError, ServerConnectionError  # noqa: PLC0415
 
     try:
         if args.command == "list":
@@ -348,4 +348,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check(args)
     except (_CliError, FusionError, OSError, ValueError) as exc:
         print(f"fusion {args.command}: {exc}", file=sys.stderr)
-        return 1
+        # A server that cannot start is a usage error, as pytest --fusion says (4).
+        return 4 if isinstance(exc, ServerConnectionError) and _starting(exc) else 1
+
+
+def _starting(exc: BaseException) -> bool:
+    """Whether ``exc`` says the server never answered (it did not start, or died starting)."""
+    return str(exc).startswith("could not connect to the MCP server")
