@@ -159,9 +159,11 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the ``fusion`` marker and create the session state."""
     config.addinivalue_line(
         "markers",
-        "fusion(*, check=True, strict=None): per-test Fusion settings; check=False exempts "
-        "the test's results from the --fusion contract check (for tests of deliberately broken "
-        "servers); strict=True/False overrides --fusion-strict for the test's results",
+        "fusion(*, check=True, strict=None, check_references=None): per-test Fusion settings; "
+        "check=False exempts the test's results from the --fusion contract check (for tests of "
+        "deliberately broken servers); strict=True/False overrides --fusion-strict and "
+        "check_references=True/False overrides --fusion-no-check-references for the test's "
+        "results",
     )
     try:
         _profiles.configure(
