@@ -27,6 +27,7 @@ from ._pending import (
     PendingSummary,
     add_pending_option,
     pending_enabled,
+    remove_stale,
 )
 from ._report import WireReport
 from ._result import FusionResult
@@ -450,6 +451,9 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
         session=request.session.config._syrupy,  # type: ignore[attr-defined]
     )
     assertion.pending = request.config.stash[PENDING_KEY]
+    if assertion.pending:  # this run writes them again where they still differ
+        first = assertion.extension.get_location(test_location=assertion.test_location, index=0)
+        remove_stale(Path(first))
     properties = request.node.user_properties
     assertion.on_pending = lambda path: properties.append((WRITTEN, str(path)))
     return assertion
