@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._support.output import files_in
+
 TESTS = """
 def test_get(fusion_call, fusion_snapshot):
     assert fusion_call("billing", "get", id="INV-1") == fusion_snapshot
@@ -19,8 +21,7 @@ SNAPSHOTS = Path("__snapshots__/test_shop")
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    folder = root / SNAPSHOTS
-    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+    return files_in(root / SNAPSHOTS)
 
 
 def _accepted_then_changed(shop: pytest.Pytester) -> dict[str, bytes]:
