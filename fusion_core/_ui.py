@@ -17,7 +17,7 @@ from typing import Any, Final, Literal, get_args
 from ._errors import SerializationError, UIError
 from ._json import to_json
 from ._numbers import MAX_INT_DIGITS, js_string_of_number, require_int_digits
-from ._text import LINE_BREAK, continue_lines, escape_attr, require_unicode
+from ._text import LINE_BREAK, continue_lines, escape_attr, lead_item, require_unicode
 
 __all__ = [
     "UiBlock",
@@ -279,7 +279,7 @@ def table(
 
 
 def _list_item(item: Any, path: str) -> str:
-    return "- " + continue_lines(item if isinstance(item, str) else _cell(item, path))
+    return "- " + continue_lines(lead_item(item if isinstance(item, str) else _cell(item, path)))
 
 
 def list_block(
