@@ -90,6 +90,21 @@ def _app_files(spec: str, root: Path) -> Iterator[Path]:
                 yield candidate.resolve()
 
 
+def _import_base(config: pytest.Config, path: Path) -> Path | None:
+    """The folder ``pkg.module`` imports from, when ``path`` is the gated app's module file."""
+    app = config.getoption("fusion_app") or config.getini("fusion_app")
+    if not app or config.inipath is not None:
+        return None
+    parts = str(app).partition(":")[0].split(".")
+    depth = len(parts) if path.name == "__init__.py" else len(parts) - 1
+    if depth >= len(path.parents):
+        return None
+    base = path.parents[depth]
+    return base if base.joinpath(*parts).with_suffix(".py") == path or (
+        base.joinpath(*parts, "__init__.py") == path
+    ) else None
+
+
 def _command_files(command: str, root: Path) -> Iterator[Path]:
     """The files a server command names (``python server.py``, ``./serve.sh``)."""
     if command.startswith(("http://", "https://")):
@@ -112,7 +127,16 @@ class FusionContractFile(pytest.File):
         self.fusion = fusion
 
     def collect(self) -> Iterator[FusionContractGroup]:
-        """The one group of contract tests."""
+        """The one group of contract tests.
+
+        Anchored at the app's own module file, its base folder goes on
+        ``sys.path`` first, as pytest's ``prepend`` import mode does for a
+        collected module: the app then loads here even before any test
+        module's import has put that folder there (an xdist worker).
+        """
+        base = _import_base(self.config, self.path)
+        if base is not None and str(base) not in sys.path:
+            sys.path.insert(0, str(base))
         yield FusionContractGroup.from_parent(self, name=GROUP, fusion=self.fusion)
 
 
