@@ -11,4 +11,39 @@ per-property weight (``tests/properties/_budget.py``).
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+import pytest
+from _pytest.pytester import SysModulesSnapshot
+
 pytest_plugins = ("pytester",)
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester whose in-process runs forget only the temp project's own modules.
+
+    pytester restores ``sys.modules`` after each in-process run (and at the
+    end of the test), dropping every module first imported during it. The
+    libraries under test import much on first use (fusion_core's public
+    names, pydantic's ``json_schema``, the MCP SDK), and keep what they
+    import: a ``Presenter`` made in one run would then outlive the
+    ``pydantic.main`` it was built on, and the next run's models (a fresh
+    ``BaseModel``) would be refused. Failures that depend on test order and
+    on xdist's distribution. Here only modules whose file lies in the temp
+    project (its tests, its app, its conftest) are forgotten, as a real
+    process would never see them again either.
+    """
+    root = pytester.path
+
+    def preserve(name: str) -> bool:
+        module = sys.modules.get(name)
+        places = [getattr(module, "__file__", None), *getattr(module, "__path__", ())]
+        return not any(place and Path(place).is_relative_to(root) for place in places)
+
+    # pytester's own hook for this is private: both snapshots it takes use it.
+    pytester._Pytester__take_sys_modules_snapshot = lambda: SysModulesSnapshot(preserve)  # type: ignore[attr-defined]
+    pytester._sys_modules_snapshot = SysModulesSnapshot(preserve)
+    return pytester
+

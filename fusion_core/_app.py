@@ -59,7 +59,7 @@ from ._pipeline import (
     wrap,
 )
 from ._presenter import CallRecord, recording
-from ._redact import ERROR_EXPOSURES, ErrorExposure
+from ._redact import ERROR_EXPOSURES, ErrorExposure, error_paths
 from ._response import ToolResponse
 from ._tool import SELECT_PARAM, Action, Tool
 from ._workers import WorkerPool
@@ -311,7 +311,7 @@ def _finish(
         try:
             tool.output_schema.model_validate(response["structuredContent"])
         except ValidationError as exc:
-            fields = ", ".join(".".join(str(p) for p in e["loc"]) or "(root)" for e in exc.errors())
+            fields = ", ".join(error_paths(exc, tool.output_schema.__pydantic_core_schema__))
             msg = f"structuredContent does not match the output schema (fields: {fields})"
             raise OutputSchemaError(msg) from None
     return response

@@ -65,6 +65,7 @@ from typing import Final, final
 
 from ._ambiguity import findings
 from ._errors import CharacterReferenceError, FusionError, WireFormatError
+from ._numbers import read_json
 from ._parse import (
     parse,
     read_items,
@@ -601,10 +602,8 @@ def _element_name(text: str) -> str | None:
 
 
 def _is_json(text: str) -> bool:
-    import json  # noqa: PLC0415 - only for the rare non-canonical data block
-
     try:
-        json.loads(text)
+        read_json(text)
     except (ValueError, RecursionError):
         return False
     return True

@@ -24,6 +24,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from ._numbers import read_json
+
 if TYPE_CHECKING:
     from ._client import BlockingFusionClient
 
@@ -196,7 +198,7 @@ def _table(rows: Sequence[tuple[str, str, str]]) -> str:
 
 def _value(text: str) -> Any:
     try:
-        return json.loads(text)
+        return read_json(text)
     except json.JSONDecodeError:
         return text
 
@@ -204,7 +206,7 @@ def _value(text: str) -> Any:
 def _json_value(text: str, where: str) -> Any:
     """``text`` as JSON, or a usage error naming ``where`` it came from."""
     try:
-        return json.loads(text)
+        return read_json(text)
     except json.JSONDecodeError as exc:
         msg = f"{where} is not valid JSON: {exc}"
         raise _CliError(msg) from None
@@ -336,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return serve(arguments)
     args = _parser().parse_args(arguments)
-    from ._errors import FusionError  # noqa: PLC0415
+    from ._errors import FusionError, ServerConnectionError  # noqa: PLC0415
 
     try:
         if args.command == "list":
@@ -346,4 +348,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check(args)
     except (_CliError, FusionError, OSError, ValueError) as exc:
         print(f"fusion {args.command}: {exc}", file=sys.stderr)
-        return 1
+        # A server that cannot start is a usage error, as pytest --fusion says (4).
+        return 4 if isinstance(exc, ServerConnectionError) and _starting(exc) else 1
+
+
+def _starting(exc: BaseException) -> bool:
+    """Whether ``exc`` says the server never answered (it did not start, or died starting)."""
+    return str(exc).startswith("could not connect to the MCP server")

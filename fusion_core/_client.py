@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, fi
 from ._errors import ServerConnectionError, ServerLimitError, ServerResultError
 from ._parse import parse
 from ._parsed import ParsedResponse
-from ._stdio import Overflow, bounded_stdio
+from ._stdio import Overflow, ProcessExit, bounded_stdio
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -181,6 +181,7 @@ class FusionClient:
 
     __slots__ = (
         "_client",
+        "_ended",
         "_faults",
         "_label",
         "_max_bytes",
@@ -210,6 +211,7 @@ class FusionClient:
         self._timeout = timeout
         self._max_bytes = max_response_bytes
         self._overflow: Overflow | None = None
+        self._ended: ProcessExit | None = None
         self._client: Client | None = None
         self._faults: _Faults = _Faults()
 
@@ -242,16 +244,19 @@ class FusionClient:
             raise ValueError(msg)
         # The limit applies to the bytes as they arrive, before any is parsed.
         overflow = Overflow(max_response_bytes if max_response_bytes is not None else sys.maxsize)
+        ended = ProcessExit()
         transport = bounded_stdio(
             argv,
             env={**get_default_environment(), **(env or {})},
             cwd=cwd,
             errlog=sys.stderr if errlog is None else errlog,
             overflow=overflow,
+            ended=ended,
         )
         client = cls(transport, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes)
         client._label = shlex.join(argv)
         client._overflow = overflow
+        client._ended = ended
         return client
 
     @classmethod
@@ -325,7 +330,14 @@ class FusionClient:
                 for leaf in _leaves(exc)
             )
             msg = f"could not connect to the MCP server {self._label!r}: {reasons}"
-            raise ServerConnectionError(msg) from exc
+            ended = self._ended.describe() if self._ended is not None else None
+            if ended is not None:
+                msg = (
+                    f"could not connect to the MCP server {self._label!r}: it {ended} "
+                    f"before answering ({reasons})"
+                )
+            returncode = self._ended.returncode if self._ended is not None else None
+            raise ServerConnectionError(msg, returncode=returncode) from exc
         self._client = client
         return self
 

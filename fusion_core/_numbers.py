@@ -11,21 +11,30 @@ digits: beyond that no default Python JSON reader (``json.loads``, and so
 :class:`~fusion_core.SerializationError` naming the JSON path, whatever
 ``sys.set_int_max_str_digits`` says in this process (that setting is
 process-global; the wire's rule is not).
+
+The way back is :func:`read_json`: every reader of JSON text in this library
+(the parser, the snapshot store, ``_select`` on a sealed data block, the CLI)
+reads ints through it, exactly and at any length, whatever the process's limit.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from typing import Final
+from typing import Any, Final
 
 from ._errors import SerializationError
 
 __all__ = [
     "MAX_INT_DIGITS",
+    "SHORT_INT_BITS",
+    "int_digits",
     "int_text",
     "js_number",
     "js_scalar",
     "js_string_of_number",
+    "read_int",
+    "read_json",
     "require_int_digits",
 ]
 
@@ -36,6 +45,71 @@ MAX_INT_DIGITS: Final = 4300
 # 4,300 digits, one of 14,286 bits or more has more; only 14,285 bits needs
 # the digits counted.
 _SAFE_BITS: Final = 14_284
+# CPython converts ints of at most this many digits to and from text whatever
+# the process's limit (which may be lowered, never below 640, by whoever
+# embeds us); larger ones go through in chunks of this size.
+_CHUNK: Final = 600
+SHORT_INT_BITS: Final = 1900
+"""Ints of at most this many bits convert to text at once (2**1900 < 10**600)."""
+
+
+def int_digits(value: int) -> str:
+    """The decimal digits of any int, whatever ``sys.set_int_max_str_digits`` says."""
+    if value.bit_length() <= SHORT_INT_BITS:
+        return int.__repr__(value)
+    try:
+        return int.__repr__(value)
+    except ValueError:  # more digits than this process converts at once
+        pass
+    sign, value = ("-", -value) if value < 0 else ("", value)
+    chunks: list[str] = []
+    base = 10**_CHUNK
+    while value >= base:
+        value, low = divmod(value, base)
+        chunks.append(int.__repr__(low).zfill(_CHUNK))
+    chunks.append(int.__repr__(value))
+    return sign + "".join(reversed(chunks))
+
+
+def read_int(text: str) -> int:
+    """The int of a JSON integer literal of any length (the inverse of :func:`int_digits`)."""
+    if len(text) <= _CHUNK:
+        return int(text)
+    negative = text.startswith("-")
+    digits = text[1:] if negative else text
+    head = len(digits) % _CHUNK or _CHUNK
+    value = int(digits[:head])
+    for start in range(head, len(digits), _CHUNK):
+        value = value * 10**_CHUNK + int(digits[start : start + _CHUNK])
+    return -value if negative else value
+
+
+def read_json(
+    text: str | bytes | bytearray, *, max_digits: int | None = MAX_INT_DIGITS, **options: Any
+) -> Any:
+    """The value of JSON ``text``, its ints exact whatever this process converts.
+
+    Ints of up to ``max_digits`` digits (the wire's limit; ``None``: any,
+    for snapshots of foreign servers) are read exactly; a longer one, or
+    text that is not JSON, raises ``ValueError`` (``json.JSONDecodeError``
+    for the latter). The stdlib's C reader runs first; only when it refuses
+    an int is the text read again, ints in chunks (linear: each int is
+    bounded by ``max_digits``). ``options`` go to ``json.loads``.
+    """
+    try:
+        return json.loads(text, **options)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an int beyond sys.get_int_max_str_digits()
+        pass
+
+    def exact(literal: str) -> int:
+        if max_digits is not None and len(literal.lstrip("-")) > max_digits:
+            msg = f"an int of more than {max_digits:,} digits"
+            raise ValueError(msg)
+        return read_int(literal)
+
+    return json.loads(text, parse_int=exact, **options)
 
 
 def _too_long(value: int, path: str) -> SerializationError:
@@ -50,13 +124,10 @@ def _too_long(value: int, path: str) -> SerializationError:
 def int_text(value: int, path: str = "$") -> str:
     """The decimal digits of ``value`` (an int or subclass), or :class:`SerializationError`."""
     if value.bit_length() <= _SAFE_BITS:
-        return int.__repr__(value)
+        return int_digits(value)
     if value.bit_length() > _SAFE_BITS + 1:
         raise _too_long(value, path)
-    try:
-        text = int.__repr__(value)
-    except ValueError:  # this process reads fewer digits than the wire allows
-        raise _too_long(value, path) from None
+    text = int_digits(value)
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
         raise _too_long(value, path)
     return text

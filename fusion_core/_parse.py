@@ -66,7 +66,6 @@ length.
 from __future__ import annotations
 
 import gc
-import json
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -77,6 +76,7 @@ import orjson
 from ._errors import CharacterReferenceError, FusionError, WireFormatError
 from ._json import is_canonical_json, to_json
 from ._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE
+from ._numbers import read_json
 from ._parsed import (
     Block,
     DataBlock,
@@ -163,7 +163,7 @@ def _load_wire(source: str | bytes | bytearray | memoryview) -> Mapping[str, Any
         # The stdlib reads what orjson refuses or rounds: ints beyond 64 bits,
         # NaN, lone surrogates.
         try:
-            wire = json.loads(source)
+            wire = read_json(source)
         except (ValueError, RecursionError, UnicodeError) as exc:
             msg = f"the text is not JSON: {exc}"
             raise WireFormatError(msg) from None
@@ -323,7 +323,7 @@ def _load_json(raw: bytes, text: str) -> tuple[Any, bool]:
 
 def _load_exact(text: str) -> tuple[Any, bool]:
     try:
-        return json.loads(text), True
+        return read_json(text), True
     except (ValueError, RecursionError):
         return None, False
 

@@ -27,7 +27,6 @@ The ``INTERNAL_ERROR`` envelope says as much of the exception as the app's
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
@@ -35,7 +34,7 @@ from pydantic import ValidationError
 
 from ._builder import ResponseBuilder, sealed
 from ._helpers import _envelope_response, success, success_structured, tool_error, toon_success
-from ._numbers import js_scalar
+from ._numbers import js_scalar, read_json
 from ._presenter import CallRecord, Presenter, select_keys
 from ._redact import ErrorExposure, exception_text
 from ._response import ToolResponse, origin_of, view_of
@@ -257,7 +256,7 @@ def wrap(
 
 def _narrowed(text: str, view: ResponseView, select: Sequence[str]) -> ToolResponse:
     """A Presenter's data block narrowed to ``select``: read from the sealed text itself."""
-    return _extras(ResponseBuilder(select_keys(json.loads(text), select)), view).build()
+    return _extras(ResponseBuilder(select_keys(read_json(text), select)), view).build()
 
 
 def _error_again(result: ToolResponse, presenter: Presenter[Any], ctx: Any) -> ToolResponse:

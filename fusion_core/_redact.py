@@ -20,6 +20,7 @@ validation error), so they follow the egress firewall (WIRE.md 12.4):
 
 from __future__ import annotations
 
+import contextlib
 import typing
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final, Literal, TypeAlias
@@ -31,6 +32,7 @@ __all__ = [
     "ERROR_EXPOSURES",
     "ErrorExposure",
     "describe_validation_error",
+    "error_paths",
     "exception_text",
     "hidden_values",
     "safe_path",
@@ -154,6 +156,18 @@ def describe_validation_error(
     ]
 
 
+def error_paths(error: ValidationError, schema: Any) -> list[str]:
+    """The :func:`safe_path` of each problem of ``error`` against core ``schema``, once each.
+
+    For every error text that names where data broke a schema (a Presenter's,
+    a tool's output schema): the location's parts can be data (dict keys,
+    undeclared keys), so only the names ``schema`` declares are shown.
+    """
+    names = schema_names(schema)
+    paths = (safe_path(loc, names) for loc, _kind, _message in describe_validation_error(error))
+    return list(dict.fromkeys(paths))
+
+
 def _validation_text(error: ValidationError) -> str:
     """A ValidationError of an unknown schema: paths show identifiers and positions only."""
     problems = describe_validation_error(error)
@@ -174,7 +188,9 @@ def _leaves(value: Any, out: set[str], budget: list[int]) -> None:
         elif isinstance(item, bool) or item is None:
             continue
         elif isinstance(item, int | float):
-            out.add(repr(item))
+            # An int too long for str() cannot appear in any text either.
+            with contextlib.suppress(ValueError):
+                out.add(repr(item))
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())

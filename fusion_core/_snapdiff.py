@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ._errors import WireFormatError
+from ._numbers import read_json
 from ._snapshot import _dump_json, block_kinds, load_snapshot, visible_lines
 
 __all__ = ["BlockChange", "SnapshotChange", "change_hint", "compare_snapshots"]
@@ -107,7 +108,7 @@ def _json_or_none(text: str, **options: Any) -> Any:
     if len(text) > _JSON_HINT_LIMIT:
         return None
     try:
-        return json.loads(text, **options)
+        return read_json(text, **options)
     except (ValueError, RecursionError):
         return None
 

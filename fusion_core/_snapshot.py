@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._errors import SerializationError, WireFormatError
+from ._numbers import SHORT_INT_BITS, int_digits, read_json
 from ._parse import parse
 from ._parsed import (
     DataBlock,
@@ -141,41 +142,6 @@ def load_snapshot(text: str) -> dict[str, Any]:
     return wire
 
 
-# CPython converts ints of at most this many digits to and from text; larger
-# ones go through in chunks of this size (the limit is process-global and
-# may be lowered, never below 640, by whoever embeds us).
-_CHUNK: Final = 600
-_CHUNK_BITS: Final = 1900  # 2**1900 < 10**600: such an int always converts at once
-
-
-def _int_digits(value: int) -> str:
-    """The decimal digits of any int, whatever ``sys.set_int_max_str_digits`` says."""
-    if value.bit_length() <= _CHUNK_BITS:
-        return int.__repr__(value)
-    sign, value = ("-", -value) if value < 0 else ("", value)
-    chunks: list[str] = []
-    base = 10**_CHUNK
-    while value >= base:
-        value, low = divmod(value, base)
-        chunks.append(int.__repr__(low).zfill(_CHUNK))
-    chunks.append(int.__repr__(value))
-    return sign + "".join(reversed(chunks))
-
-
-def _read_int(text: str) -> int:
-    """The int of a JSON integer literal of any length (the inverse of ``_int_digits``)."""
-    if len(text) <= _CHUNK:
-        return int(text)
-    negative = text.startswith("-")
-    digits = text[1:] if negative else text
-    value = 0
-    head = len(digits) % _CHUNK or _CHUNK
-    value = int(digits[:head])
-    for start in range(head, len(digits), _CHUNK):
-        value = value * 10**_CHUNK + int(digits[start : start + _CHUNK])
-    return -value if negative else value
-
-
 def _huge_ints(value: Any, found: list[int]) -> Any:
     """``value`` with every int too long to print at once replaced by a ``_Marker``.
 
@@ -195,7 +161,7 @@ def _huge_ints(value: Any, found: list[int]) -> Any:
                 continue
             seen.add(id(item))
         if isinstance(item, int) and not isinstance(item, bool):
-            if item.bit_length() > _CHUNK_BITS:
+            if item.bit_length() > SHORT_INT_BITS:
                 found.append(item)
                 parent[key] = _Marker(len(found) - 1)
         elif isinstance(item, dict):
@@ -213,7 +179,7 @@ def _has_huge_int(value: Any) -> bool:
     while stack:
         item = stack.pop()
         if isinstance(item, int) and not isinstance(item, bool):
-            if item.bit_length() > _CHUNK_BITS:
+            if item.bit_length() > SHORT_INT_BITS:
                 return True
         elif isinstance(item, dict | list | tuple) and id(item) not in seen:
             seen.add(id(item))
@@ -260,14 +226,14 @@ def _dump_json(value: Any) -> str:
         quoted = json.dumps(f"\0{token}:{index}", ensure_ascii=False)
         if body.count(quoted) != 1:  # pragma: no cover - a 64-bit random token collided
             return _dump_json(value)
-        body = body.replace(quoted, _int_digits(number))
+        body = body.replace(quoted, int_digits(number))
     return body
 
 
 def _json_at(text: str, start: int, end: int, what: str) -> Any:
     """The JSON value of ``text[start:end]``, or ``WireFormatError`` saying where."""
     try:
-        return json.loads(text[start:end], parse_int=_read_int)
+        return read_json(text[start:end], max_digits=None)
     except (ValueError, RecursionError):
         msg = f"snapshot damaged near character {start}: {what} is not JSON"
         raise WireFormatError(msg) from None

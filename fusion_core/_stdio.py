@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +31,11 @@ if TYPE_CHECKING:
     from mcp.client import Transport
     from mcp.client._transport import TransportStreams
 
-__all__ = ["Overflow", "bounded_stdio"]
+__all__ = ["Overflow", "ProcessExit", "bounded_stdio"]
 
 _STDIN_GRACE: Final = 2.0  # seconds for the server to exit after its stdin closes
 _KILL_GRACE: Final = 2.0  # seconds between SIGTERM and SIGKILL
+_EXIT_GRACE: Final = 1.0  # seconds to wait for the status of a server that closed stdout
 
 
 @dataclass(slots=True)
@@ -49,6 +51,26 @@ class Overflow:
         return self.received > self.limit
 
 
+@dataclass(slots=True)
+class ProcessExit:
+    """How the server process ended, once its stdout closed (``None``: still running)."""
+
+    returncode: int | None = None
+
+    def describe(self) -> str | None:
+        """``exited with code 3``, ``was killed by signal SIGKILL (9)``, or ``None``."""
+        code = self.returncode
+        if code is None:
+            return None
+        if code >= 0:
+            return f"exited with code {code}"
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "an unknown signal"
+        return f"was killed by signal {name} ({-code})"
+
+
 def bounded_stdio(
     argv: list[str],
     *,
@@ -56,6 +78,7 @@ def bounded_stdio(
     cwd: str | Path | None,
     errlog: TextIO,
     overflow: Overflow,
+    ended: ProcessExit | None = None,
 ) -> Transport:
     """The transport for ``argv``: the SDK's on Windows, a bounded one elsewhere."""
     if os.name != "posix":  # pragma: no cover - exercised on Windows only
@@ -63,7 +86,8 @@ def bounded_stdio(
 
         parameters = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(env), cwd=cwd)
         return stdio_client(parameters, errlog=errlog)
-    return _bounded(argv, env=env, cwd=cwd, errlog=errlog, overflow=overflow)
+    ended = ProcessExit() if ended is None else ended
+    return _bounded(argv, env=env, cwd=cwd, errlog=errlog, overflow=overflow, ended=ended)
 
 
 @contextlib.asynccontextmanager
@@ -74,6 +98,7 @@ async def _bounded(
     cwd: str | Path | None,
     errlog: TextIO,
     overflow: Overflow,
+    ended: ProcessExit,
 ) -> AsyncIterator[TransportStreams]:
     import mcp_types  # noqa: PLC0415 - mcp is slow to import
     from mcp.shared.message import SessionMessage  # noqa: PLC0415
@@ -109,6 +134,9 @@ async def _bounded(
                     if len(buffer) > overflow.limit:
                         overflow.received = len(buffer)
                         return  # closing the read stream ends the pending request
+            # stdout closed: the server is ending; its status says why.
+            with anyio.move_on_after(_EXIT_GRACE):
+                ended.returncode = await process.wait()
 
     async def write() -> None:
         assert process.stdin is not None  # opened with a pipe

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from ._errors import SerializationError
 from ._json import child_path
-from ._numbers import js_number
+from ._numbers import MAX_INT_DIGITS, int_digits, js_number
 
 __all__ = ["DELIMITERS", "Tokens", "quote", "unsupported"]
 
@@ -158,7 +158,10 @@ class Tokens:
         if kind is str:
             return self.string(value)
         if kind is int:
-            return int.__repr__(value)
+            try:
+                return int.__repr__(value)
+            except ValueError:  # more digits than this process converts at once
+                return _long_int(value)
         if kind is float:
             return _float(value)
         if value is None:
@@ -172,7 +175,7 @@ class Tokens:
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, int):
-            return int.__repr__(value)
+            return _long_int(int(value))
         if isinstance(value, float):
             return _float(float(value))
         if isinstance(value, str):
@@ -227,10 +230,11 @@ class Tokens:
                 return list(map(_NULL_FOR_NONE.get, values, values))
             return None
         if kind is int:
-            if not nullable:
-                return list(map(int.__repr__, values))
-            texts = list(map(str, values))
-            return list(map(_NULL_FOR_NONE_TEXT.get, texts, texts))
+            try:
+                texts = list(map(int.__repr__ if not nullable else str, values))
+            except ValueError:  # more digits than this process converts at once
+                return None
+            return texts if not nullable else list(map(_NULL_FOR_NONE_TEXT.get, texts, texts))
         if kind is float:
             return _floats(values, nullable)
         if kind is _NONE_TYPE:
@@ -255,3 +259,16 @@ class Tokens:
         ):
             return texts
         return list(map(self.string, texts))
+
+
+def _long_int(value: int) -> str:
+    """The digits of an int too long for ``int.__repr__`` in this process.
+
+    ``ValueError`` beyond the wire's limit, as ``int.__repr__`` gives at the
+    default limit: ``encode_toon`` then names the path.
+    """
+    text = int_digits(value)
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        msg = f"an int of more than {MAX_INT_DIGITS:,} digits"
+        raise ValueError(msg)
+    return text

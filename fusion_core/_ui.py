@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
-from ._errors import UIError
+from ._errors import SerializationError, UIError
 from ._json import to_json
-from ._numbers import js_string_of_number
+from ._numbers import MAX_INT_DIGITS, js_string_of_number, require_int_digits
 from ._text import LINE_BREAK, continue_lines, escape_attr, lead_item, require_unicode
 
 __all__ = [
@@ -41,13 +41,44 @@ _BACKTICK_RUN: Final = re.compile(r"`+")
 SUMMARY_PREFIX: Final = "📊 **Summary**: "
 
 
+_PRIORITY_RANGE: Final = (
+    f"a finite float or an int of at most {MAX_INT_DIGITS:,} digits (0 included)"
+)
+
+
+def _check_priority(priority: object) -> None:
+    """Raise :class:`UIError` unless ``priority`` is a number the wire writes exactly.
+
+    The message never converts the value with ``repr`` when it is an int: one
+    beyond this process's conversion limit would raise there.
+    """
+    if isinstance(priority, int) and not isinstance(priority, bool):
+        try:
+            require_int_digits(priority)
+        except SerializationError:
+            digits = math.floor(priority.bit_length() * math.log10(2)) + 1
+            msg = f"UI priority must be {_PRIORITY_RANGE}, got an int of about {digits:,} digits"
+            raise UIError(msg, value=priority) from None
+        return
+    if isinstance(priority, float) and math.isfinite(priority):
+        return
+    try:
+        shown = repr(priority)
+    except Exception:  # noqa: BLE001 - a hostile __repr__ must not hide the real problem
+        shown = f"a {type(priority).__qualname__}"
+    msg = f"UI priority must be {_PRIORITY_RANGE}, got {shown}"
+    raise UIError(msg, value=priority)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class UiMeta:
     """Optional presentation hints of a UI block.
 
     ``title`` and ``width`` given as ``""`` mean unset (as in the reference);
     ``width`` must otherwise be ``full``, ``half`` or ``third``; ``priority``
-    must be a finite number (``0`` included). Blocks are never re-sorted.
+    must be a finite float or an int of at most ``MAX_INT_DIGITS`` digits
+    (``0`` included): anything else is a :class:`UIError` naming the field and
+    the range. Blocks are never re-sorted.
     """
 
     title: str | None = None
@@ -68,15 +99,8 @@ class UiMeta:
                 f"UI width must be 'full', 'half' or 'third', got {self.width!r}",
                 value=self.width,
             )
-        priority = self.priority
-        if priority is not None and (
-            isinstance(priority, bool)
-            or not isinstance(priority, int | float)
-            or not math.isfinite(priority)
-        ):
-            raise UIError(
-                f"UI priority must be a finite number, got {priority!r}", value=priority
-            )
+        if self.priority is not None:
+            _check_priority(self.priority)
 
     @classmethod
     def of(cls, meta: UiMeta | Mapping[str, Any] | None) -> UiMeta | None:
@@ -214,7 +238,7 @@ def code_block(
     return UiBlock(language, fence(language, code), _meta(title, width, priority))
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, path: str = "$") -> str:
     if isinstance(value, str):
         text = value
     elif value is None:
@@ -222,7 +246,7 @@ def _cell(value: Any) -> str:
     elif isinstance(value, bool):
         text = "true" if value else "false"
     elif isinstance(value, int | float):
-        text = js_string_of_number(value)
+        text = js_string_of_number(value, path)
     else:
         text = str(value)
     if "|" in text:
@@ -245,14 +269,17 @@ def table(
     The header and separator lines are each followed by a line break, then
     the rows: a table without rows ends with that break, as the reference's.
     """
-    head = "| " + " | ".join(_cell(header) for header in headers) + " |"
+    head = "| " + " | ".join(_cell(h, f"headers[{i}]") for i, h in enumerate(headers)) + " |"
     separator = "| " + " | ".join("---" for _ in headers) + " |"
-    body = "\n".join("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows)
+    body = "\n".join(
+        "| " + " | ".join(_cell(cell, f"rows[{r}][{c}]") for c, cell in enumerate(row)) + " |"
+        for r, row in enumerate(rows)
+    )
     return UiBlock("markdown", f"{head}\n{separator}\n{body}", _meta(title, width, priority))
 
 
-def _list_item(item: Any) -> str:
-    return "- " + continue_lines(lead_item(item if isinstance(item, str) else _cell(item)))
+def _list_item(item: Any, path: str) -> str:
+    return "- " + continue_lines(lead_item(item if isinstance(item, str) else _cell(item, path)))
 
 
 def list_block(
@@ -267,9 +294,8 @@ def list_block(
     A continuation line never starts a Markdown block of its own (a nested
     item, a heading...): see :func:`fusion_core._text.continue_lines`.
     """
-    return UiBlock(
-        "markdown", "\n".join(_list_item(item) for item in items), _meta(title, width, priority)
-    )
+    text = "\n".join(_list_item(item, f"items[{i}]") for i, item in enumerate(items))
+    return UiBlock("markdown", text, _meta(title, width, priority))
 
 
 def json_block(

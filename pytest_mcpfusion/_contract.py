@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import shlex
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -44,16 +45,78 @@ GROUP: Final = "fusion-contract"
 """The collector holding the contract items, and the middle part of their node ids."""
 
 
-def contract_anchor(config: pytest.Config) -> Path | None:
-    """The file the contract tests hang from: the ini file, else the rootdir's conftest.py.
+_ANCHOR_KEY: Final = pytest.StashKey["tuple[Path | None]"]()
 
-    Their node ids start with it (``pytest.ini::fusion-contract::billing.get[valid]``),
-    so pytest can collect them again from an id given on the command line.
+
+def contract_anchor(config: pytest.Config) -> Path | None:
+    """The file the contract tests hang from, so their ids can be run again.
+
+    In order: the ini file, the rootdir's ``conftest.py``, the file of the app
+    being gated (``--fusion-app=shop:app`` → ``shop.py``), the first file
+    named in the server's command (``python server.py`` → ``server.py``); the
+    last two only inside the rootdir. Their node ids start with it
+    (``pytest.ini::fusion-contract::billing/get[valid]``), so pytest can
+    collect them again from an id given on the command line. ``None`` (a
+    remote server, an app outside the rootdir): the ids start with ``::``
+    and ``-k`` selects them.
     """
+    cached = config.stash.get(_ANCHOR_KEY, None)
+    if cached is None:
+        cached = config.stash[_ANCHOR_KEY] = (_find_anchor(config),)
+    return cached[0]
+
+
+def _find_anchor(config: pytest.Config) -> Path | None:
     if config.inipath is not None:
         return Path(config.inipath)
-    conftest = Path(config.rootpath) / "conftest.py"
-    return conftest if conftest.is_file() else None
+    root = Path(config.rootpath)
+    conftest = root / "conftest.py"
+    if conftest.is_file():
+        return conftest
+    app = config.getoption("fusion_app") or config.getini("fusion_app")
+    server = config.getoption("fusion_server") or config.getini("fusion_server")
+    candidates = _app_files(str(app), root) if app else _command_files(str(server or ""), root)
+    return next((path for path in candidates if path.is_relative_to(root)), None)
+
+
+def _app_files(spec: str, root: Path) -> Iterator[Path]:
+    """Where the module of ``pkg.module:app`` may be, on disk, without importing it."""
+    parts = spec.partition(":")[0].split(".")
+    bases = dict.fromkeys([root, *(Path(entry or ".").resolve() for entry in sys.path)])
+    for base in bases:
+        module = base.joinpath(*parts)
+        for candidate in (module.with_suffix(".py"), module / "__init__.py"):
+            if candidate.is_file():
+                yield candidate.resolve()
+
+
+def _import_base(config: pytest.Config, path: Path) -> Path | None:
+    """The folder ``pkg.module`` imports from, when ``path`` is the gated app's module file."""
+    app = config.getoption("fusion_app") or config.getini("fusion_app")
+    if not app or config.inipath is not None:
+        return None
+    parts = str(app).partition(":")[0].split(".")
+    depth = len(parts) if path.name == "__init__.py" else len(parts) - 1
+    if depth >= len(path.parents):
+        return None
+    base = path.parents[depth]
+    return base if base.joinpath(*parts).with_suffix(".py") == path or (
+        base.joinpath(*parts, "__init__.py") == path
+    ) else None
+
+
+def _command_files(command: str, root: Path) -> Iterator[Path]:
+    """The files a server command names (``python server.py``, ``./serve.sh``)."""
+    if command.startswith(("http://", "https://")):
+        return
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return
+    for word in words:
+        path = Path(word) if Path(word).is_absolute() else root / word
+        if path.suffix and path.is_file():
+            yield path.resolve()
 
 
 class FusionContractFile(pytest.File):
@@ -64,7 +127,16 @@ class FusionContractFile(pytest.File):
         self.fusion = fusion
 
     def collect(self) -> Iterator[FusionContractGroup]:
-        """The one group of contract tests."""
+        """The one group of contract tests.
+
+        Anchored at the app's own module file, its base folder goes on
+        ``sys.path`` first, as pytest's ``prepend`` import mode does for a
+        collected module: the app then loads here even before any test
+        module's import has put that folder there (an xdist worker).
+        """
+        base = _import_base(self.config, self.path)
+        if base is not None and str(base) not in sys.path:
+            sys.path.insert(0, str(base))
         yield FusionContractGroup.from_parent(self, name=GROUP, fusion=self.fusion)
 
 
@@ -251,8 +323,8 @@ class FusionContractItem(pytest.Item):
     def reproduce(self) -> str:
         """The command line that runs this test again with the same examples."""
         config = self.config
-        # Without an ini file (or a rootdir conftest.py) the id has no file to
-        # start from, and pytest cannot select it: -k can.
+        # Without any anchor (see contract_anchor) the id has no file to start
+        # from, and pytest cannot select it: -k can.
         chosen = ["-k", self.name] if self.nodeid.startswith("::") else [self.nodeid]
         words = ["pytest", *chosen, "--fusion", *_fusion_options(config.invocation_params.args)]
         words.append(f"--hypothesis-seed={self.seed}")

@@ -9,7 +9,10 @@ as a plugin (it follows the running test, for the ``fusion`` marker). Under
   ``--fusion-strict`` (or ``@pytest.mark.fusion(strict=True)``), warnings in
   the wire report otherwise;
 * forbidden fields and canary values (``_forbidden``);
-* suggested tools and available actions against ``tools/list``.
+* suggested tools and available actions against ``tools/list`` (off with
+  ``--fusion-no-check-references``, ini ``fusion_check_references = false``,
+  or ``@pytest.mark.fusion(check_references=False)``: for servers whose
+  suggestions name tools of another server the agent also has).
 
 It also isolates tests from each other against a server
 (``--fusion-isolate=test`` restarts a server the plugin started; the
@@ -91,7 +94,21 @@ def add_options(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
         default=None,
         help="one server per session (default), or a fresh server per test (ini: fusion_isolate)",
     )
+    group.addoption(
+        "--fusion-no-check-references",
+        dest="fusion_check_references",
+        action="store_false",
+        default=None,
+        help="do not check suggested tools and available_actions against tools/list "
+        "(ini: fusion_check_references)",
+    )
     parser.addini("fusion_strict", "strict reading of every result", type="bool", default=False)
+    parser.addini(
+        "fusion_check_references",
+        "check suggested tools and available_actions against tools/list",
+        type="bool",
+        default=True,
+    )
     parser.addini("fusion_report", "path of the JSON (or .html) wire report", default="")
     parser.addini("fusion_report_html", "path of the HTML wire report", default="")
     parser.addini("fusion_isolate", "session or test", default="session")
@@ -120,6 +137,10 @@ class Gate:
         self._isolation_warned = False
         given: bool | None = config.getoption("fusion_strict")
         self.strict = bool(config.getini("fusion_strict")) if given is None else given
+        references: bool | None = config.getoption("fusion_check_references")
+        self.check_references = (
+            bool(config.getini("fusion_check_references")) if references is None else references
+        )
         isolate = config.getoption("fusion_isolate") or config.getini("fusion_isolate")
         if isolate not in ("session", "test"):
             msg = f"fusion_isolate must be session or test, not {isolate!r}"
@@ -135,6 +156,14 @@ class Gate:
         if marker is not None and "strict" in marker.kwargs:
             return bool(marker.kwargs["strict"])
         return self.strict
+
+    def check_references_for(self, item: pytest.Item | None = None) -> bool:
+        """``check_references=`` of the test's ``fusion`` marker, else the option or ini key."""
+        item = item if item is not None else self.item
+        marker = item.get_closest_marker("fusion") if item is not None else None
+        if marker is not None and "check_references" in marker.kwargs:
+            return bool(marker.kwargs["check_references"])
+        return self.check_references
 
     @property
     def forbidden(self) -> Forbidden:
@@ -172,12 +201,13 @@ class Gate:
             fusion.report.add_warnings(result.tool, action, ambiguous)
         if self.forbidden:
             problems.extend(self.forbidden.scan(result))
-        try:
-            definitions = fusion.transport().definitions()
-        except Exception:  # noqa: BLE001 - the call itself worked; tools/list is not ours to fail
-            definitions = None
-        if definitions is not None:
-            problems.extend(unknown_references(result, definitions))
+        if self.check_references_for():
+            try:
+                definitions = fusion.transport().definitions()
+            except Exception:  # noqa: BLE001 - the call worked; tools/list is not ours to fail
+                definitions = None
+            if definitions is not None:
+                problems.extend(unknown_references(result, definitions))
         self.ids.harvest(result)
         return problems
 

@@ -7,7 +7,10 @@ does not exist yet — is written as ``<name>.wire.new`` beside
 never touched or deleted, the test still fails, and the terminal summary
 counts the pending files. ``python -m pytest_mcpfusion review`` then walks
 through them. A snapshot that matches again removes its stale pending file
-(in every mode).
+(in every mode). In pending mode a test's pending files are also removed
+when the test starts using ``fusion_snapshot`` (:func:`remove_stale`): a test
+that now fails before its assertion leaves no pending file of an older run
+behind, and one that still differs writes its file again.
 
 Each file is written by the process that ran the test (an xdist worker
 writes its own; the names are per test, so workers never share one), via a
@@ -19,6 +22,7 @@ count.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -32,6 +36,7 @@ __all__ = [
     "PendingSummary",
     "add_pending_option",
     "pending_enabled",
+    "remove_stale",
     "write_pending",
 ]
 
@@ -88,6 +93,27 @@ def write_pending(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def remove_stale(first: Path) -> list[Path]:
+    """Remove the pending files of the test whose first snapshot is ``first``; return them.
+
+    ``first`` is the accepted file of the test's first assertion
+    (``__snapshots__/test_file/test_get.wire``); later ones add ``.1``, ``.2``
+    (``test_get.1.wire``). Only names ending in ``.wire.new`` of exactly those
+    forms are removed: never an accepted snapshot, nor another test's file
+    (``test_get_all.wire.new``).
+    """
+    stem, suffix = first.stem, first.suffix
+    own = re.compile(re.escape(stem) + r"(?:\.[0-9]+)?" + re.escape(suffix + PENDING_SUFFIX))
+    removed: list[Path] = []
+    if not first.parent.is_dir():
+        return removed
+    for path in first.parent.iterdir():
+        if own.fullmatch(path.name) and path.is_file():
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
 
 
 class PendingSummary:

@@ -22,7 +22,7 @@ from fusion_core import toon_success
 
 from ._result import FusionResult
 
-__all__ = ["OUTCOMES", "WireReport", "outcome_of"]
+__all__ = ["OUTCOMES", "WireReport", "outcome_of", "toon_verdict"]
 
 Tokenizer = Callable[[str], int]
 OUTCOMES: Final = ("ok", "error", "validation")
@@ -46,6 +46,15 @@ def outcome_of(result: FusionResult) -> str:
 
 def _nested() -> dict[str, Counter[str]]:
     return {}
+
+
+def toon_verdict(saved: int) -> str:
+    """What TOON would change on the data blocks: a saving, a cost, or nothing."""
+    if saved > 0:
+        return f"TOON would save {saved:,} token{'s' if saved != 1 else ''} on data blocks"
+    if saved < 0:
+        return f"TOON would cost {-saved:,} more token{'s' if saved != -1 else ''} on data blocks"
+    return "TOON would take as many tokens as JSON on data blocks"
 
 
 @dataclass
@@ -255,7 +264,7 @@ class WireReport:
         else:
             out.append(
                 f"tokens ({self.tokenizer_name}): {sum(self.tokens.values()):,}; "
-                f"TOON would save {self.toon_tokens_saved:,} tokens on data blocks"
+                f"{toon_verdict(self.toon_tokens_saved)}"
             )
         out.append(f"contract violations: {self.violations}")
         out.extend(self._warning_lines(known))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 from typing import Any, Final
 
-from ._report import OUTCOMES
+from ._report import OUTCOMES, toon_verdict
 
 __all__ = ["render_html"]
 
@@ -79,6 +79,12 @@ def _totals(totals: dict[str, Any], tokenizer: str | None) -> str:
         (
             f"tokens ({tokenizer})" if tokenizer else "tokens",
             f"{totals['tokens']:,}" if totals["tokens"] is not None else "no tokenizer installed",
+        ),
+        (
+            "TOON",
+            toon_verdict(totals["toon_tokens_saved"])
+            if totals["toon_tokens_saved"] is not None
+            else "no tokenizer installed",
         ),
         ("contract violations", totals["violations"]),
         ("warnings", totals["warnings"]),

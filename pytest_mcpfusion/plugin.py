@@ -27,6 +27,7 @@ from ._pending import (
     PendingSummary,
     add_pending_option,
     pending_enabled,
+    remove_stale,
 )
 from ._report import WireReport
 from ._result import FusionResult
@@ -159,9 +160,11 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the ``fusion`` marker and create the session state."""
     config.addinivalue_line(
         "markers",
-        "fusion(*, check=True, strict=None): per-test Fusion settings; check=False exempts "
-        "the test's results from the --fusion contract check (for tests of deliberately broken "
-        "servers); strict=True/False overrides --fusion-strict for the test's results",
+        "fusion(*, check=True, strict=None, check_references=None): per-test Fusion settings; "
+        "check=False exempts the test's results from the --fusion contract check (for tests of "
+        "deliberately broken servers); strict=True/False overrides --fusion-strict and "
+        "check_references=True/False overrides --fusion-no-check-references for the test's "
+        "results",
     )
     try:
         _profiles.configure(
@@ -448,6 +451,9 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
         session=request.session.config._syrupy,  # type: ignore[attr-defined]
     )
     assertion.pending = request.config.stash[PENDING_KEY]
+    if assertion.pending:  # this run writes them again where they still differ
+        first = assertion.extension.get_location(test_location=assertion.test_location, index=0)
+        remove_stale(Path(first))
     properties = request.node.user_properties
     assertion.on_pending = lambda path: properties.append((WRITTEN, str(path)))
     return assertion

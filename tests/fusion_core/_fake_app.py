@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from fusion_core import ToolResponse, error, response, success, success_structured, tool_error, ui
+from tests._support.servers import serve_http
 
 _INVOICES: Final[list[dict[str, Any]]] = [
     {"id": 1, "client": "Acme <Corp> & Sons", "amount_cents": 125000, "status": "paid"},
@@ -178,38 +176,11 @@ BARE_SDK_SERVER: Final = [sys.executable, "-m", "tests.fusion_core.bare_sdk_serv
 
 
 @contextlib.contextmanager
-def http_server(timeout: float = 15.0) -> Iterator[str]:
-    """Serve this app over streamable HTTP on a free loopback port; yield its URL.
-
-    The server runs as ``python -m fusion_core serve ... --http`` and is
-    stopped (and waited for) on exit.
-    """
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    command = [*SERVE_STDIO, "--http", "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if process.poll() is not None:
-                msg = f"the HTTP server exited with status {process.returncode} before listening"
-                raise RuntimeError(msg)
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+def http_server() -> Iterator[str]:
+    """Serve this app over streamable HTTP on a free loopback port; yield its URL."""
+    command = [*SERVE_STDIO, "--http", "--host", "127.0.0.1", "--port", "0"]
+    with serve_http(command, cwd=ROOT) as url:
+        yield url
 
 
 # Every call the tests make, by name: (tool, arguments).

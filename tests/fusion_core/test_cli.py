@@ -152,7 +152,6 @@ def test_check_reports_violations_with_exit_one(tmp_path: Path) -> None:
         (("check", APP, "--call", "billing", "nope", "{"), "is not valid JSON"),
         (("call", APP, "billing", "invoices.get", "invoice_id"), "is not KEY=VALUE"),
         (("call", "examples.nowhere:app", "billing"), "examples.nowhere"),
-        (("list", "no-such-program-here"), "could not connect"),
         (("check", APP, "--calls", "/nonexistent/calls.json"), "cannot read"),
     ],
 )
@@ -163,6 +162,44 @@ def test_bad_input_is_one_clear_line_and_exit_one(args: tuple[str, ...], message
     assert message in run.stderr
     assert "Traceback" not in run.stderr
     assert run.stderr.startswith(f"fusion {args[0]}: ")
+
+
+DYING_SERVERS = {
+    "exit code": (
+        "import sys\nsys.stderr.write('no DATABASE_URL\\n')\nsys.exit(3)\n",
+        "it exited with code 3",
+    ),
+    "signal": (
+        "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n",
+        "it was killed by signal SIGKILL (9)",
+    ),
+}
+
+
+@pytest.mark.parametrize("server", list(DYING_SERVERS))
+@pytest.mark.parametrize(
+    "command", [("list",), ("call", "billing", "list"), ("check", "--call", "billing", "list")]
+)
+def test_a_server_that_exits_at_start_is_a_usage_error_naming_its_status(
+    tmp_path: Path, server: str, command: tuple[str, ...]
+) -> None:
+    """Every command against a server that dies: exit 4, its exit code or signal, no traceback."""
+    source, status = DYING_SERVERS[server]
+    script = tmp_path / "dies.py"
+    script.write_text(source, encoding="utf-8")
+    target = f"{sys.executable} {script}"
+    run = _fusion(command[0], target, *command[1:])
+    assert run.returncode == 4, run.stderr
+    assert f"could not connect to the MCP server '{target}': {status}" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_a_program_that_does_not_exist_is_a_usage_error() -> None:
+    """A server command naming no program: exit 4, one line."""
+    run = _fusion("list", "no-such-program-here")
+    assert run.returncode == 4
+    assert run.stderr.startswith("fusion list: could not connect")
+    assert "Traceback" not in run.stderr
 
 
 def test_serve_still_reports_usage_errors() -> None:

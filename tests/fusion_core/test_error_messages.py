@@ -69,7 +69,14 @@ def test_lone_surrogate_in_verbatim_text_names_its_place(call: Any, where: str) 
     [
         ({"title": 5}, "UI title must be a str, got 5", 5),
         ({"width": "wide"}, "UI width must be 'full', 'half' or 'third', got 'wide'", "wide"),
-        ({"priority": float("inf")}, "UI priority must be a finite number, got inf", float("inf")),
+        (
+            {"priority": float("inf")},
+            (
+                "UI priority must be a finite float or an int of at most 4,300 digits "
+                "(0 included), got inf"
+            ),
+            float("inf"),
+        ),
     ],
     ids=["title", "width", "priority"],
 )

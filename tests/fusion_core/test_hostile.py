@@ -49,6 +49,7 @@ from fusion_core import (
     ui,
     view_of,
 )
+from fusion_core._numbers import int_digits
 from fusion_core._text import decode_item, find_fusion_tag, restore_fusion_tags, unescape
 from fusion_core._ui import SUMMARY_PREFIX
 
@@ -952,6 +953,46 @@ def test_a_presenters_output_outside_a_call_is_refused_by_field() -> None:
     assert [error.path for error in caught.value.errors] == ["_id", "amount"]
 
 
+class _Declared(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    nested: list[_Forbid] = []
+    by_key: dict[str, int] = {}
+    kind: Literal["a", "b"] = "a"
+
+
+# Structured content a tool's output schema refuses: the error names where,
+# never a key or value of the data (its keys may be undeclared data).
+UNDECLARED_ROWS: dict[str, Any] = {
+    "an undeclared key": {"id": 1, SECRET: 1},
+    "an undeclared key of a nested model": {"id": 1, "nested": [{"id": 2, SECRET: 1}]},
+    "a dict key holding a secret": {"id": 1, "by_key": {SECRET: "x"}},
+    "a value of the wrong type": {"id": SECRET},
+    "a literal holding a secret": {"id": 1, "kind": SECRET},
+    "a nested value of the wrong type": {"id": 1, "nested": [{"id": SECRET}]},
+}
+
+
+@pytest.mark.parametrize("name", list(UNDECLARED_ROWS))
+def test_output_schema_errors_never_quote_the_data(name: str) -> None:
+    """An output schema's refusal names declared fields and ``*``, never a data key or value."""
+    data = UNDECLARED_ROWS[name]
+    tool = Tool("t").with_output_schema(_Declared)
+    tool.action("run", lambda: success_structured(data))
+    result = FusionApp([tool]).call_sync("t", {"action": "run"})
+    assert result.is_error
+    assert "does not match the output schema" in result.texts[0]
+    assert SECRET not in repr(dict(result))
+
+
+def test_huge_ints_given_to_a_presenter_keep_the_error_text() -> None:
+    """An int too long for ``str()`` in a Presenter's input does not cost the error its text."""
+    tool = Tool("t").action("run", lambda: {"id": 1, "by_key": {"k": 10**5000}}, returns=SHOWN)
+    result = FusionApp([tool]).call_sync("t", {"action": "run"})
+    assert "could not be shown" not in result.texts[0]
+    assert "4,300 digits" in result.texts[0]
+
+
 # =====================================================================
 # Readers that never fall over, strings that always leave the process
 # (issue 8 points 10, 11, 13, 14). Classes: out-of-range character
@@ -1154,6 +1195,79 @@ def test_huge_ints_are_refused_whatever_this_process_reads() -> None:
             toon_success({"n": HUGE_INT})
     finally:
         sys.set_int_max_str_digits(before)
+
+
+@pytest.fixture
+def low_int_limit() -> Any:
+    """Lower the process's int conversion limit to 640 digits (CPython's floor)."""
+    import sys  # noqa: PLC0415
+
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    yield
+    sys.set_int_max_str_digits(before)
+
+
+WIDEST = 10**4300 - 1  # the widest int the wire allows
+
+
+def _in_toon(data: Any, value: Any) -> Any:
+    return data if int_digits(data["n"]) in toon_success(value).texts[0] else None
+
+
+def _snapshot_round_trip(wire: ToolResponse) -> Any:
+    from fusion_core._snapshot import dump_snapshot, load_snapshot  # noqa: PLC0415
+
+    return load_snapshot(dump_snapshot(dict(wire)))["structuredContent"]
+
+
+class _Wide(BaseModel):
+    n: int
+    other: str = ""
+
+
+def _selected(data: Any) -> Any:
+    wide = Presenter("Wide", _Wide)
+    tool = Tool("t").action("run", lambda: wide.make(data), returns=wide).enable_select()
+    result = FusionApp([tool]).call_sync("t", {"action": "run", "_select": ["n"]})
+    return parse(result).view.data
+
+
+WIDEST_READERS: dict[str, Callable[[Any], Any]] = {
+    "parse": lambda data: parse(success(data)).view.data,
+    "parse structured": lambda data: parse(success_structured(data)).view.data,
+    "check": lambda data: [v.message for v in check(success(data))] or data,
+    "snapshot": lambda data: _snapshot_round_trip(success_structured(data)),
+    "_select on a sealed block": _selected,
+    "toon": lambda data: _in_toon(data, data),
+    "toon column": lambda data: _in_toon(data, [data, data]),
+    "toon nullable column": lambda data: _in_toon(data, [data, {"n": None}]),
+}
+
+
+@pytest.mark.parametrize("reader", list(WIDEST_READERS))
+@pytest.mark.parametrize("sign", [1, -1])
+@pytest.mark.usefixtures("low_int_limit")
+def test_ints_the_wire_allows_are_read_whatever_this_process_converts(
+    reader: str, sign: int
+) -> None:
+    """Every reader and writer of our wire handles 4,300 digits exactly under a lower limit."""
+    data = {"n": sign * WIDEST}
+    assert WIDEST_READERS[reader](data) == data
+
+
+@pytest.mark.usefixtures("low_int_limit")
+def test_one_json_reader_reads_ints_up_to_its_limit() -> None:
+    """``read_json`` is exact up to the wire's limit, or any length for snapshots."""
+    from fusion_core._numbers import read_json  # noqa: PLC0415
+
+    for value in (WIDEST, -WIDEST, 10**600, 10**599, -(10**641)):
+        assert read_json(f'{{"n": {int_digits(value)}}}') == {"n": value}
+    for value in (HUGE_INT, -(10**20000) + 7):
+        text = f'{{"n": {int_digits(value)}}}'
+        assert read_json(text, max_digits=None) == {"n": value}
+        with pytest.raises(ValueError, match="more than 4,300 digits"):
+            read_json(text)
 
 
 @pytest.mark.parametrize(

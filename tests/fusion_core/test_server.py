@@ -11,7 +11,6 @@ import contextlib
 import functools
 import http.client
 import logging
-import os
 import subprocess
 import sys
 import textwrap
@@ -26,6 +25,7 @@ import fusion_core
 from fusion_core import FusionApp, Tool, ToolResponse, success, success_structured
 from fusion_core.__main__ import main
 from fusion_core._server import AppLoadError, ToolApp, build_server, load_app, serve_http
+from tests._support.servers import serve_http as serve_command
 
 from ._fake_app import CALLS, ROOT, SERVE_STDIO, FakeApp, app, http_server
 
@@ -457,33 +457,8 @@ def test_cli_says_what_it_serves_over_stdio() -> None:
 def _cli_http(*options: str, env: Mapping[str, str] | None = None) -> Iterator[str]:
     """``serve --http --port 0``: the URL it prints on stderr; stopped (and waited for) on exit."""
     command = [*SERVE_STDIO, "--http", "--port", "0", *options]
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
-    try:
-        assert process.stderr is not None
-        lines: list[str] = []
-        for line in process.stderr:  # ends when the process exits
-            lines.append(line)
-            if " over streamable HTTP at " in line:
-                yield line.split(" at ", 1)[1].strip()
-                return
-        msg = f"the server exited without saying where it listens: {lines}"
-        raise AssertionError(msg)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-        if process.stderr is not None:
-            process.stderr.close()
+    with serve_command(command, cwd=ROOT, env=env) as url:
+        yield url
 
 
 _INITIALIZE: Final = (

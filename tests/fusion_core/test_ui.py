@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fusion_core import UiBlock, UIError, UiMeta, fence, response, ui
+from fusion_core import SerializationError, UiBlock, UIError, UiMeta, fence, response, ui
 
 
 def _ui_text(block: UiBlock) -> str:
@@ -236,3 +236,67 @@ def test_ui_block_requires_str() -> None:
     """A UI block's type and content must be str."""
     with pytest.raises(UIError):
         UiBlock("markdown", 3)  # type: ignore[arg-type]
+
+
+class _HostileRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError
+
+
+# Numbers UI meta refuses: each is a UIError naming the field and the range,
+# never an OverflowError or ValueError from converting the value.
+BAD_PRIORITIES: dict[str, Any] = {
+    "int beyond the wire's digits": 10**5000,
+    "negative int beyond the wire's digits": -(10**5000),
+    "huge int beyond a quick str()": 2**200_000,
+    "nan": float("nan"),
+    "infinity": float("inf"),
+    "bool": False,
+    "str": "1",
+    "decimal": __import__("decimal").Decimal(1),
+    "complex": 1j,
+    "a hostile repr": _HostileRepr(),
+}
+
+
+def _helper_with(helper: Callable[..., UiBlock]) -> Callable[[Any], object]:
+    return lambda priority: helper(priority=priority)
+
+
+META_ENTRY_POINTS: dict[str, Callable[[Any], object]] = {
+    **{f"helper {index}": _helper_with(helper) for index, helper in enumerate(HELPERS)},
+    "UiMeta": lambda p: UiMeta(priority=p),
+    "UiMeta.of": lambda p: UiMeta.of({"priority": p}),
+    "ui_block": lambda p: response("").ui_block("summary", "x", {"priority": p}),
+}
+
+
+@pytest.mark.parametrize("entry", list(META_ENTRY_POINTS))
+@pytest.mark.parametrize("name", list(BAD_PRIORITIES))
+def test_bad_priorities_are_a_ui_error_naming_the_range(entry: str, name: str) -> None:
+    """Every way into UI meta refuses a bad priority with a UIError that says what is allowed."""
+    with pytest.raises(UIError, match=r"UI priority must be a finite float or an int of at most"):
+        META_ENTRY_POINTS[entry](BAD_PRIORITIES[name])
+
+
+def test_the_widest_int_priority_is_written_exactly() -> None:
+    """An int priority of 4,300 digits is accepted and written digit for digit."""
+    widest = 10**4300 - 1
+    assert f'priority="{widest}"' in _ui_text(ui.summary("x", priority=widest))
+
+
+@pytest.mark.parametrize(
+    ("make", "path"),
+    [
+        (lambda: ui.table([10**5000], []), "headers[0]"),
+        (lambda: ui.table(["a", "b"], [[1, 2], [3, 10**5000]]), "rows[1][1]"),
+        (lambda: ui.list(["a", 10**5000]), "items[1]"),
+    ],
+)
+def test_numbers_in_cells_and_items_name_where_they_are(
+    make: Callable[[], UiBlock], path: str
+) -> None:
+    """A number a table or list cannot hold is a SerializationError naming its cell or item."""
+    with pytest.raises(SerializationError) as raised:
+        make()
+    assert raised.value.path == path

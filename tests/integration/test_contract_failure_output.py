@@ -11,17 +11,9 @@ import shlex
 
 import pytest
 
+from tests._support.output import section as output_section
+
 from .test_option_fusion import LEAKY
-
-
-def _section(output: str, title: str) -> list[str]:
-    """The lines of one failure section (between its ``___ title ___`` header and the next)."""
-    lines = output.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("_") and title in line)
-    end = next(
-        i for i in range(start + 1, len(lines)) if lines[i].startswith(("_", "="))
-    )
-    return lines[start + 1 : end]
 
 
 @pytest.fixture
@@ -43,7 +35,7 @@ def test_a_failure_names_the_call_the_rule_the_blocks_and_the_rerun(
     failures = output[output.index("= FAILURES =") :]
     assert "Traceback" not in failures
     assert "hypothesis" not in failures.replace("--hypothesis-seed", "")
-    section = _section(output, "users/get[valid]")
+    section = output_section(output, "users/get[valid]")
     assert len(section) < 20, "\n".join(section)
     text = "\n".join(section)
     assert "tool 'users' action 'get' broke the Fusion contract" in text
@@ -61,7 +53,7 @@ def test_a_failure_names_the_call_the_rule_the_blocks_and_the_rerun(
 def test_the_reproduce_line_sends_the_same_call(leaky: pytest.Pytester) -> None:
     """Running the printed command fails the same way, with the same arguments."""
     first = leaky.runpytest("--fusion", "--fusion-app=leaky:app", "--fusion-examples=10")
-    section = _section(first.stdout.str(), "users/get[valid]")
+    section = output_section(first.stdout.str(), "users/get[valid]")
     command = next(line for line in section if line.startswith("reproduce: "))
     sent = next(line for line in section if "sent:" in line)
     again = leaky.runpytest(*shlex.split(command.removeprefix("reproduce: "))[1:])

@@ -1,14 +1,18 @@
 """Contract items have a place in the collection tree: ids that run, selection, counts.
 
 They hang from the ini file (``pytest.ini::fusion-contract::billing/get[valid]``),
+else the rootdir's conftest.py, else the gated app's or server script's file,
 so an id printed by ``--collect-only`` runs when passed back, ``-k``, ``-m``,
 ``--deselect`` and ``--lf`` select them as any test, and every count is right.
 """
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
+from .conftest import ROOT
 from .test_option_fusion import LEAKY
 
 GATE = ("--fusion", "--fusion-app=shop:app", "--fusion-examples=3")
@@ -82,7 +86,36 @@ def test_last_failed_reruns_the_failed_contract_items(pytester: pytest.Pytester)
 
 
 def test_without_an_ini_file_the_items_still_run(shop: pytest.Pytester) -> None:
-    """No ini file (nor conftest.py) to hang from: the items sit under the session."""
+    """No ini file (nor conftest.py): the items still run, all of them."""
     result = shop.runpytest(*GATE, "-v", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=6)
     result.stdout.fnmatch_lines(["*fusion-contract::billing/get[[]valid[]] PASSED*"])
+
+
+def _contract_ids(result: pytest.RunResult) -> list[str]:
+    return [line for line in result.outlines if "fusion-contract::" in line]
+
+
+def test_without_an_ini_file_the_ids_start_at_the_app_module(shop: pytest.Pytester) -> None:
+    """No ini file nor conftest.py: ids hang from the gated app's file, and run again."""
+    listed = shop.runpytest(*GATE, "--collect-only", "-q", "-p", "no:cacheprovider")
+    ids = _contract_ids(listed)
+    assert "shop.py::fusion-contract::billing/get[valid]" in ids
+    assert not [line for line in ids if line.startswith("::")]
+    again = shop.runpytest(*GATE, "shop.py::fusion-contract::billing/get[valid]", "-v")
+    again.assert_outcomes(passed=1)
+
+
+def test_without_an_ini_file_the_ids_start_at_the_server_script(shop: pytest.Pytester) -> None:
+    """A server started from a script in the rootdir anchors the ids at that script."""
+    shop.makepyfile(
+        serve_shop=(
+            "import sys\n"
+            f"sys.path[:0] = [{str(ROOT)!r}, '.']\n"
+            "from fusion_core.__main__ import main\n"
+            "sys.exit(main(['serve', 'shop:app']))\n"
+        )
+    )
+    gate = ("--fusion", f"--fusion-server={sys.executable} serve_shop.py", "--fusion-examples=2")
+    listed = shop.runpytest_subprocess(*gate, "--collect-only", "-q", "-p", "no:cacheprovider")
+    assert "serve_shop.py::fusion-contract::billing/get[valid]" in _contract_ids(listed)

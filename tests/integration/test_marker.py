@@ -25,9 +25,10 @@ app = BrokenApp()
 
 
 def test_marker_is_registered_with_its_signature(pytester: pytest.Pytester) -> None:
-    """``pytest --markers`` documents fusion(*, check=True, strict=None)."""
+    """``pytest --markers`` documents fusion(*, check=True, strict=None, check_references=None)."""
     result = pytester.runpytest("--markers")
-    result.stdout.fnmatch_lines(["@pytest.mark.fusion(*, check=True, strict=None)*"])
+    signature = "@pytest.mark.fusion(*, check=True, strict=None, check_references=None)*"
+    result.stdout.fnmatch_lines([signature])
 
 
 def test_check_false_exempts_a_test(pytester: pytest.Pytester) -> None:

@@ -104,3 +104,59 @@ def test_a_suggestion_of_a_missing_action_fails(crm: pytest.Pytester) -> None:
         ]
     )
     assert "'crm.get', which" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("how", "args"),
+    [
+        ("option", ("--fusion-no-check-references",)),
+        ("ini key", ()),
+    ],
+)
+def test_the_references_check_can_be_turned_off(
+    crm: pytest.Pytester, how: str, args: tuple[str, ...]
+) -> None:
+    """``--fusion-no-check-references`` or ``fusion_check_references = false``: no violation."""
+    if how == "ini key":
+        crm.makeini("[pytest]\nfusion_check_references = false\n")
+    result = crm.runpytest(
+        "--fusion", "--fusion-app=crm:app", "--fusion-examples=1", "-p", "no:cacheprovider",
+        "-v", "test_crm.py::test_hint", *args,
+    )  # fmt: skip
+    result.assert_outcomes(passed=1)
+    assert "is not a tool" not in result.stdout.str()
+
+
+def test_the_marker_turns_the_references_check_off_or_on_per_test(crm: pytest.Pytester) -> None:
+    """``fusion(check_references=...)`` overrides the option and the ini key for one test."""
+    crm.makeini("[pytest]\nfusion_check_references = false\n")
+    crm.makepyfile(
+        test_marked="""
+import pytest
+
+
+@pytest.mark.fusion(check_references=True)
+def test_checked(fusion_call):
+    fusion_call("crm", "hint")
+
+
+def test_unchecked(fusion_call):
+    fusion_call("crm", "hint")
+
+
+@pytest.mark.fusion(check_references=False)
+def test_exempt(fusion_call):
+    fusion_call("crm", "hint")
+"""
+    )
+    result = crm.runpytest(
+        "--fusion", "--fusion-app=crm:app", "--fusion-examples=1", "-p", "no:cacheprovider",
+        "-v", "test_marked.py",
+    )  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            "*test_marked.py::test_checked FAILED*",
+            "*test_marked.py::test_unchecked PASSED*",
+            "*test_marked.py::test_exempt PASSED*",
+        ]
+    )

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from tests._support.output import section
+
 LEAKY = '''
 from fusion_core import ResponseView, ToolResponse, success
 
@@ -43,12 +45,7 @@ app = LeakyApp()
 
 
 def _report(output: str) -> list[str]:
-    lines = output.splitlines()
-    start = next(i for i, line in enumerate(lines) if "Fusion wire report" in line)
-    end = next(
-        (i for i in range(start + 1, len(lines)) if lines[i].startswith("=")), len(lines)
-    )
-    return lines[start + 1 : end]
+    return section(output, "Fusion wire report", header="=")
 
 
 def test_contract_tests_for_every_action(shop: pytest.Pytester) -> None:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._support.output import files_in
+
 TESTS = """
 def test_get(fusion_call, fusion_snapshot):
     assert fusion_call("billing", "get", id="INV-1") == fusion_snapshot
@@ -19,8 +21,7 @@ SNAPSHOTS = Path("__snapshots__/test_shop")
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    folder = root / SNAPSHOTS
-    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+    return files_in(root / SNAPSHOTS)
 
 
 def _accepted_then_changed(shop: pytest.Pytester) -> dict[str, bytes]:
@@ -165,3 +166,41 @@ def test_derived(fusion_snapshot):
     result.assert_outcomes(failed=1)
     pending = sorted(path.name for path in pytester.path.rglob("*.wire.new"))
     assert pending == ["test_derived.wire.new"]
+
+
+FAILS_EARLY = """
+def test_get(fusion_call, fusion_snapshot):
+    raise RuntimeError("fails before its snapshot assertion")
+
+
+def test_list(fusion_call, fusion_snapshot):
+    assert fusion_call("billing", "list") == fusion_snapshot
+"""
+
+
+def test_a_test_failing_before_its_assertion_leaves_no_stale_pending_file(
+    shop: pytest.Pytester,
+) -> None:
+    """In pending mode a test's old .wire.new files go when it runs; others' and accepted stay."""
+    accepted = _accepted_then_changed(shop)
+    shop.runpytest(*BASE, "--fusion-pending").assert_outcomes(failed=2)
+    folder = shop.path / SNAPSHOTS
+    (folder / "test_get.1.wire.new").write_bytes(b"an older second assertion")
+    (folder / "test_get_all.wire.new").write_bytes(b"another test's pending file")
+    shop.makepyfile(test_shop=FAILS_EARLY)
+    shop.runpytest(*BASE, "--fusion-pending").assert_outcomes(failed=2)
+    files = _files(shop.path)
+    assert "test_get.wire.new" not in files
+    assert "test_get.1.wire.new" not in files
+    assert "test_get_all.wire.new" in files
+    assert "test_list.wire.new" in files  # still differs: written again
+    assert {name: files[name] for name in accepted} == accepted
+
+
+def test_without_pending_mode_a_pending_file_waits_for_review(shop: pytest.Pytester) -> None:
+    """Outside pending mode only a match removes a .wire.new (it may be a CI run's, unreviewed)."""
+    _accepted_then_changed(shop)
+    shop.runpytest(*BASE, "--fusion-pending").assert_outcomes(failed=2)
+    shop.makepyfile(test_shop=FAILS_EARLY)
+    shop.runpytest(*BASE, "--no-fusion-pending").assert_outcomes(failed=2)
+    assert "test_get.wire.new" in _files(shop.path)

@@ -20,6 +20,8 @@ from typing import Final
 import pytest
 from markdown_it import MarkdownIt
 
+from tests._support.output import pending_in
+
 ROOT: Final = Path(__file__).resolve().parents[2]
 SUITE: Final = "examples/billing/tests/test_wire.py"
 SNAPSHOTS: Final = Path("examples/billing/tests/__snapshots__/test_wire")
@@ -62,7 +64,7 @@ def _run_suite(billing: pytest.Pytester) -> pytest.RunResult:
 
 
 def _pending(root: Path) -> list[str]:
-    return sorted(path.name for path in (root / SNAPSHOTS).glob("*.wire.new"))
+    return pending_in(root / SNAPSHOTS)
 
 
 def _review(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -46,7 +46,17 @@ def test_a_server_that_exits_shows_its_stderr(pytester: pytest.Pytester) -> None
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = _short(result)
     assert "dies.py" in output
+    assert "it exited with code 3 before answering" in output
     assert "| config error: MY_API_KEY is not set" in output
+
+
+def test_a_server_killed_at_start_names_the_signal(pytester: pytest.Pytester) -> None:
+    """A server killed by a signal while starting: exit code 4, the signal named."""
+    pytester.makepyfile(killed="import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    server = f"--fusion-server={sys.executable} killed.py"
+    result = pytester.runpytest_subprocess("--fusion", server)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "it was killed by signal SIGKILL (9) before answering" in _short(result)
 
 
 def test_a_bad_app_spec(shop: pytest.Pytester) -> None:

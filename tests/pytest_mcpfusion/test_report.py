@@ -128,3 +128,28 @@ def test_lines_split_calls_by_outcome_and_list_warnings() -> None:
     lines = _filled().lines()
     assert any("billing.get" in line and "(1 ok, 1 error, 1 validation)" in line for line in lines)
     assert any(line.startswith("warnings: 2") for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("saved", "words"),
+    [
+        (206, "TOON would save 206 tokens on data blocks"),
+        (1, "TOON would save 1 token on data blocks"),
+        (-909, "TOON would cost 909 more tokens on data blocks"),
+        (-1, "TOON would cost 1 more token on data blocks"),
+        (0, "TOON would take as many tokens as JSON on data blocks"),
+    ],
+)
+def test_toon_is_a_saving_or_a_cost_never_a_negative_saving(saved: int, words: str) -> None:
+    """The terminal and HTML reports word a negative saving as a cost; JSON keeps the sign."""
+    report = _filled(tokenizer=len)
+    report.toon_tokens_saved = saved
+    terminal = "\n".join(report.lines())
+    assert words in terminal
+    assert "save -" not in terminal
+    document = report.document()
+    jsonschema.validate(document, SCHEMA)
+    assert document["totals"]["toon_tokens_saved"] == saved
+    page = render_html(document)
+    assert words in page
+    assert "save -" not in page
