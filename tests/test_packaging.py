@@ -161,6 +161,9 @@ def test_plugin_loads_and_calls_without_syrupy_and_hypothesis(tmp_path: Path) ->
     assert run.returncode == 1, run.stdout + run.stderr
     assert "1 passed, 1 error" in run.stdout
     assert "fusion_snapshot needs syrupy" in run.stdout
+    # The message alone: no ImportError chained in front of it.
+    assert "During handling of the above exception" not in run.stdout
+    assert "No module named" not in run.stdout
     gate = _python(
         _not_installed(("syrupy", "hypothesis"))
         + textwrap.dedent(
@@ -177,6 +180,7 @@ def test_plugin_loads_and_calls_without_syrupy_and_hypothesis(tmp_path: Path) ->
     assert gate.returncode == 1, gate.stdout + gate.stderr
     assert "contract tests need hypothesis, which is not installed" in gate.stdout
     assert "Traceback" not in gate.stdout
+    assert "During handling of the above exception" not in gate.stdout
 
 
 def test_license_file_matches_the_metadata() -> None:
