@@ -265,7 +265,8 @@ def list_block(
     """A Markdown bullet list; continuation lines of an item are indented.
 
     A continuation line never starts a Markdown block of its own (a nested
-    item, a heading...): see :func:`fusion_core._text.continue_lines`.
+    item, a heading...), as the wire format's item encoding says (docs: *The
+    wire format*, *Escaping and item encoding*).
     """
     return UiBlock(
         "markdown", "\n".join(_list_item(item) for item in items), _meta(title, width, priority)
