@@ -2,6 +2,8 @@
 
 Plain ```python blocks run as scripts; walkthrough pages (getting started)
 are followed top to bottom in a new project directory, commands included.
+Every other block (shell commands, ini and toml, sample output) is checked
+or classed by ``test_docs_blocks.py``.
 """
 
 from __future__ import annotations
