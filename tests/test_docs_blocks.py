@@ -252,6 +252,8 @@ def _check_command(words: list[str]) -> None:
         _check_options(rest, _help("-m", "fusion_core", rest[0]))
     elif args[:3] == ["-m", "pytest_mcpfusion", "review"]:
         _check_options(args[3:], _help("-m", "pytest_mcpfusion", "review"))
+    elif args[:3] == ["-X", "importtime", "-c"]:
+        compile(args[3], "<docs>", "exec")  # the statement whose import cost is shown
     elif program.endswith("python") and args and args[0].endswith(".py"):
         assert (ROOT / args[0]).exists(), args[0]
     elif program == "export":
