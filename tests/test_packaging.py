@@ -206,3 +206,42 @@ def test_sdist_manifest_ships_docs_and_prunes_tests() -> None:
     assert "recursive-include docs *.md" in manifest
     assert "include fusion_core/_speedups.c" in manifest
     assert "prune tests" in manifest
+
+
+def test_type_checkers_see_the_lazy_names(tmp_path: Path) -> None:
+    """From a user's module, mypy --strict types the lazily loaded names and flags a misspelt one.
+
+    The names load through ``__getattr__`` at run time; type checkers read the
+    ``TYPE_CHECKING`` imports instead, so they must say the same.
+    """
+    user = tmp_path / "user_module.py"
+    user.write_text(
+        textwrap.dedent(
+            """
+            from typing import assert_type
+
+            import fusion_core
+            from fusion_core import MAX_RESPONSE_SIZE, FusionApp, ToolResponse, UiBlock, response
+
+            assert_type(response({"a": 1}).build(), ToolResponse)
+            assert_type(fusion_core.FusionApp, type[FusionApp])
+            assert_type(fusion_core.ui.summary("1 task"), UiBlock)
+            size: int = MAX_RESPONSE_SIZE
+            fusion_core.Presenterr
+            """
+        ),
+        encoding="utf-8",
+    )
+    cache = ROOT / ".mypy_cache" / "user-side"  # kept apart from the project's own run
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--config-file=", f"--cache-dir={cache}"]
+    run = subprocess.run(
+        [*mypy, str(user)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+        timeout=600,
+    )
+    lines = run.stdout.splitlines()
+    errors = [line.split(": error: ", 1)[1] for line in lines if ": error: " in line]
+    assert errors == ['Module has no attribute "Presenterr"; maybe "Presenter"?  [attr-defined]']
