@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import configparser
 import functools
+import json
 import re
 import shlex
 import subprocess
@@ -84,7 +85,7 @@ CLASSED: dict[tuple[str, str], tuple[str, str]] = {
         "serve's banner (tests/fusion_core/test_server.py checks the real one)",
         "over streamable HTTP at",
     ),
-    ("docs/serving.md", '{"command": ".venv/bin/python", "args": ["-m", "fusion_core"'): (
+    ("docs/serving.md", '{"command": "/path/to/project/.venv/bin/fusion"'): (
         "an MCP host's configuration, in the host's own format",
         "",
     ),
@@ -338,3 +339,19 @@ def test_config_block_sets_registered_ini_keys(fence: Fence) -> None:
     assert keys
     unknown = [key for key in keys if not re.search(rf"^\s+{re.escape(key)} \(", registered, re.M)]
     assert unknown == []
+
+
+# ---------------------------------------------------------- the report schema
+
+
+def test_report_page_describes_every_key_of_the_schema() -> None:
+    """docs/report.md's tables name every key of report.schema.json, and no other."""
+    schema = json.loads((ROOT / "pytest_mcpfusion" / "report.schema.json").read_text("utf-8"))
+    page = (ROOT / "docs" / "report.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \|", page, re.MULTILINE)
+    action = schema["$defs"]["action"]["properties"]
+    assert sorted(rows) == sorted([*schema["properties"], *action])
+    totals = re.search(r"^\| `totals` \| object \| (.*) \|$", page, re.MULTILINE)
+    assert totals is not None
+    named = set(re.findall(r"`(\w+)`", totals.group(1))) - {"null"}
+    assert named == set(schema["properties"]["totals"]["properties"])
