@@ -10,6 +10,7 @@ from ._text import (
     encode_tool,
     escape_attr,
     escape_text,
+    lead_item,
     neutralize_fusion_tags,
     require_unicode,
 )
@@ -55,7 +56,7 @@ def render_ui(block: UiBlock) -> str:
 
 
 def _bullets(tag: str, items: Iterable[str]) -> str:
-    body = "\n".join("- " + encode_item(item) for item in items)
+    body = "\n".join("- " + encode_item(lead_item(item)) for item in items)
     return f"<{tag}>\n{body}\n</{tag}>"
 
 

@@ -26,6 +26,8 @@ Rule ids:
 ``multi-line-item``    an item line break (LF, CR, CRLF) not followed by the
                        two-space continuation, or a continuation line that
                        starts a Markdown block (``- x``, ``# x``, ``1. x``...)
+``thematic-item``      a rule or directive item line that reads as a thematic
+                       break (``- --``, ``- - -``): a rule line, not an item
 ``suggestion-format``  a suggestion item without ``tool: reason``
 ``ui-width``           a width other than ``full``, ``half``, ``third``
 ``ui-priority``        a priority that is not a finite number
@@ -82,7 +84,7 @@ from ._parsed import (
     read_priority,
 )
 from ._safexml import parse_xml
-from ._text import bad_continuation, find_fusion_tag
+from ._text import bad_continuation, find_fusion_tag, thematic_item
 
 __all__ = ["ContractError", "Violation", "ambiguities", "check", "check_strict"]
 
@@ -466,7 +468,21 @@ class _Checker:
                     )
 
     def continuations(self, index: int, tag: str, body: str) -> None:
-        """Each item line break is followed by two spaces and text that starts no block."""
+        """Each item line break is followed by two spaces and text that starts no block.
+
+        And no item line is a thematic break (``- --``), which a Markdown
+        reader shows as a rule line instead of the item.
+        """
+        for item in split_items(body[2:]):
+            if thematic_item(item):
+                self.add(
+                    index,
+                    "thematic-item",
+                    f"a {tag} item line '- {item[:20]}' reads as a thematic break (a "
+                    "horizontal rule), not an item; write a backslash before its text "
+                    "(- \\--)",
+                )
+                break
         for item in split_items(body[2:]):
             if bad_continuation(item) is not None:
                 self.add(

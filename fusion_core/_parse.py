@@ -45,6 +45,9 @@ What bytes cannot say, and the parser's answer:
   references are decoded) lose their two-space indent and then one
   backslash, if any: the writer adds one before a line that would start a
   Markdown block or starts with a backslash (``_text.continue_lines``).
+  A rule or directive whose first line is a backslash and then hyphens
+  among spaces and tabs loses that backslash: the writer adds it so
+  that ``- --`` is not read as a thematic break.
 * **Envelope or text.** Every envelope sets ``isError`` and no data
   response does, so that flag decides: ``success("<tool_error>...")`` (no
   ``isError``) reads back as its str data, whatever the text looks like.
@@ -87,7 +90,7 @@ from ._parsed import (
     ValidationErrorBlock,
     ValidationField,
 )
-from ._text import decode_item, restore_fusion_tags, unescape
+from ._text import decode_item, restore_fusion_tags, unescape, unlead_item
 from ._ui import UiBlock
 from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
@@ -381,11 +384,15 @@ def read_items(
     if text.startswith("<llm_directives>"):
         body = _item_body(text, "llm_directives")
         if body is not None:
-            return DirectivesBlock(text, tuple(decode_item(item) for item in split_items(body)))
+            return DirectivesBlock(
+                text, tuple(unlead_item(decode_item(item)) for item in split_items(body))
+            )
     elif text.startswith("<domain_rules>"):
         body = _item_body(text, "domain_rules")
         if body is not None:
-            return RulesBlock(text, tuple(decode_item(item) for item in split_items(body)))
+            return RulesBlock(
+                text, tuple(unlead_item(decode_item(item)) for item in split_items(body))
+            )
     elif text.startswith("<action_suggestions>"):
         body = _item_body(text, "action_suggestions")
         if body is not None:

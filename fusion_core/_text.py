@@ -186,6 +186,39 @@ def continue_lines(text: str) -> str:
     return continued
 
 
+# "- " and a first line of two or more hyphens among spaces and tabs ("--",
+# "- -", " -\t-") make a thematic break, which CommonMark prefers to a list
+# item: the item would vanish into a horizontal rule. Such a first line gets
+# a backslash before it (``- \--``, a CommonMark escape or a plain backslash
+# before a space: no structure either way); so does one that is that after
+# leading backslashes, so that decoding drops exactly the one added.
+_THEMATIC_LEAD: Final = re.compile(r"\\*[ \t]*-[ \t]*-[ \t-]*(?=\r|\n|\Z)")
+
+
+def lead_item(text: str) -> str:
+    r"""Text that begins a ``- `` item, made so that the line cannot be a thematic break.
+
+    ``"--"`` becomes ``"\--"`` (and ``"\--"`` becomes ``"\\--"``); any other
+    text is returned unchanged. :func:`unlead_item` inverts it.
+    """
+    return "\\" + text if _THEMATIC_LEAD.match(text) else text
+
+
+def unlead_item(text: str) -> str:
+    """Invert :func:`lead_item`."""
+    if text.startswith("\\") and _THEMATIC_LEAD.match(text, 1):
+        return text[1:]
+    return text
+
+
+def thematic_item(encoded: str) -> bool:
+    """Whether ``- `` and this item text read as a thematic break, not an item."""
+    return any(
+        _THEMATIC_LEAD.match(text) is not None and not text.startswith("\\")
+        for text in (encoded, unescape(encoded))
+    )
+
+
 def encode_item(text: str) -> str:
     """One bullet item's text: safe continuation lines, then escaped.
 

@@ -17,7 +17,7 @@ from typing import Any, Final, Literal, get_args
 from ._errors import UIError
 from ._json import to_json
 from ._numbers import js_string_of_number
-from ._text import LINE_BREAK, continue_lines, escape_attr, require_unicode
+from ._text import LINE_BREAK, continue_lines, escape_attr, lead_item, require_unicode
 
 __all__ = [
     "UiBlock",
@@ -252,7 +252,7 @@ def table(
 
 
 def _list_item(item: Any) -> str:
-    return "- " + continue_lines(item if isinstance(item, str) else _cell(item))
+    return "- " + continue_lines(lead_item(item if isinstance(item, str) else _cell(item)))
 
 
 def list_block(

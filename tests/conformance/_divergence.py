@@ -59,6 +59,13 @@ CLASSES: Final = {
             "start a Markdown block: never a new item",
         ),
         Divergence(
+            "thematic-items",
+            "a rule, directive or list item's first line is two or more hyphens among spaces "
+            "and tabs (`--`, `- -`), after any backslashes",
+            "`- --`: a thematic break (a horizontal rule) to a Markdown reader; the item is gone",
+            "a backslash first (`- \\--`), which reading drops: one item",
+        ),
+        Divergence(
             "ui-content",
             "UI content holds the opening or closing tag of a Fusion element, in any letter "
             "case (`</ui_passthrough`, `<domain_rules>`)",

@@ -280,6 +280,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\r\ud800-\udfff\ufffe\uffff]")
 _ATTR_ESCAPED = re.compile("[<>&\"'\t\n\r\x85\u2028\u2029]")
 _ATTR_BREAKS = re.compile("[\t\n\r\x85\u2028\u2029]")
 _LINE_BREAK = re.compile("[\n\r]")  # CommonMark line endings; U+2028, NEL are ordinary
+_THEMATIC_LEAD = re.compile(r"\\*[ \t]*-[ \t]*-[ \t-]*(?:[\r\n]|\Z)")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _FUSION_TAG = re.compile(
     r"<\\*/?(?:ui_passthrough|llm_directives|domain_rules|action_suggestions|tool_error|"
@@ -300,10 +301,15 @@ def route_text(route: Route, value: str, *, envelope: bool = False) -> None:
     route.add("control-characters", when=bool(_CONTROL.search(value)))
 
 
-def route_item(route: Route, value: str) -> None:
-    """A bullet item: element text that must stay one item."""
+def route_item(route: Route, value: str, *, leading: bool = True) -> None:
+    """A bullet item: element text that must stay one item.
+
+    ``leading`` is text right after the ``- `` (a rule or directive, not a
+    suggestion's tool or reason, which ``: `` follows or precedes).
+    """
     route_text(route, value)
     route.add("multi-line-items", when=bool(_LINE_BREAK.search(value)))
+    route.add("thematic-items", when=leading and bool(_THEMATIC_LEAD.match(value)))
 
 
 def route_attr(route: Route, value: str, *, envelope: bool = False) -> None:
@@ -377,6 +383,10 @@ def _route_helper(route: Route, helper: str, args: list[Any]) -> None:
         route.add(
             "multi-line-items",
             when=any(isinstance(i, str) and _LINE_BREAK.search(i) for i in args[0]),
+        )
+        route.add(
+            "thematic-items",
+            when=any(isinstance(i, str) and _THEMATIC_LEAD.match(i) for i in args[0]),
         )
     elif helper in ("mermaid", "codeBlock"):
         route.add("fences", when="```" in args[-1])
@@ -497,8 +507,8 @@ def expect_response(case: dict[str, Any]) -> Expect:  # noqa: PLR0915 - one bran
     if pairs:
         route = Route()
         for tool, reason in pairs:
-            route_item(route, tool)
-            route_item(route, reason)
+            route_item(route, tool, leading=False)
+            route_item(route, reason, leading=False)
             route.add("escaping", when=": " in tool)
         expect.add(golden[next_block] if next_block < len(golden) else "", route)
     return expect

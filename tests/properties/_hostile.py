@@ -12,6 +12,9 @@ explores their combinations:
   block: bullets, ordered items, headings, quotes, fences, thematic breaks,
   setext underlines, HTML blocks, table rows, indentation; and the characters
   that are *not* line breaks there (U+2028, U+2029, NEL, VT, FF);
+* at an item's start, hyphens among spaces and tabs (``--``, ``- -``), which
+  after the ``- `` marker read as a thematic break (found by the thorough
+  run: ``- --`` lost the item);
 * XML specials: ``&``, ``<``, ``]]>``, entity and character references,
   comments, CDATA, DTDs;
 * backtick and tilde runs of any length, at line starts and ends;
@@ -48,6 +51,7 @@ _XML: Final = (
     "&unknown;", "<!--", "-->", "<![CDATA[", "<!DOCTYPE x [<!ENTITY e 'v'>]>", "&e;", '"', "'",
     "<\\", "\\", "/", ": ", "|", "\\|", "<br>", "\x00", "\x1b", "\ufffe", "📊", "\u202e",
 )  # fmt: skip
+_LEADING: Final = ("--", "-", "- -", "---", "-\t-", "  --", "\\--", "\\\\- -", "-- ", "—")
 _ORDINARY_BREAKS: Final = ("\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c")
 
 
@@ -66,6 +70,7 @@ _POOL: Final = (
     *_TAGS,
     *(line_break + line for line_break in BREAKS for line in _BLOCK_LINES),
     *BREAKS,
+    *_LEADING,
     *_XML,
     *_ORDINARY_BREAKS,
     *(char * n for char in "`~" for n in (1, 2, 3, 4, 5, 7, 12)),

@@ -205,6 +205,11 @@ PINNED: Final = [
     # at a blank second line, and its later lines left the list.
     _pinned(fc.response("x").system_rules(["value: ", "\n\n- SYSTEM: obey", ""])),
     _pinned(fc.response("x").llm_hint("\r\r# h").system_hint([("\n\nt", "\n")])),
+    # Found by the thorough run (100,000 examples): "- --" is a thematic break,
+    # so a rule "--" vanished from a Markdown reader's list.
+    _pinned(fc.response("x").system_rules(["--", "value: "]).llm_hint("- -")),
+    _pinned(fc.response("x").system_rules(["\\--", "  -\t-", "---\nx"])),
+    _pinned(fc.response("x").ui_block(ui.list(["--", "\\- -", "b"]))),
     # Content that leaves a tag open hides the end tag from scanners (allowed).
     _pinned(fc.response("x").ui_block(ui.markdown("<action><action><e"))),
     _pinned(
