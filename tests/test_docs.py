@@ -58,7 +58,8 @@ def test_docs_have_examples() -> None:
 # A walkthrough page is followed top to bottom in a new project directory, as
 # a stranger follows it: a fenced block with a title= writes that file (a
 # ```diff block edits it, each "-" line replaced by the "+" line after it),
-# ```sh lines run (`pytest` and `fusion` are the installed console scripts;
+# ```sh lines run (`pytest`, `fusion` and `python -m pytest_mcpfusion` or
+# `python -m fusion_core`, with the environment's scripts and python;
 # "# exits N" states an expected failure), and a ```text block lists lines
 # that must appear in the output of the commands just run. Installing is the
 # one step not repeated here: the package is installed already.
@@ -85,7 +86,8 @@ def _apply_diff(path: Path, diff: str) -> None:
 def _run(command: str, cwd: Path, scripts: Path) -> tuple[int, str]:
     """Run one documented command with the console scripts of ``scripts`` (a venv's bin)."""
     words = shlex.split(command, comments=True)
-    assert words[0] in {"pytest", "fusion"}, f"the runner cannot run {command!r}"
+    ours = words[:3] in (["python", "-m", "pytest_mcpfusion"], ["python", "-m", "fusion_core"])
+    assert words[0] in {"pytest", "fusion"} or ours, f"the runner cannot run {command!r}"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHONPATH"))}
     # As in an activated virtual environment: `python` is the one with the package.
     env["PATH"] = f"{scripts}{os.pathsep}{env.get('PATH', '')}"
