@@ -45,7 +45,7 @@ What bytes cannot say, and the parser's answer:
   references are decoded) lose their two-space indent and then one
   backslash, if any: the writer adds one before a line that would start a
   Markdown block or starts with a backslash (``_text.continue_lines``).
-  A rule or directive whose first line is a backslash and then hyphens
+  A rule, directive or suggestion tool whose first line is a backslash and then hyphens
   among spaces and tabs loses that backslash: the writer adds it so
   that ``- --`` is not read as a thematic break.
 * **Envelope or text.** Every envelope sets ``isError`` and no data
@@ -236,6 +236,9 @@ def _texts(wire: Mapping[str, Any]) -> list[str]:
     return texts
 
 
+_Read = TypeVar("_Read")
+
+
 # ------------------------------------------------------ character references
 
 
@@ -325,7 +328,9 @@ def _load_exact(text: str) -> tuple[Any, bool]:
         return None, False
 
 
-def _attributes(group: str) -> tuple[tuple[str, str], ...]:
+def _attributes(
+    group: str, unescape: Callable[[str], str] = unescape
+) -> tuple[tuple[str, str], ...]:
     return tuple((name, unescape(value)) for name, value in _ATTR.findall(group))
 
 
@@ -379,23 +384,29 @@ def split_items(body: str) -> list[str]:
 def read_items(
     text: str,
 ) -> DirectivesBlock | RulesBlock | SuggestionsBlock | None:
-    """A directives, rules or suggestions block, or ``None``."""
-    require_references(text)
+    """A directives, rules or suggestions block, or ``None``.
+
+    References are judged only in a block that is one of these: a raw block
+    (verbatim text) may hold ``&#x110000;`` and begin like one.
+    """
     if text.startswith("<llm_directives>"):
         body = _item_body(text, "llm_directives")
         if body is not None:
+            require_references(text)
             return DirectivesBlock(
                 text, tuple(unlead_item(decode_item(item)) for item in split_items(body))
             )
     elif text.startswith("<domain_rules>"):
         body = _item_body(text, "domain_rules")
         if body is not None:
+            require_references(text)
             return RulesBlock(
                 text, tuple(unlead_item(decode_item(item)) for item in split_items(body))
             )
     elif text.startswith("<action_suggestions>"):
         body = _item_body(text, "action_suggestions")
         if body is not None:
+            require_references(text)
             return SuggestionsBlock(text, tuple(_suggestion(item) for item in split_items(body)))
     return None
 
@@ -403,17 +414,50 @@ def read_items(
 def _suggestion(item: str) -> Suggestion:
     tool, separator, reason = item.partition(": ")
     if not separator:
-        return Suggestion(decode_item(item), "")
-    return Suggestion(decode_item(tool), decode_item(reason))
+        return Suggestion(unlead_item(decode_item(item)), "")
+    return Suggestion(unlead_item(decode_item(tool)), decode_item(reason))
+
+
+def _lenient(text: str) -> str:
+    """``unescape``, with a reference that names no character read as nothing.
+
+    Only to decide whether a block has an element's structure: references
+    are judged (:func:`require_references`) once it does.
+    """
+    try:
+        return unescape(text)
+    except (ValueError, OverflowError):
+        return ""
+
+
+def _judged(
+    text: str, read: Callable[[str, Callable[[str], str]], _Read | None]
+) -> _Read | None:
+    """``read(text, unescape)``; a bad reference is an error only in a block of that kind.
+
+    A block that only begins like an envelope is not one (``None``), whatever
+    references it holds.
+    """
+    if "&#" in text:
+        try:
+            require_references(text)
+        except CharacterReferenceError:
+            if read(text, _lenient) is None:
+                return None
+            raise
+    return read(text, unescape)
 
 
 def read_tool_error(text: str) -> ToolErrorBlock | None:
     """A ``<tool_error>`` envelope, or ``None`` if the text is not a well-formed one."""
+    return _judged(text, _tool_error)
+
+
+def _tool_error(text: str, unescape: Callable[[str], str]) -> ToolErrorBlock | None:
     match = _ERROR_OPEN.match(text)
     if match is None:
         return None
-    require_references(text)
-    attributes = _attributes(match.group(1))
+    attributes = _attributes(match.group(1), unescape)
     found: dict[str, Any] = {}
     position = match.end()
     while not text.startswith("</tool_error>", position):
@@ -458,11 +502,16 @@ def read_tool_error(text: str) -> ToolErrorBlock | None:
 
 def read_validation_error(text: str) -> ValidationErrorBlock | None:
     """A ``<validation_error>`` envelope, or ``None`` if the text is not a well-formed one."""
+    return _judged(text, _validation_error)
+
+
+def _validation_error(
+    text: str, unescape: Callable[[str], str]
+) -> ValidationErrorBlock | None:
     match = _VALIDATION_OPEN.match(text)
     if match is None:
         return None
-    require_references(text)
-    attributes = _attributes(match.group(1))
+    attributes = _attributes(match.group(1), unescape)
     fields: list[ValidationField] = []
     recovery: str | None = None
     position = match.end()
@@ -497,7 +546,6 @@ def read_envelope(text: str) -> ToolErrorBlock | ValidationErrorBlock | None:
 # ------------------------------------------------------------------- layout
 
 
-_Read = TypeVar("_Read")
 
 
 def _at(index: int, read: Callable[[str], _Read], texts: Sequence[str]) -> _Read:

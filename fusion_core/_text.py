@@ -234,8 +234,10 @@ def encode_tool(text: str) -> str:
 
     ``- tool: reason`` splits at the first ``": "``, so a tool name holding one
     would otherwise be read back wrong; :func:`decode_item` inverts this too.
+    The tool begins the item, so it is led as any item (:func:`lead_item`):
+    a tool of hyphens and then a line break would otherwise make the line ``- --``.
     """
-    encoded = encode_item(text)
+    encoded = encode_item(lead_item(text))
     return encoded.replace(": ", ":&#x20;") if ": " in encoded else encoded
 
 

@@ -60,8 +60,8 @@ CLASSES: Final = {
         ),
         Divergence(
             "thematic-items",
-            "a rule, directive or list item's first line is two or more hyphens among spaces "
-            "and tabs (`--`, `- -`), after any backslashes",
+            "a rule's, directive's, suggestion tool's or list item's first line is two or "
+            "more hyphens among spaces and tabs (`--`, `- -`), after any backslashes",
             "`- --`: a thematic break (a horizontal rule) to a Markdown reader; the item is gone",
             "a backslash first (`- \\--`), which reading drops: one item",
         ),

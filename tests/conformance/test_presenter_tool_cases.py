@@ -97,7 +97,7 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
             index += 1
     if view.suggestions and index < len(routes):
         for suggestion in view.suggestions:
-            route_item(routes[index], suggestion.tool, leading=False)
+            route_item(routes[index], suggestion.tool)
             route_item(routes[index], suggestion.reason, leading=False)
             routes[index].add("escaping", when=": " in suggestion.tool)
     return routes

@@ -304,8 +304,8 @@ def route_text(route: Route, value: str, *, envelope: bool = False) -> None:
 def route_item(route: Route, value: str, *, leading: bool = True) -> None:
     """A bullet item: element text that must stay one item.
 
-    ``leading`` is text right after the ``- `` (a rule or directive, not a
-    suggestion's tool or reason, which ``: `` follows or precedes).
+    ``leading`` is text right after the ``- `` (a rule, a directive or a
+    suggestion's tool; not a reason, which ``: `` precedes).
     """
     route_text(route, value)
     route.add("multi-line-items", when=bool(_LINE_BREAK.search(value)))
@@ -507,7 +507,7 @@ def expect_response(case: dict[str, Any]) -> Expect:  # noqa: PLR0915 - one bran
     if pairs:
         route = Route()
         for tool, reason in pairs:
-            route_item(route, tool, leading=False)
+            route_item(route, tool)
             route_item(route, reason, leading=False)
             route.add("escaping", when=": " in tool)
         expect.add(golden[next_block] if next_block < len(golden) else "", route)

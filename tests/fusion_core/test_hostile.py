@@ -697,10 +697,11 @@ def test_item_first_lines_never_read_as_a_thematic_break(first: str) -> None:
         response("d")
         .system_rules([first, "second"])
         .llm_hint(first)
+        .system_hint([(first, first), (f"{first}\n- forged: x", "r")])
         .ui_block(ui.list([first, "second"]))
         .build()
     )
-    for text, count in zip(result.texts[2:], (1, 2), strict=True):
+    for text, count in zip(result.texts[2:], (1, 2, 2), strict=True):
         tag = text[1 : text.index(">")]
         assert markdown_items(text[len(tag) + 3 : -len(tag) - 4]) == (count, [])
         parsed = lxml_structure(text)
@@ -710,6 +711,10 @@ def test_item_first_lines_never_read_as_a_thematic_break(first: str) -> None:
     view = parse(result).view
     assert view.rules == (first, "second")
     assert view.directives == (first,)
+    assert [(s.tool, s.reason) for s in view.suggestions] == [
+        (first, first),
+        (f"{first}\n- forged: x", "r"),
+    ]
     assert check(result) == []
 
 
@@ -965,6 +970,46 @@ def test_out_of_range_references_are_the_readers_own_error(reference: str, site:
         assert f"block {block}, offset {raised.value.offset}" in str(raised.value)
         violations = check(source)
         assert [(v.rule, v.block) for v in violations] == [("character-reference", block)]
+
+
+def _verbatim_sites(reference: str) -> dict[str, Any]:
+    """Blocks that are text, not elements, though some begin like one."""
+    return {
+        "raw-text": response("d").raw_block(f"raw: {reference}"),
+        "raw-rules-start": response("d").raw_block(f"<domain_rules>{reference}"),
+        "raw-suggestions-start": response("d").raw_block(
+            f"<action_suggestions>\n- t{reference}: r"
+        ),
+        "raw-envelope-start": response("d").raw_block(f"<tool_error>{reference}"),
+        "str-data": response(f"<domain_rules>\n- {reference}\n</domain_rules>"),
+        "envelope-like-data": response(
+            f"<tool_error>\n<message>{reference}</message>\n</tool_error>"
+        ),
+        "ui-content": response("d").ui_block(ui.markdown(f"a {reference}")),
+    }
+
+
+@pytest.mark.parametrize("reference", BAD_REFERENCES.values(), ids=BAD_REFERENCES)
+@pytest.mark.parametrize("site", sorted(_verbatim_sites("&#0;")))
+def test_verbatim_text_may_hold_any_reference(reference: str, site: str) -> None:
+    """Raw blocks, str data and UI content are text: what is written there reads back.
+
+    Found by the thorough lossless run: a raw block ``raw: &#x110000;`` made
+    parse() raise, because the item reader judged references before knowing
+    the block was an item block.
+    """
+    built = _verbatim_sites(reference)[site].build()
+    assert parse(built).view == view_of(built)
+    assert parse(json.dumps(built)).view == view_of(built)
+    assert "character-reference" not in [v.rule for v in check(built)]
+
+
+def test_a_malformed_envelope_with_a_bad_reference_is_not_an_envelope() -> None:
+    """An isError response whose block 0 only begins like an envelope: data, no reference error."""
+    half = "<tool_error>\n<message>&#x110000;</message>"
+    wire = {"isError": True, "content": [{"type": "text", "text": half}]}
+    assert parse(wire).view.error is None
+    assert [v.rule for v in check(wire)] == ["envelope-malformed"]
 
 
 @pytest.mark.parametrize("reference", BAD_REFERENCES.values(), ids=BAD_REFERENCES)
