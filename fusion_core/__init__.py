@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     )
     from ._helpers import error, required, success, success_structured, tool_error, toon_success
     from ._json import MAX_DEPTH, to_json, to_plain
+    from ._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE
     from ._parse import parse
     from ._parsed import (
         Block,
@@ -56,6 +57,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_MESSAGE_SIZE",
+    "MAX_RESPONSE_SIZE",
     "Action",
     "AppLoadError",
     "Block",
@@ -162,6 +165,8 @@ _SOURCES: dict[str, str] = {
     "MAX_DEPTH": "._json",
     "to_json": "._json",
     "to_plain": "._json",
+    "MAX_MESSAGE_SIZE": "._limits",
+    "MAX_RESPONSE_SIZE": "._limits",
     "parse": "._parse",
     "Block": "._parsed",
     "DataBlock": "._parsed",

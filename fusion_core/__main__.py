@@ -23,9 +23,9 @@ __all__ = ["main"]
 _DEFAULT_HOST = "127.0.0.1"
 _DEFAULT_PORT = 8000
 _EXAMPLES = """\
-examples:
-  python -m fusion_core serve examples.billing.app:app
-  python -m fusion_core serve examples.billing.app:app --http --port 9000
+examples (tasks_app.py: the app of the docs' Getting started):
+  fusion serve tasks_app:app
+  python -m fusion_core serve tasks_app:app --http --port 9000
   FUSION_SERVE_TOKEN=s3cret python -m fusion_core serve pkg.app:app --http \\
       --host 0.0.0.0 --allowed-host mcp.example.com
 """

@@ -183,3 +183,8 @@ class _ResponseFactory:
 
 
 response: _ResponseFactory = _ResponseFactory()
+"""Start a response: ``response(data)`` is a :class:`ResponseBuilder` whose data block is ``data``.
+
+``response.ok(data)`` is a built response with only the data block, and
+``response.with_rules(data, rules)`` one with ``<domain_rules>`` too.
+"""

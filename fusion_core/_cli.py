@@ -35,22 +35,24 @@ _APP_SPEC: Final = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _SELECT_VIA: Final = re.compile(r"Select operation via the `([^`]+)` parameter")
 _WORKFLOW_LINE: Final = re.compile(r"^- '([^']+)': (.*)$", re.MULTILINE)
 
+# tasks_app:app is the app of the docs' Getting started page; a test runs
+# every example here that needs no other server against it.
 _EXAMPLES: Final = {
-    "list": """examples:
-  fusion list examples.billing.app:app
-  fusion list "python -m fusion_core serve examples.billing.app:app"
+    "list": """examples (tasks_app.py: the app of the docs' Getting started):
+  fusion list tasks_app:app
+  fusion list "python -m fusion_core serve tasks_app:app"
   fusion list http://127.0.0.1:8000/mcp""",
-    "call": """examples:
-  fusion call examples.billing.app:app billing invoices.get invoice_id=INV-001
-  fusion call "node server.js" search --json '{"query": "red shoes", "limit": 3}'
-  fusion call examples.billing.app:app billing invoices.list status=paid --raw""",
-    "check": """examples:
-  fusion check examples.billing.app:app --call billing invoices.list \\
-      --call billing invoices.get '{"invoice_id": "INV-404"}'
+    "call": """examples (tasks_app.py: the app of the docs' Getting started):
+  fusion call tasks_app:app tasks get task_id=1
+  fusion call tasks_app:app tasks list --raw
+  fusion call "node server.js" search --json '{"query": "red shoes", "limit": 3}'""",
+    "check": """examples (tasks_app.py: the app of the docs' Getting started):
+  fusion check tasks_app:app --call tasks list \\
+      --call tasks get '{"task_id": 99}'
   fusion check "node server.js" --calls calls.json --strict
 
 calls.json is a list of calls:
-  [{"tool": "billing", "action": "invoices.list", "arguments": {"status": "paid"}}]
+  [{"tool": "tasks", "action": "get", "arguments": {"task_id": 1}}]
 ("action" is optional: for tools with actions it fills the action parameter.)""",
 }
 

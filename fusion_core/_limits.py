@@ -67,6 +67,6 @@ def require_response_size(texts: Iterable[str]) -> None:
     if size > MAX_RESPONSE_SIZE:
         msg = (
             f"the response holds {size:,} characters of text; a Fusion response holds at "
-            f"most {MAX_RESPONSE_SIZE:,} (fusion_core._limits): page the data instead"
+            f"most {MAX_RESPONSE_SIZE:,} (fusion_core.MAX_RESPONSE_SIZE): page the data instead"
         )
         raise SizeLimitError(msg, size=size, limit=MAX_RESPONSE_SIZE)

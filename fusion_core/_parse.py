@@ -229,7 +229,7 @@ def _texts(wire: Mapping[str, Any]) -> list[str]:
         if size > MAX_RESPONSE_SIZE:
             msg = (
                 f"the response holds more than {MAX_RESPONSE_SIZE:,} characters of text, "
-                "the most a Fusion response holds (fusion_core._limits)"
+                "the most a Fusion response holds (fusion_core.MAX_RESPONSE_SIZE)"
             )
             raise WireFormatError(msg, block=index)
         texts.append(text)

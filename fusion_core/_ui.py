@@ -292,7 +292,8 @@ def list_block(
     """A Markdown bullet list; continuation lines of an item are indented.
 
     A continuation line never starts a Markdown block of its own (a nested
-    item, a heading...): see :func:`fusion_core._text.continue_lines`.
+    item, a heading...), as the wire format's item encoding says (docs: *The
+    wire format*, *Escaping and item encoding*).
     """
     text = "\n".join(_list_item(item, f"items[{i}]") for i, item in enumerate(items))
     return UiBlock("markdown", text, _meta(title, width, priority))

@@ -24,7 +24,14 @@ from ._ui import (
 )
 
 list = list_block  # noqa: A001 - the reference's name; ui.list reads as intended
+"""``ui.list(items, *, title=None, width=None, priority=None)``: a Markdown bullet list.
+
+Continuation lines of an item are indented, so a line of an item never
+starts a Markdown block of its own (a nested item, a heading...).
+"""
+
 json = json_block
+"""``ui.json(value, *, title=None, width=None, priority=None)``: JSON in a ``json`` fence."""
 
 __all__ = [
     "UiBlock",

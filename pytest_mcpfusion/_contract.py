@@ -189,9 +189,15 @@ def limit_message_of(exc: BaseException) -> str:
 
 def _require_hypothesis() -> None:
     """Fail the running contract test, naming the package, when hypothesis is absent."""
+    # Failing outside the ``except`` keeps the ImportError's chained traceback
+    # out of the report: the message names the package and the fix.
     try:
         import hypothesis  # noqa: F401, PLC0415
     except ImportError:
+        missing = True
+    else:
+        missing = False
+    if missing:
         pytest.fail(
             "--fusion contract tests need hypothesis, which is not installed: "
             "pip install 'hypothesis>=6.100' (pytest-mcpfusion's own dependency)",

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from fusion_core import toon_success
+from fusion_core._snapshot import block_kinds
 
 from ._result import FusionResult
 
@@ -87,12 +88,19 @@ class WireReport:
     def record(
         self,
         result: FusionResult,
-        kinds: list[str],
+        kinds: list[str] | None = None,
         *,
         action: str | None,
         tokenizer: Tokenizer | None = None,
     ) -> None:
-        """Count one result's call and outcome, blocks, bytes (and tokens, given a tokenizer)."""
+        """Count one result's call and outcome, blocks, bytes (and tokens, given a tokenizer).
+
+        ``kinds`` are the blocks' kinds as the wire snapshots name them
+        (``data``, ``ui_passthrough(summary)``...); read from the result when
+        not given.
+        """
+        if kinds is None:
+            kinds = block_kinds(result.wire_dict)
         name = _name(result.tool, action)
         self.calls[name] += 1
         self.outcomes.setdefault(name, Counter())[outcome_of(result)] += 1

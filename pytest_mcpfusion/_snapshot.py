@@ -128,6 +128,21 @@ class PendingSnapshotAssertion(SnapshotAssertion):
             copy.pending, copy.on_pending = self.pending, self.on_pending
         return copy
 
+    def __repr__(self) -> str:
+        r"""What a failing test's traceback shows for the fixture: the snapshot in brief.
+
+        syrupy shows the serialized bytes, which for UTF-8 wire text read as
+        escapes (``b'fusion-wire-snapshot 1\n\xe2\x94...'``); the diff
+        below the traceback already shows the text, block by block.
+        """
+        result = self.executions.get(self.num_executions - 1)
+        data = None if result is None else result.final_data
+        if not isinstance(data, bytes):
+            return super().__repr__()
+        text = data.decode(_ENCODING, _ERRORS)
+        blocks = text.count("\n── block ")
+        return f"<fusion_snapshot: {blocks} block(s), {len(text):,} characters>"
+
     def _assert(self, data: SerializableData) -> bool:
         success = super()._assert(data)
         result = self._execution_results.get(self._executions - 1)

@@ -4,6 +4,8 @@ Implement them in a ``conftest.py`` (or a plugin) and mark each
 implementation ``@pytest.hookimpl(optionalhook=True)``, so pytest does not
 complain when pytest-mcpfusion is not installed::
 
+    import re
+
     import pytest
 
     @pytest.hookimpl(optionalhook=True)

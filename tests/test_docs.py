@@ -2,6 +2,8 @@
 
 Plain ```python blocks run as scripts; walkthrough pages (getting started)
 are followed top to bottom in a new project directory, commands included.
+Every other block (shell commands, ini and toml, sample output) is checked
+or classed by ``test_docs_blocks.py``.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def test_docs_have_examples() -> None:
 # A walkthrough page is followed top to bottom in a new project directory, as
 # a stranger follows it: a fenced block with a title= writes that file (a
 # ```diff block edits it, each "-" line replaced by the "+" line after it),
-# ```sh lines run (`pytest` and `fusion` are the installed console scripts;
+# ```sh lines run (`pytest`, `fusion` and `python -m pytest_mcpfusion` or
+# `python -m fusion_core`, with the environment's scripts and python;
 # "# exits N" states an expected failure), and a ```text block lists lines
 # that must appear in the output of the commands just run. Installing is the
 # one step not repeated here: the package is installed already.
@@ -80,11 +83,11 @@ def _apply_diff(path: Path, diff: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _run(command: str, cwd: Path) -> tuple[int, str]:
-    """Run one documented command with the installed console scripts."""
+def _run(command: str, cwd: Path, scripts: Path) -> tuple[int, str]:
+    """Run one documented command with the console scripts of ``scripts`` (a venv's bin)."""
     words = shlex.split(command, comments=True)
-    scripts = Path(sys.executable).parent
-    assert words[0] in {"pytest", "fusion"}, f"the runner cannot run {command!r}"
+    ours = words[:3] in (["python", "-m", "pytest_mcpfusion"], ["python", "-m", "fusion_core"])
+    assert words[0] in {"pytest", "fusion"} or ours, f"the runner cannot run {command!r}"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHONPATH"))}
     # As in an activated virtual environment: `python` is the one with the package.
     env["PATH"] = f"{scripts}{os.pathsep}{env.get('PATH', '')}"
@@ -100,16 +103,20 @@ def _run(command: str, cwd: Path) -> tuple[int, str]:
     return run.returncode, run.stdout + run.stderr
 
 
-@pytest.mark.parametrize("page", WALKTHROUGHS, ids=[p.name for p in WALKTHROUGHS])
-def test_walkthrough_works_in_a_new_project(page: Path, tmp_path: Path) -> None:
-    """Every file, edit, command and output of the page, in order, in an empty directory."""
+def follow_walkthrough(page: Path, folder: Path, scripts: Path) -> int:
+    """Write every file, apply every edit, run every command of ``page`` in ``folder``.
+
+    Commands run with the console scripts in ``scripts``; each ```text block's
+    lines must be in the output of the commands just run. Returns the number
+    of steps followed.
+    """
     output = ""
     steps = 0
     for match in _FENCE.finditer(page.read_text(encoding="utf-8")):
         lang, info, body = match.groups()
         title = _TITLE.search(info)
         if title is not None:
-            target = tmp_path / title.group(1)
+            target = folder / title.group(1)
             if lang == "diff":
                 _apply_diff(target, body)
             else:
@@ -120,7 +127,7 @@ def test_walkthrough_works_in_a_new_project(page: Path, tmp_path: Path) -> None:
             for command in filter(None, (line.strip() for line in body.splitlines())):
                 if command.startswith(_SETUP):
                     continue
-                code, out = _run(command, tmp_path)
+                code, out = _run(command, folder, scripts)
                 expected = _EXITS.search(command)
                 assert code == (int(expected.group(1)) if expected else 0), f"{command}\n{out}"
                 output += out
@@ -130,6 +137,17 @@ def test_walkthrough_works_in_a_new_project(page: Path, tmp_path: Path) -> None:
         else:
             continue
         steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("page", WALKTHROUGHS, ids=[p.name for p in WALKTHROUGHS])
+def test_walkthrough_works_in_a_new_project(page: Path, tmp_path: Path) -> None:
+    """Every file, edit, command and output of the page, in order, in an empty directory.
+
+    With this environment's scripts; ``./dev stranger`` follows the same
+    pages with a fresh environment that installed the built wheel.
+    """
+    steps = follow_walkthrough(page, tmp_path, Path(sys.executable).parent)
     assert steps >= 5  # the page was followed, not skipped
 
 

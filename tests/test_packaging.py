@@ -161,6 +161,9 @@ def test_plugin_loads_and_calls_without_syrupy_and_hypothesis(tmp_path: Path) ->
     assert run.returncode == 1, run.stdout + run.stderr
     assert "1 passed, 1 error" in run.stdout
     assert "fusion_snapshot needs syrupy" in run.stdout
+    # The message alone: no ImportError chained in front of it.
+    assert "During handling of the above exception" not in run.stdout
+    assert "No module named" not in run.stdout
     gate = _python(
         _not_installed(("syrupy", "hypothesis"))
         + textwrap.dedent(
@@ -177,6 +180,7 @@ def test_plugin_loads_and_calls_without_syrupy_and_hypothesis(tmp_path: Path) ->
     assert gate.returncode == 1, gate.stdout + gate.stderr
     assert "contract tests need hypothesis, which is not installed" in gate.stdout
     assert "Traceback" not in gate.stdout
+    assert "During handling of the above exception" not in gate.stdout
 
 
 def test_license_file_matches_the_metadata() -> None:
@@ -202,3 +206,42 @@ def test_sdist_manifest_ships_docs_and_prunes_tests() -> None:
     assert "recursive-include docs *.md" in manifest
     assert "include fusion_core/_speedups.c" in manifest
     assert "prune tests" in manifest
+
+
+def test_type_checkers_see_the_lazy_names(tmp_path: Path) -> None:
+    """From a user's module, mypy --strict types the lazily loaded names and flags a misspelt one.
+
+    The names load through ``__getattr__`` at run time; type checkers read the
+    ``TYPE_CHECKING`` imports instead, so they must say the same.
+    """
+    user = tmp_path / "user_module.py"
+    user.write_text(
+        textwrap.dedent(
+            """
+            from typing import assert_type
+
+            import fusion_core
+            from fusion_core import MAX_RESPONSE_SIZE, FusionApp, ToolResponse, UiBlock, response
+
+            assert_type(response({"a": 1}).build(), ToolResponse)
+            assert_type(fusion_core.FusionApp, type[FusionApp])
+            assert_type(fusion_core.ui.summary("1 task"), UiBlock)
+            size: int = MAX_RESPONSE_SIZE
+            fusion_core.Presenterr
+            """
+        ),
+        encoding="utf-8",
+    )
+    cache = ROOT / ".mypy_cache" / "user-side"  # kept apart from the project's own run
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--config-file=", f"--cache-dir={cache}"]
+    run = subprocess.run(
+        [*mypy, str(user)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+        timeout=600,
+    )
+    lines = run.stdout.splitlines()
+    errors = [line.split(": error: ", 1)[1] for line in lines if ": error: " in line]
+    assert errors == ['Module has no attribute "Presenterr"; maybe "Presenter"?  [attr-defined]']

@@ -7,6 +7,9 @@ the CLI reaches it through the same client any other MCP server would get.
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -40,13 +43,51 @@ def test_version_prints_the_package_version() -> None:
     assert run.stdout.strip() == f"fusion {fusion_core.__version__}"
 
 
+def _getting_started_app(folder: Path) -> None:
+    """Write ``tasks_app.py`` of the Getting started page into ``folder``."""
+    page = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    found = re.search(r'^```python title="tasks_app.py"\n(.*?)^```', page, re.MULTILINE | re.DOTALL)
+    assert found is not None, "docs/getting-started.md writes tasks_app.py"
+    (folder / "tasks_app.py").write_text(found.group(1), encoding="utf-8")
+
+
+def _examples(help_text: str) -> list[str]:
+    """The example command lines of a ``--help`` (continuation lines joined)."""
+    joined = help_text.replace("\\\n", " ")
+    return [line.strip() for line in joined.splitlines() if line.startswith("  fusion ")]
+
+
 @pytest.mark.parametrize("command", ["list", "call", "check"])
-def test_each_command_has_help_with_examples(command: str) -> None:
-    """``COMMAND --help`` documents the command and shows runnable examples."""
+def test_each_command_has_help_with_examples_that_run(command: str, tmp_path: Path) -> None:
+    """``COMMAND --help`` shows examples; each one needing no other server runs as shown.
+
+    They run where a Getting started reader has ``tasks_app.py``, with the
+    installed ``fusion`` script, exactly as printed.
+    """
     run = _fusion(command, "--help")
     assert run.returncode == 0
-    assert "examples:" in run.stdout
-    assert f"fusion {command} examples.billing.app:app" in run.stdout
+    assert "examples (tasks_app.py: the app of the docs' Getting started):" in run.stdout
+    examples = _examples(run.stdout)
+    local = [line for line in examples if "tasks_app:app" in line]
+    assert local
+    assert len(examples) >= 2
+    _getting_started_app(tmp_path)
+    scripts = Path(sys.executable).parent
+    # As in an activated virtual environment: `python` is the one with the package.
+    env = {**os.environ, "PATH": f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for line in local:
+        words = shlex.split(line)
+        ran = subprocess.run(
+            [str(scripts / "fusion"), *words[1:]],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            check=False,
+            timeout=180,
+        )
+        assert ran.returncode == 0, f"{line}\n{ran.stdout}{ran.stderr}"
+        assert ran.stdout.strip(), line
 
 
 def test_top_level_help_lists_every_command() -> None:

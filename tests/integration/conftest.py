@@ -6,7 +6,18 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pydantic  # noqa: F401 - loaded before any pytester run (below)
 import pytest
+
+import fusion_core
+
+# In-process pytester runs drop the modules they imported when they end. With
+# fusion_core's lazy imports, the first run would import pydantic and the
+# Presenter machinery itself, and the next run a second copy of pydantic,
+# whose BaseModel the first copy's Presenter code does not recognize. Loaded
+# here, before any run, every run shares one copy (as a real session does).
+for _name in fusion_core.__all__:
+    getattr(fusion_core, _name)
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -54,6 +54,9 @@ def test_a_one_character_change_names_the_block(shop: pytest.Pytester) -> None:
             "*- Amounts are in cents: divide by 1000.*",
         ]
     )
+    # The traceback names the fixture in brief, not as escaped UTF-8 bytes.
+    result.stdout.fnmatch_lines(["fusion_snapshot = <fusion_snapshot: 2 block(s), * characters>"])
+    assert "fusion_snapshot = b'" not in result.stdout.str()
 
 
 def test_crlf_survives_byte_for_byte(pytester: pytest.Pytester) -> None:
