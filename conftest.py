@@ -46,4 +46,3 @@ def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester._Pytester__take_sys_modules_snapshot = lambda: SysModulesSnapshot(preserve)  # type: ignore[attr-defined]
     pytester._sys_modules_snapshot = SysModulesSnapshot(preserve)
     return pytester
-

@@ -279,8 +279,13 @@ def _child_pid(*words: str, absent: tuple[str, ...] = ("--http",)) -> int:
 
 
 async def _run(
-    clients: list[Any], call: tuple[str, dict[str, Any]], total: int, tasks: int, *,
-    pid: int, into: Series,
+    clients: list[Any],
+    call: tuple[str, dict[str, Any]],
+    total: int,
+    tasks: int,
+    *,
+    pid: int,
+    into: Series,
 ) -> None:
     """``total`` calls spread over ``tasks`` tasks, round-robin over ``clients``."""
     name, arguments = call
@@ -388,8 +393,12 @@ async def _measure(
                     shift = round_index % len(servers)
                     for server in servers[shift:] + servers[:shift]:
                         await _run(
-                            sessions[server], call, total, tasks,
-                            pid=server_pids[server], into=cell[server],
+                            sessions[server],
+                            call,
+                            total,
+                            tasks,
+                            pid=server_pids[server],
+                            into=cell[server],
                         )
                 shape = f"{CONCURRENCY} concurrent" if concurrent else "sequential"
                 rates += _report(f"{label} {negotiated} {shape}, {call_label}", cell)

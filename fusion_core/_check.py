@@ -326,8 +326,7 @@ class _Checker:
                 self.add(
                     index,
                     "envelope-attribute",
-                    f"{tag} has an unknown attribute {name!r}; it defines only "
-                    + ", ".join(known),
+                    f"{tag} has an unknown attribute {name!r}; it defines only " + ", ".join(known),
                 )
         if len(set(names)) != len(names):
             self.add(index, "envelope-attribute", f"{tag} repeats an attribute; write each once")
@@ -341,14 +340,14 @@ class _Checker:
                 self.add(
                     0,
                     "is-error",
-                    "a severity=\"warning\" envelope is not an error: set isError to false",
+                    'a severity="warning" envelope is not an error: set isError to false',
                 )
             elif not warning and flag is not True:
                 self.add(
                     0,
                     "is-error",
                     f"a <tool_error> with severity {first.envelope.severity!r} is an error: "
-                    "set isError to true (or severity=\"warning\")",
+                    'set isError to true (or severity="warning")',
                 )
         elif isinstance(first, ValidationErrorBlock) and flag is not True:
             self.add(0, "is-error", "a <validation_error> is an error: set isError to true")

@@ -619,9 +619,7 @@ class BlockingFusionClient:
         """See :meth:`FusionClient.call`."""
         return self._open_portal.call(self._client.call, name, arguments)
 
-    def call_parsed(
-        self, name: str, arguments: Mapping[str, Any] | None = None
-    ) -> ParsedResponse:
+    def call_parsed(self, name: str, arguments: Mapping[str, Any] | None = None) -> ParsedResponse:
         """See :meth:`FusionClient.call_parsed`."""
         return parse(self.call(name, arguments))
 

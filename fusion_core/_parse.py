@@ -430,9 +430,7 @@ def _lenient(text: str) -> str:
         return ""
 
 
-def _judged(
-    text: str, read: Callable[[str, Callable[[str], str]], _Read | None]
-) -> _Read | None:
+def _judged(text: str, read: Callable[[str, Callable[[str], str]], _Read | None]) -> _Read | None:
     """``read(text, unescape)``; a bad reference is an error only in a block of that kind.
 
     A block that only begins like an envelope is not one (``None``), whatever
@@ -505,9 +503,7 @@ def read_validation_error(text: str) -> ValidationErrorBlock | None:
     return _judged(text, _validation_error)
 
 
-def _validation_error(
-    text: str, unescape: Callable[[str], str]
-) -> ValidationErrorBlock | None:
+def _validation_error(text: str, unescape: Callable[[str], str]) -> ValidationErrorBlock | None:
     match = _VALIDATION_OPEN.match(text)
     if match is None:
         return None
@@ -544,8 +540,6 @@ def read_envelope(text: str) -> ToolErrorBlock | ValidationErrorBlock | None:
 
 
 # ------------------------------------------------------------------- layout
-
-
 
 
 def _at(index: int, read: Callable[[str], _Read], texts: Sequence[str]) -> _Read:

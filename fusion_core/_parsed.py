@@ -193,5 +193,3 @@ class ParsedResponse:
     def texts(self) -> list[str]:
         """The text of every block, in order."""
         return [block.text for block in self.blocks]
-
-

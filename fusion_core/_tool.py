@@ -478,9 +478,7 @@ class Tool(_Registrar):
                 ),
             }
         }
-        merged, always = merge_properties(
-            self.common, [(a.key, a.fields_model) for a in actions]
-        )
+        merged, always = merge_properties(self.common, [(a.key, a.fields_model) for a in actions])
         properties.update(merged)
         select_keys = self.select_keys()
         if self._select and select_keys:

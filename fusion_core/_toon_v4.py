@@ -42,9 +42,7 @@ def _js_numbers(value: Any) -> Any:
 def encode_toon_v4(value: Any, *, delimiter: str, indent: int) -> str:
     """TOON v4.0 text of plain JSON data (validated options, see ``encode_toon``)."""
     try:
-        text: str = toon_format.encode(
-            _js_numbers(value), delimiter=delimiter, indent_size=indent
-        )
+        text: str = toon_format.encode(_js_numbers(value), delimiter=delimiter, indent_size=indent)
     except (TypeError, ValueError) as exc:
         msg = f"toon-format cannot encode this data as TOON v4: {exc}"
         raise SerializationError(msg, path="$", value=value) from exc

@@ -161,9 +161,7 @@ class UiBlock:
         require_unicode(self.content, f"the content of the {self.type!r} UI block")
 
 
-def _meta(
-    title: str | None, width: Width | None, priority: int | float | None
-) -> UiMeta | None:
+def _meta(title: str | None, width: Width | None, priority: int | float | None) -> UiMeta | None:
     if title is None and width is None and priority is None:
         return None
     return UiMeta(title=title, width=width, priority=priority)

@@ -160,8 +160,7 @@ class ValidationFailure:
     def __post_init__(self) -> None:
         given: Any = self.fields  # typed as the result; callers may pass pairs
         fields = tuple(
-            item if isinstance(item, ValidationField) else ValidationField(*item)
-            for item in given
+            item if isinstance(item, ValidationField) else ValidationField(*item) for item in given
         )
         object.__setattr__(self, "fields", fields)
 

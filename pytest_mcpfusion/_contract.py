@@ -100,9 +100,12 @@ def _import_base(config: pytest.Config, path: Path) -> Path | None:
     if depth >= len(path.parents):
         return None
     base = path.parents[depth]
-    return base if base.joinpath(*parts).with_suffix(".py") == path or (
-        base.joinpath(*parts, "__init__.py") == path
-    ) else None
+    return (
+        base
+        if base.joinpath(*parts).with_suffix(".py") == path
+        or (base.joinpath(*parts, "__init__.py") == path)
+        else None
+    )
 
 
 def _command_files(command: str, root: Path) -> Iterator[Path]:

@@ -147,9 +147,7 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def unknown_references(
-    result: FusionResult, definitions: Sequence[Mapping[str, Any]]
-) -> list[str]:
+def unknown_references(result: FusionResult, definitions: Sequence[Mapping[str, Any]]) -> list[str]:
     """Suggested tools and available actions of ``result`` that ``tools/list`` lacks."""
     tools = {definition["name"]: definition for definition in definitions}
     names = ", ".join(sorted(tools)) or "none"

@@ -318,9 +318,9 @@ def _numbers(schema: Mapping[str, Any], *, integer: bool) -> SearchStrategy[Any]
     lows += [math.floor(Fraction(ex_lo) / unit) + 1] if ex_lo is not None else []
     highs = [math.floor(Fraction(hi) / unit)] if hi is not None else []
     highs += [math.ceil(Fraction(ex_hi) / unit) - 1] if ex_hi is not None else []
-    low, high = _bounded(max(lows, default=None), min(highs, default=None), max(
-        1, math.floor(SIZE_BOUND / unit)
-    ))
+    low, high = _bounded(
+        max(lows, default=None), min(highs, default=None), max(1, math.floor(SIZE_BOUND / unit))
+    )
     numbers = st.integers(low, high).map(
         lambda k: int(k * unit) if unit.denominator == 1 else float(k * unit)
     )
@@ -389,8 +389,6 @@ def violations(
         key = st.text(max_size=12).filter(lambda k: k not in taken)
         out.append(st.tuples(key, _any_json(), valid).map(lambda p: with_key(*p)))
     return out
-
-
 
 
 def _any_json() -> SearchStrategy[Any]:

@@ -32,6 +32,8 @@ DEV: Final = "fusion-dev"
 THOROUGH: Final = "fusion-thorough"
 AUTO: Final = "auto"
 PROFILES: Final = (CI, DEV, THOROUGH)
+
+
 # Strategies built from hostile text are slow to generate by design.
 def register() -> None:
     """Register the three profiles (idempotent); nothing to do without hypothesis."""

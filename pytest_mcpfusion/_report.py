@@ -256,10 +256,7 @@ class WireReport:
         if unknown:
             calls = _count(unknown, "call").strip()
             out.append(f"  + {calls} to unknown tools or actions (refused)")
-        out.append(
-            f"blocks: {sum(self.blocks.values())}, "
-            f"{sum(self.block_bytes.values()):,} bytes"
-        )
+        out.append(f"blocks: {sum(self.blocks.values())}, {sum(self.block_bytes.values()):,} bytes")
         for kind in sorted(self.blocks):
             line = f"  {kind:<22} {self.blocks[kind]:>6} blocks {self.block_bytes[kind]:>12,} bytes"
             if self.tokenizer_name is not None:

@@ -108,9 +108,7 @@ def _blocks(blocks: dict[str, dict[str, int | None]], scale: tuple[int, int]) ->
         max([scale[0], *(kind["bytes"] or 0 for kind in blocks.values())]),
         max([scale[1], *(kind["tokens"] or 0 for kind in blocks.values())]),
     )
-    rows = [
-        "<tr><th>kind</th><th>blocks</th><th>bytes</th><th></th><th>tokens</th><th></th></tr>"
-    ]
+    rows = ["<tr><th>kind</th><th>blocks</th><th>bytes</th><th></th><th>tokens</th><th></th></tr>"]
     for name, kind in blocks.items():
         tokens, size = kind["tokens"], kind["bytes"] or 0
         rows.append(
@@ -125,9 +123,7 @@ def _blocks(blocks: dict[str, dict[str, int | None]], scale: tuple[int, int]) ->
 
 def _action(action: dict[str, Any], scale: tuple[int, int]) -> str:
     calls = action["calls"]
-    outcome = " · ".join(
-        f'<span class="{name}">{calls[name]} {name}</span>' for name in OUTCOMES
-    )
+    outcome = " · ".join(f'<span class="{name}">{calls[name]} {name}</span>' for name in OUTCOMES)
     examples = f", {action['example_calls']} from examples" if action["example_calls"] else ""
     known = "" if action["known"] else " (not in tools/list)"
     parts = [

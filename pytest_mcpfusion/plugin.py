@@ -446,6 +446,7 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
     if missing:
         pytest.fail(_NEEDS_SYRUPY, pytrace=False)
     from ._snapshot import PendingSnapshotAssertion  # noqa: PLC0415 - syrupy is optional
+
     option = request.config.option
     assertion = PendingSnapshotAssertion(
         update_snapshots=option.update_snapshots,

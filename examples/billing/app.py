@@ -145,19 +145,32 @@ def make_app(store: BillingStore | None = None) -> FusionApp:
 
     invoices = billing.group("invoices")
     invoices.action(
-        "list", list_invoices, description="List invoices", params=InvoiceFilter,
-        returns=INVOICE_ROW, read_only=True,
+        "list",
+        list_invoices,
+        description="List invoices",
+        params=InvoiceFilter,
+        returns=INVOICE_ROW,
+        read_only=True,
     )
     invoices.action(
-        "get", get_invoice, description="One invoice with its line items",
-        returns=INVOICE, read_only=True,
+        "get",
+        get_invoice,
+        description="One invoice with its line items",
+        returns=INVOICE,
+        read_only=True,
     )
     invoices.action(
-        "pay", pay_invoice, description="Record the payment of an invoice",
-        returns=INVOICE, idempotent=True,
+        "pay",
+        pay_invoice,
+        description="Record the payment of an invoice",
+        returns=INVOICE,
+        idempotent=True,
     )
     invoices.action(
-        "void", void_invoice, description="Void an open invoice", returns=INVOICE,
+        "void",
+        void_invoice,
+        description="Void an open invoice",
+        returns=INVOICE,
         destructive=True,
     )
 

@@ -139,9 +139,12 @@ def has_intlike_key(value: Any) -> bool:
             keys = list(node)
             flags = [is_array_index(key) for key in keys]
             hoisted = sorted((k for k in keys if is_array_index(k)), key=int)
-            if any(flags) and [k for k in keys if is_array_index(k)] + [
-                k for k in keys if not is_array_index(k)
-            ] != keys:
+            if (
+                any(flags)
+                and [k for k in keys if is_array_index(k)]
+                + [k for k in keys if not is_array_index(k)]
+                != keys
+            ):
                 return True
             if hoisted != [k for k in keys if is_array_index(k)]:
                 return True

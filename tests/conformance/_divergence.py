@@ -88,15 +88,14 @@ CLASSES: Final = {
         ),
         Divergence(
             "js-key-order",
-            "an object has an array-index-like key (`\"0\"`, `\"10\"`) after another key, or "
+            'an object has an array-index-like key (`"0"`, `"10"`) after another key, or '
             "index keys out of ascending order",
             "lists index-like keys first, in ascending order",
             "insertion order, as Python keeps it",
         ),
         Divergence(
             "js-undefined",
-            "the data itself is `undefined` (`success(undefined)`), or TOON data holds "
-            "`undefined`",
+            "the data itself is `undefined` (`success(undefined)`), or TOON data holds `undefined`",
             "a block without text; TOON writes `key: null`",
             "`None` (`null`); a missing key, which TOON writes no line for (in JSON objects "
             "and arrays the bytes are the reference's)",
@@ -105,7 +104,7 @@ CLASSES: Final = {
             "ui-meta",
             "a UI block's meta has `priority: null`, a width outside full/half/third or a "
             "non-finite priority",
-            "prints `priority=\"null\"`, accepts any width",
+            'prints `priority="null"`, accepts any width',
             "`None` means unset (no attribute); an invalid width or priority is a `UIError`",
         ),
         Divergence(
@@ -178,9 +177,7 @@ def table() -> str:
         "| class | routed when | the reference | fusion_core, and why |",
         "|---|---|---|---|",
     ]
-    rows.extend(
-        f"| {d.name} | {d.rule} | {d.reference} | {d.ours} |" for d in CLASSES.values()
-    )
+    rows.extend(f"| {d.name} | {d.rule} | {d.reference} | {d.ours} |" for d in CLASSES.values())
     return "\n".join(rows)
 
 

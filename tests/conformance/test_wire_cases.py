@@ -571,8 +571,7 @@ def _assert_toon_divergence(ours: str, golden: str, raw_args: list[Any]) -> None
             if not any(line == f"{key}: null" for key in undefined)
         ]
         ours_lines = [
-            re.sub(r"(?<![\w.])-?\d{16,}(?![\w.])", _js_rounded, line)
-            for line in ours.split("\n")
+            re.sub(r"(?<![\w.])-?\d{16,}(?![\w.])", _js_rounded, line) for line in ours.split("\n")
         ]
         assert ours_lines == reference_lines
     else:

@@ -109,9 +109,7 @@ def test_strict_reading_is_linear_on_a_large_unclosed_element() -> None:
     """A megabyte block opening an element that never closes is read once, not quadratically."""
     text = "<secret" + " a" * 500_000
     found = ambiguities(_wire("{}", text, UI))
-    assert [(violation.block, violation.rule) for violation in found] == [
-        (2, "ambiguous-layout")
-    ]
+    assert [(violation.block, violation.rule) for violation in found] == [(2, "ambiguous-layout")]
 
 
 @pytest.mark.parametrize("payload", P_VALUES, ids=P_IDS)

@@ -63,22 +63,35 @@ CASES = [
     (_wire(), [(None, "wire-format")]),
     (_wire('{"a": 1', structuredContent={"a": 1}), [(0, "data-not-json")]),
     (_wire("[1, 2", structuredContent=[1, 2]), [(0, "data-not-json")]),
-    (_wire("<tool_error>\n<message>a < b</message>\n</tool_error>", isError=True),
-     [(0, "envelope-malformed")]),
-    (_wire("<tool_error>\n<message>m</message>\n</tool_error>", isError=False),
-     [(0, "is-error")]),
-    (_wire('<tool_error severity="warning">\n<message>m</message>\n</tool_error>', isError=True),
-     [(0, "is-error")]),
-    (_wire('<validation_error action="a">\n<field name="f">m</field>\n</validation_error>',
-           isError=False), [(0, "is-error")]),
-    (_wire("<tool_error>\n<message>a ]]> b</message>\n</tool_error>", isError=True),
-     [(0, "cdata-end")]),
-    (_wire('<tool_error code="C" x="1">\n<message>m</message>\n</tool_error>', isError=True),
-     [(0, "envelope-attribute")]),
-    (_wire("<tool_error>\n<message>a & b</message>\n</tool_error>", isError=True),
-     [(0, "unescaped-text")]),
-    (_wire("1", "<tool_error>\n<message>m</message>\n</tool_error>"),
-     [(1, "envelope-position")]),
+    (
+        _wire("<tool_error>\n<message>a < b</message>\n</tool_error>", isError=True),
+        [(0, "envelope-malformed")],
+    ),
+    (_wire("<tool_error>\n<message>m</message>\n</tool_error>", isError=False), [(0, "is-error")]),
+    (
+        _wire('<tool_error severity="warning">\n<message>m</message>\n</tool_error>', isError=True),
+        [(0, "is-error")],
+    ),
+    (
+        _wire(
+            '<validation_error action="a">\n<field name="f">m</field>\n</validation_error>',
+            isError=False,
+        ),
+        [(0, "is-error")],
+    ),
+    (
+        _wire("<tool_error>\n<message>a ]]> b</message>\n</tool_error>", isError=True),
+        [(0, "cdata-end")],
+    ),
+    (
+        _wire('<tool_error code="C" x="1">\n<message>m</message>\n</tool_error>', isError=True),
+        [(0, "envelope-attribute")],
+    ),
+    (
+        _wire("<tool_error>\n<message>a & b</message>\n</tool_error>", isError=True),
+        [(0, "unescaped-text")],
+    ),
+    (_wire("1", "<tool_error>\n<message>m</message>\n</tool_error>"), [(1, "envelope-position")]),
     (_wire("1", "<domain_rules>\n- a < b\n</domain_rules>"), [(1, "unescaped-text")]),
     (_wire("1", "<domain_rules>\n- a & b\n</domain_rules>"), [(1, "unescaped-text")]),
     (_wire("1", "<domain_rules>\n- a\x01\n</domain_rules>"), [(1, "unescaped-text")]),
@@ -88,8 +101,10 @@ CASES = [
     (_wire("1", "<domain_rules>\n- a\n  &#x2D; x\n</domain_rules>"), [(1, "multi-line-item")]),
     (_wire("1", "<domain_rules>\n- a&#xD;- x\n</domain_rules>"), [(1, "multi-line-item")]),
     (_wire("1", "<domain_rules>\n- a ]]> b\n</domain_rules>"), [(1, "cdata-end")]),
-    (_wire("1", "<action_suggestions>\n- just a tool\n</action_suggestions>"),
-     [(1, "suggestion-format")]),
+    (
+        _wire("1", "<action_suggestions>\n- just a tool\n</action_suggestions>"),
+        [(1, "suggestion-format")],
+    ),
     (_wire("1", UI.format(' width="wide"', "c")), [(1, "ui-width")]),
     (_wire("1", UI.format(' priority="null"', "c")), [(1, "ui-priority")]),
     (_wire("1", UI.format(' priority="Infinity"', "c")), [(1, "ui-priority")]),
@@ -104,20 +119,47 @@ CASES = [
     (_wire("1", UI.format("", "<message\n>")), [(1, "ui-fusion-tag")]),
     (_wire("1", UI.format("", "```json\n```\n```")), [(1, "fence-broken")]),
     (_wire("1", "<ui_passthrough>\nc\n</ui_passthrough>"), [(1, "malformed-block")]),
-    (_wire("1", "<domain_rules>\n\n</domain_rules>", "<domain_rules>\n- a\n</domain_rules>"),
-     [(1, "malformed-block")]),
-    (_wire("1", "<llm_directives>\n- a\n</llm_directives>", "<domain_rules>\n- a\n</domain_rules>",
-           "<domain_rules>\n- b\n</domain_rules>"), [(3, "duplicate-block")]),
-    (_wire("1", "<llm_directives>\n- a\n</llm_directives>",
-           "<action_suggestions>\n- t: r\n</action_suggestions>",
-           "<domain_rules>\n- b\n</domain_rules>"), [(3, "block-order")]),
-    (_wire("1", "<llm_directives>\n- a\n</llm_directives>", UI.format("", "c")),
-     [(2, "block-order")]),
+    (
+        _wire("1", "<domain_rules>\n\n</domain_rules>", "<domain_rules>\n- a\n</domain_rules>"),
+        [(1, "malformed-block")],
+    ),
+    (
+        _wire(
+            "1",
+            "<llm_directives>\n- a\n</llm_directives>",
+            "<domain_rules>\n- a\n</domain_rules>",
+            "<domain_rules>\n- b\n</domain_rules>",
+        ),
+        [(3, "duplicate-block")],
+    ),
+    (
+        _wire(
+            "1",
+            "<llm_directives>\n- a\n</llm_directives>",
+            "<action_suggestions>\n- t: r\n</action_suggestions>",
+            "<domain_rules>\n- b\n</domain_rules>",
+        ),
+        [(3, "block-order")],
+    ),
+    (
+        _wire("1", "<llm_directives>\n- a\n</llm_directives>", UI.format("", "c")),
+        [(2, "block-order")],
+    ),
     (_wire("1", "<llm_directives>\n- a\n</llm_directives>", "raw"), [(2, "block-order")]),
-    (_wire("1", "<llm_directives>\n- a\n</llm_directives>", "<domain_rule>\n- a\n</domain_rule>"),
-     [(2, "unknown-block")]),
-    (_wire("1", '<domain_rules>\n- <!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>\n'
-           "</domain_rules>"), [(1, "unescaped-text"), (1, "xml-dtd")]),
+    (
+        _wire(
+            "1", "<llm_directives>\n- a\n</llm_directives>", "<domain_rule>\n- a\n</domain_rule>"
+        ),
+        [(2, "unknown-block")],
+    ),
+    (
+        _wire(
+            "1",
+            '<domain_rules>\n- <!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>\n'
+            "</domain_rules>",
+        ),
+        [(1, "unescaped-text"), (1, "xml-dtd")],
+    ),
 ]
 
 

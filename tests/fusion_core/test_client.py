@@ -328,9 +328,12 @@ UNBOUNDED_SERVER = [sys.executable, "-m", "tests.fusion_core.unbounded_sdk_serve
 
 def test_an_answer_over_the_size_limit_raises_naming_the_call(tmp_path: Path) -> None:
     """Over stdio the client stops reading at the limit and names the call and the limit."""
-    with (tmp_path / "stderr.txt").open("w") as errlog, BlockingFusionClient.stdio(
-        UNBOUNDED_SERVER, cwd=ROOT, timeout=TIMEOUT, max_response_bytes=10_000, errlog=errlog
-    ) as client:
+    with (
+        (tmp_path / "stderr.txt").open("w") as errlog,
+        BlockingFusionClient.stdio(
+            UNBOUNDED_SERVER, cwd=ROOT, timeout=TIMEOUT, max_response_bytes=10_000, errlog=errlog
+        ) as client,
+    ):
         assert client.call("grow", {"n": 100})["content"][0]["text"] == "x" * 100
         with pytest.raises(ServerLimitError) as caught:
             client.call("grow", {"n": 5_000_000})
@@ -344,9 +347,13 @@ def test_an_answer_over_the_size_limit_raises_naming_the_call(tmp_path: Path) ->
 
 def test_an_answer_over_the_timeout_raises_naming_the_call(tmp_path: Path) -> None:
     """A server that does not answer in time: the call ends with the limit named."""
-    with (tmp_path / "stderr.txt").open("w") as errlog, BlockingFusionClient.stdio(
-        UNBOUNDED_SERVER, cwd=ROOT, timeout=1.0, errlog=errlog
-    ) as client, pytest.raises(ServerLimitError) as caught:
+    with (
+        (tmp_path / "stderr.txt").open("w") as errlog,
+        BlockingFusionClient.stdio(
+            UNBOUNDED_SERVER, cwd=ROOT, timeout=1.0, errlog=errlog
+        ) as client,
+        pytest.raises(ServerLimitError) as caught,
+    ):
         client.call("stall", {"seconds": 600})
     assert (caught.value.kind, caught.value.limit) == ("timeout", 1.0)
     assert "tools/call 'stall' {\"seconds\": 600}" in str(caught.value)

@@ -435,11 +435,13 @@ _PIECES = st.sampled_from(
 _MARKUP = st.lists(_PIECES | st.text(max_size=5), max_size=25).map("".join)
 _ANY = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(
-        st.sampled_from(["content", "type", "text", "isError", "structuredContent", "x"]),
-        inner,
-        max_size=4,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["content", "type", "text", "isError", "structuredContent", "x"]),
+            inner,
+            max_size=4,
+        )
     ),
     max_leaves=10,
 )

@@ -168,7 +168,9 @@ def test_input_schema_is_inline_as_the_reference_writes_it() -> None:
     schema = tool.definition()["inputSchema"]
     assert "$defs" not in schema
     assert schema["properties"]["kind"] == {
-        "type": "string", "enum": ["home"], "description": "Required for: a"
+        "type": "string",
+        "enum": ["home"],
+        "description": "Required for: a",
     }
     assert schema["properties"]["address"] == {
         "type": "object",
@@ -179,7 +181,9 @@ def test_input_schema_is_inline_as_the_reference_writes_it() -> None:
     }
     assert schema["properties"]["limit"]["description"] == "For: a"
     assert schema["properties"]["page"] == {
-        "type": "integer", "default": 1, "description": "Required for: a"
+        "type": "integer",
+        "default": 1,
+        "description": "Required for: a",
     }
     assert "_select" not in schema["properties"]  # no Presenter: nothing to select
 
@@ -219,5 +223,8 @@ def test_explicit_annotations_win_over_derived_hints() -> None:
     tool = Tool("t", annotations={"title": "T", "readOnlyHint": False})
     tool.action("a", lambda: None, read_only=True)
     assert tool.definition()["annotations"] == {
-        "title": "T", "readOnlyHint": False, "destructiveHint": False, "idempotentHint": False
+        "title": "T",
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": False,
     }

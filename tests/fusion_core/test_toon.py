@@ -200,9 +200,7 @@ def test_v4_prints_large_floats_as_javascript_does() -> None:
     assert encode_toon({"h": 1.2345678901234568e20}, version=4) == "h: 123456789012345680000"
 
 
-@pytest.mark.parametrize(
-    "options", [{"key_folding": "safe"}, {"flatten_depth": 2}, {"version": 5}]
-)
+@pytest.mark.parametrize("options", [{"key_folding": "safe"}, {"flatten_depth": 2}, {"version": 5}])
 def test_v4_options_that_do_not_exist_are_errors(options: dict[str, Any]) -> None:
     """Key folding has no v4 implementation yet, and only versions 3 and 4 exist."""
     with pytest.raises(ValueError, match="version"):

@@ -22,7 +22,7 @@ for _name in fusion_core.__all__:
 ROOT = Path(__file__).resolve().parents[2]
 
 APP_SOURCE = textwrap.dedent(
-    '''
+    """
     from pydantic import BaseModel
 
     from fusion_core import FusionApp, Presenter, Tool, tool_error, ui
@@ -69,11 +69,11 @@ APP_SOURCE = textwrap.dedent(
 
 
     app = FusionApp([billing], name="shop")
-    '''
+    """
 )
 
 
-CALL_TESTS = '''
+CALL_TESTS = """
 from pytest_mcpfusion import FusionResult
 
 
@@ -106,7 +106,7 @@ def test_error(fusion_call):
 
 def test_app_fixture(fusion_app):
     assert [d["name"] for d in fusion_app.definitions()] == ["billing"]
-'''
+"""
 """Tests a downstream project writes with ``fusion_call`` against ``shop``."""
 
 

@@ -8,10 +8,10 @@ import pytest
 def test_results_diff_by_block(shop: pytest.Pytester) -> None:
     """Two different results: the message names the differing block and its kind."""
     shop.makepyfile(
-        test_cmp='''
+        test_cmp="""
 def test_cmp(fusion_call):
     assert fusion_call("billing", "get", id="INV-1") == fusion_call("billing", "get", id="INV-2")
-'''
+"""
     )
     result = shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider", "-vv")
     result.assert_outcomes(failed=1)
@@ -28,7 +28,7 @@ def test_cmp(fusion_call):
 def test_views_diff_by_field(pytester: pytest.Pytester) -> None:
     """Two views: the message lists each differing field and item."""
     pytester.makepyfile(
-        test_views='''
+        test_views="""
 from fusion_core import response, view_of
 
 
@@ -36,7 +36,7 @@ def test_views():
     left = view_of(response({"a": 1}).system_rules(["one", "two"]).build())
     right = view_of(response({"a": 1}).system_rules(["one", "three"]).build())
     assert left == right
-'''
+"""
     )
     result = pytester.runpytest("-p", "no:cacheprovider", "-vv")
     result.assert_outcomes(failed=1)

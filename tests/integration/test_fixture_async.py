@@ -9,7 +9,7 @@ import pytest
 def test_async_twin(shop: pytest.Pytester, transport: str) -> None:
     """Awaited calls return the same results as the sync fixture."""
     shop.makepyfile(
-        test_async='''
+        test_async="""
 import pytest
 
 
@@ -22,7 +22,7 @@ async def test_get(fusion_call_async):
 @pytest.fixture
 def anyio_backend():
     return "asyncio"
-'''
+"""
     )
     result = shop.runpytest_subprocess(
         "--fusion-app=shop:app", f"--fusion-transport={transport}", "-p", "no:cacheprovider"

@@ -6,20 +6,18 @@ from pathlib import Path
 
 import pytest
 
-TESTS = '''
+TESTS = """
 def test_get(fusion_call, fusion_snapshot):
     assert fusion_call("billing", "get", id="INV-1") == fusion_snapshot
 
 
 def test_list(fusion_call, fusion_snapshot):
     assert fusion_call("billing", "list") == fusion_snapshot
-'''
+"""
 
 
 def _snapshots(root: Path) -> dict[str, bytes]:
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*.wire")
-    }
+    return {path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*.wire")}
 
 
 def test_update_then_compare(shop: pytest.Pytester) -> None:
@@ -62,13 +60,13 @@ def test_a_one_character_change_names_the_block(shop: pytest.Pytester) -> None:
 def test_crlf_survives_byte_for_byte(pytester: pytest.Pytester) -> None:
     """CR LF inside a block is stored and compared exactly, shown visibly in diffs."""
     pytester.makepyfile(
-        test_crlf='''
+        test_crlf="""
 from fusion_core import response
 
 
 def test_crlf(fusion_snapshot):
     assert response("line one\\r\\nline two").build() == fusion_snapshot
-'''
+"""
     )
     pytester.runpytest("--snapshot-update", "-p", "no:cacheprovider").assert_outcomes(passed=1)
     stored = next(iter(_snapshots(pytester.path).values()))

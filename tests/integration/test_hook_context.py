@@ -8,17 +8,17 @@ import pytest
 def test_context_hook_and_fixture_override(shop: pytest.Pytester) -> None:
     """pytest_fusion_context makes the context; a fusion_context fixture overrides it."""
     shop.makeconftest(
-        '''
+        """
 import pytest
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_fusion_context(app, request):
     return "from-hook"
-'''
+"""
     )
     shop.makepyfile(
-        test_ctx='''
+        test_ctx="""
 import pytest
 
 
@@ -37,6 +37,6 @@ class TestOverride:
 
     def test_fixture(self, fusion_call):
         assert fusion_call("billing", "whoami").data == {"user": "from-fixture"}
-'''
+"""
     )
     shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider").assert_outcomes(passed=3)

@@ -15,7 +15,7 @@ import pytest
 
 from ._foreign import FOREIGN_SERVER, command
 
-LOOKUP_APP = '''
+LOOKUP_APP = """
 from fusion_core import FusionApp, Tool, tool_error
 
 INVOICES = {"A-1": {"id": "A-1", "total": 5}}
@@ -30,7 +30,7 @@ def get(invoice: str) -> object:
 
 
 app = FusionApp([billing], name="lookup")
-'''
+"""
 
 
 def _lookup(pytester: pytest.Pytester, examples: str) -> None:

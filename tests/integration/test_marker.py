@@ -36,7 +36,7 @@ def test_check_false_exempts_a_test(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(broken=BROKEN)
     pytester.syspathinsert()
     pytester.makepyfile(
-        test_broken='''
+        test_broken="""
 import pytest
 
 
@@ -47,7 +47,7 @@ def test_checked(fusion_call):
 @pytest.mark.fusion(check=False)
 def test_exempt(fusion_call):
     assert fusion_call("broken", "raw").content[1].endswith("]]> b\\n</domain_rules>")
-'''
+"""
     )
     result = pytester.runpytest(
         "--fusion", "--fusion-app=broken:app", "-p", "no:cacheprovider", "-k", "checked or exempt"

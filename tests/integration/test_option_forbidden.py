@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-APP = '''
+APP = """
 from fusion_core import FusionApp, Tool, response
 
 crm = Tool("crm", "Customers")
@@ -26,7 +26,7 @@ def plain(ctx: object = None) -> object:
 
 
 app = FusionApp([crm], name="crm")
-'''
+"""
 TESTS = """
 def test_get(fusion_call):
     fusion_call("crm", "get")

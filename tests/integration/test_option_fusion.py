@@ -51,7 +51,11 @@ def _report(output: str) -> list[str]:
 def test_contract_tests_for_every_action(shop: pytest.Pytester) -> None:
     """Valid and invalid arguments for each action; all responses honour the contract."""
     result = shop.runpytest(
-        "--fusion", "--fusion-app=shop:app", "--fusion-examples=10", "-p", "no:cacheprovider",
+        "--fusion",
+        "--fusion-app=shop:app",
+        "--fusion-examples=10",
+        "-p",
+        "no:cacheprovider",
         "-v",
     )
     result.assert_outcomes(passed=6)
@@ -105,8 +109,15 @@ def test_same_report_in_process_and_from_a_command(shop: pytest.Pytester) -> Non
 def test_report_under_xdist_merges_the_workers(shop: pytest.Pytester) -> None:
     """With -n 2 the controller prints one report covering both workers."""
     result = shop.runpytest_subprocess(
-        "--fusion", "--fusion-app=shop:app", "--fusion-examples=5", "-p", "xdist", "-n", "2",
-        "-p", "no:cacheprovider",
+        "--fusion",
+        "--fusion-app=shop:app",
+        "--fusion-examples=5",
+        "-p",
+        "xdist",
+        "-n",
+        "2",
+        "-p",
+        "no:cacheprovider",
     )
     result.assert_outcomes(passed=6)
     report = _report(result.stdout.str())
@@ -127,7 +138,7 @@ def test_tokens_in_the_report(shop: pytest.Pytester) -> None:
 def test_contract_tests_take_their_context_from_the_hook(shop: pytest.Pytester) -> None:
     """pytest_fusion_context (with request=None) gives contract tests their context."""
     shop.makeconftest(
-        '''
+        """
 import pytest
 
 SEEN = []
@@ -145,11 +156,16 @@ def pytest_fusion_check(result):
         if not result.is_error and result.data != {"user": "contract-ctx"}:
             return [f"whoami saw {result.data!r}"]
     return None
-'''
+"""
     )
     result = shop.runpytest(
-        "--fusion", "--fusion-app=shop:app", "--fusion-examples=5", "-p", "no:cacheprovider",
-        "-k", "whoami",
+        "--fusion",
+        "--fusion-app=shop:app",
+        "--fusion-examples=5",
+        "-p",
+        "no:cacheprovider",
+        "-k",
+        "whoami",
     )
     result.assert_outcomes(passed=2)
 
@@ -158,9 +174,7 @@ def test_report_counts_failed_contract_tests_and_unknown_calls(pytester: pytest.
     """Failed contract tests and calls to unknown actions show in the report."""
     pytester.makepyfile(leaky=LEAKY)
     pytester.syspathinsert()
-    pytester.makepyfile(
-        test_unknown="def test_x(fusion_call):\n    fusion_call('users', 'nope')\n"
-    )
+    pytester.makepyfile(test_unknown="def test_x(fusion_call):\n    fusion_call('users', 'nope')\n")
     result = pytester.runpytest(
         "--fusion", "--fusion-app=leaky:app", "--fusion-examples=10", "-p", "no:cacheprovider"
     )

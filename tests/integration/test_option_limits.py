@@ -10,7 +10,7 @@ import pytest
 
 from .conftest import UNBOUNDED_SERVER
 
-USER_TESTS = '''
+USER_TESTS = """
 def test_huge(fusion_call):
     # over the default 8 MiB, in a fraction of the default 30 s
     fusion_call("grow", n=50_000_000)
@@ -22,7 +22,7 @@ def test_slow(fusion_call):
 
 def test_after_both(fusion_call):
     assert fusion_call("echo", text="still here").data == {"text": "still here"}
-'''
+"""
 
 
 def test_an_oversized_answer_fails_naming_the_call_the_limit_and_the_option(
@@ -74,9 +74,7 @@ def test_the_ini_keys_set_the_limits(pytester: pytest.Pytester) -> None:
         f"[pytest]\nfusion_server = {UNBOUNDED_SERVER}\n"
         "fusion_timeout = 1\nfusion_max_response_bytes = 1000\n"
     )
-    pytester.makepyfile(
-        test_user='def test_grow(fusion_call):\n    fusion_call("grow", n=5000)\n'
-    )
+    pytester.makepyfile(test_user='def test_grow(fusion_call):\n    fusion_call("grow", n=5000)\n')
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*the answer passed 1,000 bytes*"])
@@ -102,7 +100,7 @@ def test_contract_tests_against_an_unbounded_action_end_with_a_clear_failure(
     result.stdout.fnmatch_lines(
         [
             "*tool 'grow' broke the Fusion contract*",
-            "*sent:*{\"n\": *",
+            '*sent:*{"n": *',
             "*the answer passed 2,000 bytes*--fusion-max-response-bytes*",
             "reproduce: pytest '*::fusion-contract::grow[[]valid[]]' --fusion *",
         ]

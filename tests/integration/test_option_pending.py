@@ -153,14 +153,14 @@ def test_pending_snapshots_under_xdist(shop: pytest.Pytester) -> None:
 def test_a_derived_assertion_still_writes_pending_files(pytester: pytest.Pytester) -> None:
     """fusion_snapshot.with_defaults(...) keeps pending mode (syrupy copies the assertion)."""
     pytester.makepyfile(
-        test_derived='''
+        test_derived="""
 from fusion_core import response
 
 
 def test_derived(fusion_snapshot):
     derived = fusion_snapshot.with_defaults()
     assert response("changed").build() == derived
-'''
+"""
     )
     result = pytester.runpytest("--fusion-pending", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)

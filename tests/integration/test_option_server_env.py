@@ -33,10 +33,10 @@ def whoami() -> dict[str, object]:
 mcp.run()
 '''
 
-TEST = '''
+TEST = """
 def test_whoami(fusion_call):
     assert fusion_call("whoami").data == {EXPECTED}
-'''
+"""
 
 
 @pytest.fixture

@@ -26,14 +26,14 @@ def test_overriding_fusion_app_with_the_configured_app_keeps_the_transport(
         "def fusion_app():\n    return shop.app\n"
     )
     shop.makepyfile(
-        test_remote='''
+        test_remote="""
 import pytest
 
 
 def test_context_is_refused_over_stdio(fusion_call):
     with pytest.raises(pytest.UsageError, match="in-process transport"):
         fusion_call("billing", "whoami", context="x")
-'''
+"""
     )
     result = shop.runpytest_subprocess(
         "--fusion-app=shop:app", "--fusion-transport=stdio", "-p", "no:cacheprovider"

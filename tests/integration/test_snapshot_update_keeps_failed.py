@@ -17,7 +17,7 @@ from .conftest import ROOT
 
 BARE_SERVER = f"{sys.executable} {ROOT / 'tests' / 'fusion_core' / 'bare_sdk_server.py'}"
 
-TESTS = '''
+TESTS = """
 def test_well_formed(fusion_call, fusion_snapshot):
     assert fusion_call("well_formed") == fusion_snapshot
 
@@ -34,7 +34,7 @@ def test_fails_before_its_snapshot(fusion_call, fusion_snapshot):
     result = fusion_call("well_formed")
     assert {SNAPSHOT_FAILS}
     assert result == fusion_snapshot
-'''
+"""
 
 
 def _snapshots(root: Path) -> dict[str, bytes]:

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_mcpfusion._safekeeping import escape_surrogates
 
-SURROGATE_TESTS = r'''
+SURROGATE_TESTS = r"""
 import sys
 
 import pytest
@@ -40,7 +40,7 @@ def test_a_surrogate_in_a_report_section(request):
 
 def test_passes():
     print("\ud800 in a passing test")
-'''
+"""
 
 
 def test_every_failure_arrives_under_xdist(pytester: pytest.Pytester) -> None:

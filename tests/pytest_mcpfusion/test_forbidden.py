@@ -90,9 +90,13 @@ def test_empty_ini_lines_are_dropped() -> None:
 
 def test_suggestions_must_name_a_tool_or_an_action_of_one() -> None:
     """``billing`` and ``billing.invoices.list`` exist; ``billing.pay`` and ``crm`` do not."""
-    made = response("ok").system_hint(
-        [("billing", "a"), ("billing.invoices.list", "b"), ("billing.pay", "c"), ("crm", "d")]
-    ).build()
+    made = (
+        response("ok")
+        .system_hint(
+            [("billing", "a"), ("billing.invoices.list", "b"), ("billing.pay", "c"), ("crm", "d")]
+        )
+        .build()
+    )
     found = unknown_references(result_of(made), DEFINITIONS)
     assert len(found) == 2
     assert "'billing.pay'" in found[0]

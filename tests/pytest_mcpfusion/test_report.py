@@ -90,8 +90,9 @@ def test_document_is_the_same_whatever_the_merge_order() -> None:
     """Workers' reports merged in any order give the same JSON bytes (stable report)."""
     first, second = _filled(), WireReport()
     second.record(result_of(success([1])), ["data"], action="list")
-    one, two = WireReport(known_actions=first.known_actions), WireReport(
-        known_actions=first.known_actions
+    one, two = (
+        WireReport(known_actions=first.known_actions),
+        WireReport(known_actions=first.known_actions),
     )
     one.merge(first.to_data())
     one.merge(second.to_data())
