@@ -17,6 +17,7 @@ from fusion_core._helpers import success_structured
 from fusion_core._presenter import Presenter
 from fusion_core._response import view_of
 from fusion_core._tool import Tool
+from tests._support.blocking import Holder
 
 
 class Create(BaseModel):
@@ -225,23 +226,8 @@ async def test_a_blocking_sync_handler_does_not_delay_a_concurrent_call(fast: st
 @pytest.mark.anyio
 async def test_sync_handlers_run_at_most_worker_threads_at_once() -> None:
     """With ``worker_threads=2``, a third blocking call waits for a free thread."""
-    lock = threading.Lock()
-    active: list[int] = [0, 0]  # now, most at once
-    two_in, release = threading.Event(), threading.Event()
-
-    def hold() -> str:
-        with lock:
-            active[0] += 1
-            active[1] = max(active[1], active[0])
-            if active[0] == 2:
-                two_in.set()
-        try:
-            return "done" if release.wait(_WAIT) else "timed out"
-        finally:
-            with lock:
-                active[0] -= 1
-
-    app = FusionApp([Tool("t").action("hold", hold)], worker_threads=2)
+    holder = Holder()
+    app = FusionApp([Tool("t").action("hold", holder.hold)], worker_threads=2)
     done: list[list[str]] = []
 
     async def one() -> None:
@@ -250,12 +236,12 @@ async def test_sync_handlers_run_at_most_worker_threads_at_once() -> None:
     async with anyio.create_task_group() as group:
         for _ in range(5):
             group.start_soon(one)
-        assert await anyio.to_thread.run_sync(two_in.wait, _WAIT)
+        assert await anyio.to_thread.run_sync(holder.two_in.wait, _WAIT)
         await anyio.sleep(0.2)  # room for a third thread to start, were there no limit
-        assert active == [2, 2]
-        release.set()
+        assert holder.active == [2, 2]
+        holder.release.set()
     assert done == [["done"]] * 5
-    assert active == [0, 2]
+    assert holder.active == [0, 2]
     assert app.worker_threads == 2
 
 

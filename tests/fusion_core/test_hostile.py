@@ -642,12 +642,26 @@ _BLOCK_STARTING_LINES = {
 }
 
 
+def _assert_items_read_as_built(result: ToolResponse) -> None:
+    """markdown-it-py reads 1 hint, 2 rules, 2 suggestions and 2 list items, from the bytes and XML.
+
+    ``result`` holds a list UI block, then one hint, two rules and two suggestions.
+    """
+    from tests.properties._readers import lxml_structure, markdown_items  # noqa: PLC0415
+
+    for text, count in zip(result.texts[2:], (1, 2, 2), strict=True):
+        tag = text[1 : text.index(">")]
+        assert markdown_items(text[len(tag) + 3 : -len(tag) - 4]) == (count, [])
+        parsed = lxml_structure(text)
+        assert parsed is not None
+        assert markdown_items(parsed[2][1:-1]) == (count, [])
+    assert markdown_items(result.texts[1].split("\n", 1)[1].rsplit("\n", 1)[0]) == (2, [])
+
+
 @pytest.mark.parametrize("line_break", ["\n", "\r", "\r\n"], ids=["lf", "cr", "crlf"])
 @pytest.mark.parametrize("line", _BLOCK_STARTING_LINES.values(), ids=_BLOCK_STARTING_LINES)
 def test_continuation_lines_start_no_markdown_block(line_break: str, line: str) -> None:
     """markdown-it-py reads exactly the built items, from the bytes and from their XML reading."""
-    from tests.properties._readers import lxml_structure, markdown_items  # noqa: PLC0415
-
     payload = f"rule{line_break}{line}"
     result = (
         response("d")
@@ -657,13 +671,7 @@ def test_continuation_lines_start_no_markdown_block(line_break: str, line: str) 
         .ui_block(ui.list([payload, "second"]))
         .build()
     )
-    for text, count in zip(result.texts[2:], (1, 2, 2), strict=True):
-        tag = text[1 : text.index(">")]
-        assert markdown_items(text[len(tag) + 3 : -len(tag) - 4]) == (count, [])
-        parsed = lxml_structure(text)
-        assert parsed is not None
-        assert markdown_items(parsed[2][1:-1]) == (count, [])
-    assert markdown_items(result.texts[1].split("\n", 1)[1].rsplit("\n", 1)[0]) == (2, [])
+    _assert_items_read_as_built(result)
     view = parse(result).view
     assert view.rules == (payload, "second")
     assert view.suggestions[0] == Suggestion(payload, payload)
@@ -693,8 +701,6 @@ _LEADING_LINES = {
 @pytest.mark.parametrize("first", _LEADING_LINES.values(), ids=_LEADING_LINES)
 def test_item_first_lines_never_read_as_a_thematic_break(first: str) -> None:
     """markdown-it-py reads every rule, hint and list item as an item; the view reads it back."""
-    from tests.properties._readers import lxml_structure, markdown_items  # noqa: PLC0415
-
     result = (
         response("d")
         .system_rules([first, "second"])
@@ -703,13 +709,7 @@ def test_item_first_lines_never_read_as_a_thematic_break(first: str) -> None:
         .ui_block(ui.list([first, "second"]))
         .build()
     )
-    for text, count in zip(result.texts[2:], (1, 2, 2), strict=True):
-        tag = text[1 : text.index(">")]
-        assert markdown_items(text[len(tag) + 3 : -len(tag) - 4]) == (count, [])
-        parsed = lxml_structure(text)
-        assert parsed is not None
-        assert markdown_items(parsed[2][1:-1]) == (count, [])
-    assert markdown_items(result.texts[1].split("\n", 1)[1].rsplit("\n", 1)[0]) == (2, [])
+    _assert_items_read_as_built(result)
     view = parse(result).view
     assert view.rules == (first, "second")
     assert view.directives == (first,)

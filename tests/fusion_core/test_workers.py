@@ -15,6 +15,7 @@ from fusion_core import _workers
 from fusion_core._app import FusionApp
 from fusion_core._tool import Tool
 from fusion_core._workers import WorkerPool
+from tests._support.blocking import Holder
 
 _WAIT = 10.0  # seconds a blocked job waits before giving up (only when the test fails)
 _VAR: contextvars.ContextVar[str] = contextvars.ContextVar("_VAR", default="unset")
@@ -44,32 +45,18 @@ def test_threads_serve_every_event_loop_of_the_process() -> None:
 def test_no_more_than_size_jobs_run_at_once() -> None:
     """With ``size=2``, five blocking jobs run two at a time and all complete."""
     pool = WorkerPool(2)
-    lock = threading.Lock()
-    active = [0, 0]  # now, most at once
-    two_in, release = threading.Event(), threading.Event()
-
-    def hold() -> str:
-        with lock:
-            active[0] += 1
-            active[1] = max(active[1], active[0])
-            if active[0] == 2:
-                two_in.set()
-        try:
-            return "done" if release.wait(_WAIT) else "timed out"
-        finally:
-            with lock:
-                active[0] -= 1
+    holder = Holder()
 
     async def main() -> list[str]:
-        jobs = [asyncio.ensure_future(pool.run(hold)) for _ in range(5)]
-        assert await asyncio.to_thread(two_in.wait, _WAIT)
+        jobs = [asyncio.ensure_future(pool.run(holder.hold)) for _ in range(5)]
+        assert await asyncio.to_thread(holder.two_in.wait, _WAIT)
         await asyncio.sleep(0.2)  # room for a third thread to start, were there no bound
-        assert active == [2, 2]
-        release.set()
+        assert holder.active == [2, 2]
+        holder.release.set()
         return list(await asyncio.gather(*jobs))
 
     assert asyncio.run(main()) == ["done"] * 5
-    assert active == [0, 2]
+    assert holder.active == [0, 2]
 
 
 def test_a_cancelled_job_that_has_not_started_never_runs() -> None:
