@@ -34,7 +34,7 @@ examples (tasks_app.py: the app of the docs' Getting started):
 def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     """The top-level parser and its ``serve`` subparser (which reports serve's errors)."""
     parser = argparse.ArgumentParser(
-        prog="python -m fusion_core",
+        prog="fusion",  # the same command line as `fusion` (_cli), whichever way it starts
         description="Serve a Fusion app over MCP with the official mcp SDK.",
         allow_abbrev=False,
     )

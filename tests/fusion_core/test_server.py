@@ -391,11 +391,13 @@ def test_load_app_does_not_hide_the_apps_own_import_errors(
 
 @pytest.mark.parametrize("argv", [["--help"], ["serve", "--help"]])
 def test_cli_help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    """``--help`` prints usage and exits 0."""
+    """``--help`` prints usage under the command's one name, ``fusion``, and exits 0."""
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 0
-    assert "usage: python -m fusion_core" in capsys.readouterr().out
+    assert f"usage: fusion {argv[0] if argv[0] == 'serve' else ''}".strip() in (
+        capsys.readouterr().out
+    )
 
 
 @pytest.mark.parametrize(
