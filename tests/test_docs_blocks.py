@@ -242,6 +242,11 @@ def _check_command(words: list[str]) -> None:
     program, args = words[0], words[1:]
     if program in EXTERNAL:
         return
+    if program == "nice":  # a niced command: check the command itself
+        _check_command(args[2:] if args[:1] == ["-n"] else args)
+        return
+    if program.endswith("python") and args[:2] == ["-m", "pytest"]:
+        program, args = "pytest", args[2:]
     if program == "pip":
         _check_pip(args)
     elif program == "./dev":
