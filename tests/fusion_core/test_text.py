@@ -6,6 +6,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from fusion_core import SerializationError
 from fusion_core._text import (
     FUSION_ELEMENTS,
     LINE_BREAK,
@@ -18,6 +19,7 @@ from fusion_core._text import (
     escape_text,
     find_fusion_tag,
     neutralize_fusion_tags,
+    require_unicode,
     restore_fusion_tags,
     unescape,
 )
@@ -314,3 +316,17 @@ def test_neutralize_round_trips_and_cannot_forge(text: str) -> None:
 def test_neutralize_is_identity_without_a_tag(text: str) -> None:
     """Content without a tag is unchanged."""
     assert neutralize_fusion_tags(text) == text
+
+
+def test_a_lone_surrogate_in_verbatim_text_is_an_error_naming_where() -> None:
+    """require_unicode names the code point, its index and the field, and keeps the value."""
+    text = "ok \udc80 tail"
+    with pytest.raises(SerializationError) as raised:
+        require_unicode(text, "the content of the 'markdown' UI block")
+    assert str(raised.value) == (
+        "lone surrogate U+DC80 at index 3: MCP text must be valid Unicode; decode the text "
+        "properly or drop it (at the content of the 'markdown' UI block)"
+    )
+    assert raised.value.path == "the content of the 'markdown' UI block"
+    assert raised.value.value == text
+    assert require_unicode("é ok", "x") == "é ok"
