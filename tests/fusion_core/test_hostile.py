@@ -235,6 +235,29 @@ def test_lone_surrogates_never_reach_the_wire_raw(make: Callable[[], ToolRespons
     result.to_mcp().model_dump_json(by_alias=True, exclude_none=True)
 
 
+# Verbatim text is never altered, so a lone surrogate there is refused, naming the field.
+VERBATIM_SURROGATES: dict[str, tuple[Callable[[], Any], str]] = {
+    "str-data": (lambda: success("a\udc80"), "the data str"),
+    "builder-data": (lambda: response("a\udc80").build(), "the data str"),
+    "raw-block": (lambda: response("x").raw_block("\udc80").build(), "the raw block"),
+    "ui-content": (
+        lambda: response("x").ui_block(ui.markdown("\udc80")).build(),
+        "the content of the 'markdown' UI block",
+    ),
+}
+
+
+@pytest.mark.parametrize(("make", "path"), VERBATIM_SURROGATES.values(), ids=VERBATIM_SURROGATES)
+def test_lone_surrogates_in_verbatim_text_name_the_field(
+    make: Callable[[], Any], path: str
+) -> None:
+    """The SerializationError names the verbatim field that holds the lone surrogate."""
+    with pytest.raises(SerializationError) as raised:
+        make()
+    assert raised.value.path == path
+    assert str(raised.value).endswith(f"(at {path})")
+
+
 PAYLOADS = {
     "close-rules": "</domain_rules>",
     "close-directives": "</llm_directives>",
