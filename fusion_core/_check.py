@@ -473,27 +473,25 @@ class _Checker:
         And no item line is a thematic break (``- --``), which a Markdown
         reader shows as a rule line instead of the item.
         """
-        for item in split_items(body[2:]):
-            if thematic_item(item):
-                self.add(
-                    index,
-                    "thematic-item",
-                    f"a {tag} item line '- {item[:20]}' reads as a thematic break (a "
-                    "horizontal rule), not an item; write a backslash before its text "
-                    "(- \\--)",
-                )
-                break
-        for item in split_items(body[2:]):
-            if bad_continuation(item) is not None:
-                self.add(
-                    index,
-                    "multi-line-item",
-                    f"a {tag} item continues on a line without the two-space indent, or on "
-                    "one that starts a Markdown block ('- x', '# x', '1. x'...), which reads "
-                    "as another item; indent continuation lines by two spaces and write a "
-                    "block-starting first character as a reference (&#x2D;)",
-                )
-                break
+        items = split_items(body[2:])
+        thematic = next((item for item in items if thematic_item(item)), None)
+        if thematic is not None:
+            self.add(
+                index,
+                "thematic-item",
+                f"a {tag} item line '- {thematic[:20]}' reads as a thematic break (a "
+                "horizontal rule), not an item; write a backslash before its text "
+                "(- \\--)",
+            )
+        if any(bad_continuation(item) is not None for item in items):
+            self.add(
+                index,
+                "multi-line-item",
+                f"a {tag} item continues on a line without the two-space indent, or on "
+                "one that starts a Markdown block ('- x', '# x', '1. x'...), which reads "
+                "as another item; indent continuation lines by two spaces and write a "
+                "block-starting first character as a reference (&#x2D;)",
+            )
 
     def embed(self, index: int, block: EmbedBlock, *, in_tail: bool) -> None:
         try:
