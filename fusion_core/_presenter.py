@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeAlias, TypeVar, final
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import PydanticSerializationError
 
 from ._builder import ResponseBuilder, SuggestionLike, seal
 from ._errors import FusionError
@@ -45,7 +44,7 @@ from ._json import to_json
 from ._redact import describe_validation_error, safe_path, schema_names, scrub
 from ._schema import Mask
 from ._ui import UiBlock, summary
-from ._unwritable import describe_unwritable, locate_unwritable
+from ._unwritable import describe_unwritable, is_unwritable, locate_unwritable
 from ._view import Suggestion
 
 __all__ = ["CallRecord", "FieldError", "Presenter", "PresenterValidationError"]
@@ -318,8 +317,10 @@ class Presenter(Generic[M]):
         except ValidationError as exc:
             index, errors = _field_errors(exc, self._schema_names(), skip_index=many)
             raise PresenterValidationError(self.name, errors, index) from None
-        except PydanticSerializationError as exc:
+        except ValueError as exc:  # validated, but not writable as JSON
             index, loc, found = locate_unwritable(self._mask.model, data, many=many)
+            if found is None and not is_unwritable(exc):
+                raise
             error = FieldError(
                 safe_path(loc, self._schema_names()), describe_unwritable(found or exc)
             )

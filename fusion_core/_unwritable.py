@@ -2,9 +2,10 @@
 
 A model can accept what ``model_dump(mode="json")`` cannot write: an
 ``extra="allow"`` key or an ``Any`` field holding an object (a
-``SimpleNamespace``, a socket), a serializer that raises. pydantic then
-raises ``PydanticSerializationError`` with no location, and a serializer's
-own message may quote the value it failed on. A Presenter refuses such data
+``SimpleNamespace``, a socket) or a value that contains itself or is nested
+too deeply, a serializer that raises. pydantic then raises
+``PydanticSerializationError`` (or a plain ``ValueError``) with no location,
+and a serializer's own message may quote the value it failed on. A Presenter refuses such data
 like data that does not fit its schema (``PresenterValidationError``): this
 module finds the first value that cannot be written — by serializing one
 field, one extra key, one element at a time, which costs nothing until
@@ -21,18 +22,34 @@ from typing import Any, Final
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-__all__ = ["describe_unwritable", "locate_unwritable"]
+__all__ = ["describe_unwritable", "is_unwritable", "locate_unwritable"]
 
 Loc = tuple[int | str, ...]
 Part = tuple[int | str, Any, Callable[[], object]]
 
 _UNKNOWN_TYPE: Final = re.compile(r"^Unable to serialize unknown type: <class '([\w.]+)'>")
 _FUNCTION: Final = re.compile(r"^Error calling function `([\w.<>]+)`")
+# Fixed texts of pydantic's serializer (plain ValueErrors): they quote nothing.
+_FIXED: Final = {
+    "Circular reference detected (id repeated)": "The value contains itself (a circular "
+    "reference) and cannot be written as JSON",
+    "Maximum serialization depth exceeded": "The value is nested too deeply to be written as JSON",
+}
+# How far the search descends: deeper data is blamed at this depth, so that
+# finding the place costs at most this many serializations of a part.
+_MAX_DEPTH: Final = 32
 
 
-def describe_unwritable(exc: PydanticSerializationError) -> str:
-    """What cannot be written: a type's name or a serializer's name, no value."""
+def is_unwritable(exc: ValueError) -> bool:
+    """Whether ``exc`` is pydantic's serializer refusing a value (not some other failure)."""
+    return isinstance(exc, PydanticSerializationError) or str(exc) in _FIXED
+
+
+def describe_unwritable(exc: ValueError) -> str:
+    """What cannot be written: a type's name, a serializer's name or a fixed text, no value."""
     text = str(exc)
+    if text in _FIXED:
+        return _FIXED[text]
     unknown = _UNKNOWN_TYPE.match(text)
     if unknown:
         return f"A value of type {unknown.group(1)} cannot be written as JSON"
@@ -47,7 +64,7 @@ def describe_unwritable(exc: PydanticSerializationError) -> str:
 
 def locate_unwritable(
     model: type[BaseModel], data: Any, *, many: bool
-) -> tuple[int | None, Loc, PydanticSerializationError | None]:
+) -> tuple[int | None, Loc, ValueError | None]:
     """The item index, the path and the error of the first value that cannot be written.
 
     ``data`` is what the Presenter was given (one object, or a list when
@@ -63,19 +80,25 @@ def locate_unwritable(
             continue
         try:
             instance.model_dump(mode="json")
-        except PydanticSerializationError as exc:
-            loc, error = _within(instance, ()) or ((), exc)
+        except ValueError as exc:  # PydanticSerializationError, or a circular or too deep value
+            loc, error = _within(instance, (), set()) or ((), exc)
             return (index if many else None), loc, error
     return None, (), None
 
 
-def _within(value: Any, loc: Loc) -> tuple[Loc, PydanticSerializationError] | None:
-    """The deepest part of ``value`` that fails to serialize, or ``None``."""
+def _within(value: Any, loc: Loc, seen: set[int]) -> tuple[Loc, ValueError] | None:
+    """The deepest part of ``value`` that fails to serialize, or ``None``.
+
+    A part already on the path (a cycle) or the depth limit ends the descent.
+    """
+    if len(loc) >= _MAX_DEPTH or id(value) in seen:
+        return None
+    seen.add(id(value))
     for key, child, attempt in _parts(value):
         try:
             attempt()
-        except PydanticSerializationError as exc:
-            return _within(child, (*loc, key)) or ((*loc, key), exc)
+        except ValueError as exc:
+            return _within(child, (*loc, key), seen) or ((*loc, key), exc)
     return None
 
 

@@ -22,6 +22,7 @@ from fusion_core._presenter import Presenter, PresenterValidationError
 from fusion_core._tool import Tool
 
 SECRET = "sk-live-4242"
+CIRCULAR = "The value contains itself (a circular reference) and cannot be written as JSON"
 NOT_SHOWN = "(its message is not shown: it may quote the data)"
 
 
@@ -68,6 +69,19 @@ def _socket() -> socket.socket:
     return sock
 
 
+def _circular() -> dict[str, Any]:
+    looped: dict[str, Any] = {"token": SECRET}
+    looped["again"] = looped
+    return {"name": "a", "payload": looped}
+
+
+def _deep() -> dict[str, Any]:
+    nested: Any = SECRET
+    for _ in range(100_000):
+        nested = [nested]
+    return {"name": "a", "payload": nested}
+
+
 # (model, data, expected index, expected bullet)
 ROWS: dict[str, tuple[type[BaseModel], Callable[[], Any], int | None, str]] = {
     "object in an extra key": (
@@ -87,6 +101,18 @@ ROWS: dict[str, tuple[type[BaseModel], Callable[[], Any], int | None, str]] = {
         lambda: {"name": "a", "payload": {"k": [1, {SECRET: _socket()}]}},
         None,
         "'payload.*.1.*': A value of type socket.socket cannot be written as JSON",
+    ),
+    "value containing itself": (
+        Loose,
+        _circular,
+        None,
+        f"'payload.*': {CIRCULAR}",
+    ),
+    "value nested 100,000 deep (blamed at depth 32)": (
+        Loose,
+        _deep,
+        None,
+        "'payload" + ".0" * 31 + "': The value is nested too deeply to be written as JSON",
     ),
     "serializer quoting the value": (
         Holder,
