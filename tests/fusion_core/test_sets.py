@@ -102,7 +102,7 @@ def test_a_union_member_that_is_no_set_is_written_as_itself(schema: type[BaseMod
 
 
 class Mixed(BaseModel):
-    """Members that do not compare: sorted by their JSON text, as to_json sorts them."""
+    """Members that do not compare: in the documented set order, as to_json sorts them."""
 
     values: set[int | str]
     card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
