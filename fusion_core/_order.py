@@ -65,7 +65,7 @@ def order_key(
     if isinstance(value, str):
         return (3, str(value))
     if isinstance(value, list | tuple):
-        return (4, tuple(order_key(item, convert, depth + 1) for item in value))
+        return (4, tuple([_plain_key(item, convert, depth + 1) for item in value]))
     if isinstance(value, set | frozenset):
         return (4, tuple(sorted(order_key(item, convert, depth + 1) for item in value)))
     if isinstance(value, Mapping):
@@ -79,6 +79,23 @@ def order_key(
     return order_key(converted, convert, depth + 1)
 
 
+def _str_key(value: str) -> tuple[Any, ...]:
+    return (3, value)
+
+
+def _int_key(value: int) -> tuple[Any, ...]:
+    return (2, value)
+
+
+# The keys of the commonest leaves, without the chain of checks above.
+_LEAF_KEYS: Final[dict[type, Callable[[Any], tuple[Any, ...]]]] = {str: _str_key, int: _int_key}
+
+
+def _plain_key(value: Any, convert: Callable[[Any], Any], depth: int) -> tuple[Any, ...]:
+    leaf = _LEAF_KEYS.get(type(value))
+    return leaf(value) if leaf is not None else order_key(value, convert, depth)
+
+
 def _key_text(key: Any) -> str:
     """An object key as the writer writes it (str, int in decimal, Enum by its value)."""
     if isinstance(key, enum.Enum):
@@ -88,12 +105,14 @@ def _key_text(key: Any) -> str:
 
 def _natural(members: Any) -> bool:
     """Whether ``<`` already is the order: only str, or only ints and finite floats."""
-    kinds = {type(member) for member in members}
+    kinds = set(map(type, members))
     if kinds <= {str}:
         return True
-    return kinds <= {int, float} and all(
-        math.isfinite(member) for member in members if type(member) is float
-    )
+    if float in kinds:
+        return kinds <= {int, float} and all(
+            math.isfinite(member) for member in members if type(member) is float
+        )
+    return kinds <= {int}
 
 
 def sorted_plain(members: Any, convert: Callable[[Any], Any] = _no_conversion) -> list[Any]:
@@ -101,4 +120,4 @@ def sorted_plain(members: Any, convert: Callable[[Any], Any] = _no_conversion) -
     items = list(members)
     if _natural(items):
         return sorted(items)  # the same order, without a key per member
-    return sorted(items, key=lambda member: order_key(member, convert))
+    return sorted(items, key=lambda member: _plain_key(member, convert, 0))

@@ -37,6 +37,7 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+import orjson
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationUnexpectedValue
 from pydantic_core import core_schema as cs
@@ -49,6 +50,8 @@ __all__ = ["SetPlan", "inferred", "resort", "set_plan", "sorting_sets"]
 _NOT_SCHEMA: Final = frozenset({"metadata", "default", "cls", "config", "expected"})
 _SETS: Final = frozenset({"set", "frozenset"})
 _ANY: Final = {"type": "any"}
+_LEAVES: Final = frozenset({str, int, float, bool, type(None)})
+_SCAN_OPTIONS: Final = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
 _INFERRED: Final = ("any",)
 _NOT_A_SET: Final = "not a set: for another member of the union"
 # Validator nodes that serialize as their inner schema does.
@@ -79,6 +82,25 @@ def _write_sorted(members: Any, handler: cs.SerializerFunctionWrapHandler) -> An
 def _write_inferred(value: Any, handler: cs.SerializerFunctionWrapHandler) -> Any:
     """A value pydantic writes by inference, its sets' lists sorted."""
     return inferred(value, handler(value))
+
+
+def _refuse(_value: Any) -> Any:
+    raise TypeError
+
+
+def may_hold_set(value: Any) -> bool:
+    """Whether ``value`` may hold a set (or a model, or a dataclass, which may hold one).
+
+    orjson writes plain data in C and asks ``default`` for anything else: a
+    value it writes without asking holds no set, and needs no walk.
+    """
+    if type(value) in _LEAVES:
+        return False
+    try:
+        orjson.dumps(value, default=_refuse, option=_SCAN_OPTIONS)
+    except (TypeError, RecursionError):  # orjson.JSONEncodeError is a TypeError
+        return True
+    return False
 
 
 def _extras_writer(fields: frozenset[str]) -> Callable[..., Any]:
@@ -255,7 +277,9 @@ def inferred(value: Any, dumped: Any, depth: int = 0) -> Any:
     output); a model or dataclass found inside is written by its own schema,
     whose sets :func:`set_plan` finds.
     """
-    if depth > MAX_KEY_DEPTH:
+    if depth > MAX_KEY_DEPTH or (depth == 0 and not may_hold_set(value)):
+        return dumped
+    if type(value) in _LEAVES:
         return dumped
     if isinstance(value, set | frozenset):
         if isinstance(dumped, list) and len(value) == len(dumped):
