@@ -6,7 +6,8 @@ import json
 from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel, PlainSerializer, model_serializer
+from pydantic import BaseModel, GetPydanticSchema, PlainSerializer, model_serializer
+from pydantic_core import core_schema as cs
 
 from fusion_core import Presenter, to_json
 from fusion_core._schema import Mask
@@ -174,3 +175,50 @@ def test_recursive_sets_behind_unions_and_tuples_are_sorted() -> None:
     row = {"tags": WORDS, "kids": [{"tags": WORDS}], "pair": ({"tags": WORDS}, 1)}
     out = json.loads(Presenter("Branch", Branch).make(row).build().texts[0])
     assert out["tags"] == out["kids"][0]["tags"] == out["pair"][0]["tags"] == SORTED
+
+
+_SET = cs.set_schema(cs.str_schema())
+# tuple[set[str], *tuple[int, ...], frozenset[str]] and tuple[int, *tuple[set[str], ...], int]:
+# pydantic has no syntax for them, but a core schema (a custom type's) can say it.
+Sandwich = Annotated[
+    tuple[Any, ...],
+    GetPydanticSchema(
+        lambda _t, _h: cs.tuple_schema(
+            [_SET, cs.int_schema(), cs.frozenset_schema(cs.str_schema())], variadic_item_index=1
+        )
+    ),
+]
+Filling = Annotated[
+    tuple[Any, ...],
+    GetPydanticSchema(
+        lambda _t, _h: cs.tuple_schema(
+            [cs.int_schema(), _SET, cs.int_schema()], variadic_item_index=1
+        )
+    ),
+]
+
+
+class Variadic(BaseModel):
+    """Tuples whose variadic part is in the middle (``tuple[A, *B, C]``)."""
+
+    outer: Sandwich
+    middle: Filling
+
+
+class SlowVariadic(Variadic):
+    """The same tuples on the model path."""
+
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+@pytest.mark.parametrize("count", [0, 1, 3])
+@pytest.mark.parametrize(("schema", "fast"), [(Variadic, True), (SlowVariadic, False)])
+def test_sets_around_and_inside_a_middle_variadic_part_are_sorted(
+    schema: type[BaseModel], fast: bool, count: int
+) -> None:
+    """The first and last items keep their own plans, every middle item the variadic one."""
+    assert Mask(schema).fast is fast
+    row = {"outer": (WORDS, *range(count), WORDS), "middle": (7, *[set(WORDS)] * count, 8)}
+    out = json.loads(Presenter("Variadic", schema).make(row).build().texts[0])
+    assert out["outer"] == [SORTED, *range(count), SORTED]
+    assert out["middle"] == [7, *[SORTED] * count, 8]
