@@ -1,0 +1,205 @@
+"""The fast mask gives ``model_dump(mode="json")``'s plain data, shape by shape.
+
+The wire hides most mistakes of the fast path: ``to_json`` writes a Python
+set, tuple, ``timedelta``-free value or model instance the same way the
+mask's serializer would. These rows compare the mask's own result (what a
+Presenter hands on, and what ``structuredContent`` and ``_select`` read) with
+the model's dump, for the node types whose children the derivation converts:
+sets, unions (labelled choices too), tagged unions, tuples, nested models
+with hidden fields. Found by mutation testing (issue 11): each row fails when
+one of those conversions is skipped. Masks are built in the test body, so
+the mutation run sees the derivation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import timedelta
+from typing import Annotated, Any, Literal
+
+import pytest
+from pydantic import MISSING, BaseModel, Field, GetPydanticSchema
+from pydantic_core import core_schema as cs
+from typing_extensions import TypedDict
+
+from fusion_core._schema import Mask
+
+
+class Cat(BaseModel):
+    """A member of a tagged union."""
+
+    kind: Literal["cat"]
+    name: str
+
+
+class Dog(BaseModel):
+    """The other member."""
+
+    kind: Literal["dog"]
+    barks: int
+
+
+def _labelled(_source: Any, _handler: Any) -> Any:
+    return cs.union_schema([(cs.int_schema(), "number"), (cs.timedelta_schema(), "span")])
+
+
+class SetsOnly(BaseModel):
+    """Only sets of JSON-native members: the result must still hold lists."""
+
+    tags: set[str]
+    codes: frozenset[int]
+
+
+class Spans(BaseModel):
+    """``timedelta`` (written ``"PT1S"``) behind a union, a labelled union and a tuple."""
+
+    either: int | timedelta
+    labelled: Annotated[Any, GetPydanticSchema(_labelled)]
+    pair: tuple[int, timedelta]
+
+
+class Pets(BaseModel):
+    """A tagged union of models: the result holds dicts, not model instances."""
+
+    pet: Annotated[Cat | Dog, Field(discriminator="kind")]
+
+
+class Inner(BaseModel):
+    """A nested model whose hidden field may be absent (a MISSING default)."""
+
+    id: int
+    gone: int | MISSING = Field(default=MISSING, exclude=True)
+
+
+class Outer(BaseModel):
+    """Holds the nested model: its hidden fields are dropped after validation."""
+
+    inner: Inner
+    inners: list[Inner] = []
+
+
+SPAN = timedelta(seconds=90)
+SHAPES: dict[str, tuple[type[BaseModel], dict[str, Any], dict[str, Any]]] = {
+    "sets": (
+        SetsOnly,
+        {"tags": {"b", "c", "a"}, "codes": frozenset({3, 1, 2})},
+        {"tags": ["a", "b", "c"], "codes": [1, 2, 3]},
+    ),
+    "spans": (
+        Spans,
+        {"either": SPAN, "labelled": SPAN, "pair": (1, SPAN)},
+        {"either": "PT1M30S", "labelled": "PT1M30S", "pair": [1, "PT1M30S"]},
+    ),
+    "tagged union": (
+        Pets,
+        {"pet": {"kind": "dog", "barks": 3}},
+        {"pet": {"kind": "dog", "barks": 3}},
+    ),
+    "hidden field absent in a nested model": (
+        Outer,
+        {"inner": {"id": 1}, "inners": [{"id": 2, "gone": 5}, {"id": 3}]},
+        {"inner": {"id": 1}, "inners": [{"id": 2}, {"id": 3}]},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_the_fast_mask_gives_plain_json_data(name: str) -> None:
+    """The fast path's result equals the expected plain data, type for type, one and many."""
+    model, row, expected = SHAPES[name]
+    mask = Mask(model)
+    assert mask.fast
+    one = mask.one(row)
+    assert one == expected
+    assert repr(one) == repr(expected)  # lists, not sets, tuples or model instances
+    assert repr(mask.many([row, row])) == repr([expected, expected])
+
+
+class Node(BaseModel):
+    """A recursive model: a union reaches it through a definition reference."""
+
+    kids: list[Node] | int = 0
+
+
+class Row(TypedDict):
+    """A TypedDict member of a union."""
+
+    id: int
+
+
+@dataclasses.dataclass
+class Point:
+    """A dataclass member of a union."""
+
+    x: int
+
+
+class RefUnion(BaseModel):
+    """A union holding a recursive model (a ``definition-ref`` node)."""
+
+    node: Node | int
+
+
+class DictUnion(BaseModel):
+    """A union holding a TypedDict."""
+
+    row: Row | int
+
+
+class DataclassUnion(BaseModel):
+    """A union holding a dataclass."""
+
+    point: Point | int
+
+
+def _default_with_serializer(_source: Any, _handler: Any) -> Any:
+    return cs.with_default_schema(
+        cs.int_schema(),
+        default=0,
+        serialization=cs.plain_serializer_function_ser_schema(lambda value: value),
+    )
+
+
+class SerializedDefault(BaseModel):
+    """A default node with a serializer of its own (a custom type's schema)."""
+
+    count: Annotated[int, GetPydanticSchema(_default_with_serializer)]
+
+
+MODEL_PATH: dict[str, tuple[type[BaseModel], str]] = {
+    "a union of a recursive model": (RefUnion, "a union of models"),
+    "a union of a TypedDict": (DictUnion, "a union of models"),
+    "a union of a dataclass": (DataclassUnion, "a union of models"),
+    "a serializer on a default": (SerializedDefault, "a serializer on a default"),
+}
+
+
+@pytest.mark.parametrize("name", list(MODEL_PATH))
+def test_unions_of_model_like_members_and_serialized_defaults_take_the_model_path(
+    name: str,
+) -> None:
+    """Each cause sends the model to the model path, and ``reason`` names it."""
+    model, reason = MODEL_PATH[name]
+    mask = Mask(model)
+    assert (mask.fast, mask.reason) == (False, reason)
+
+
+def _union_with_metadata(_source: Any, _handler: Any) -> Any:
+    return cs.union_schema(
+        [cs.int_schema(), cs.str_schema()], metadata={"note": {"type": "model", "cls": None}}
+    )
+
+
+class SchemaLikeValues(BaseModel):
+    """Unions whose default and metadata are values shaped like a model schema."""
+
+    shaped: int | str = Field(default_factory=lambda: 0)
+    by_default: dict[str, str] | int = {"type": "model"}
+    by_metadata: Annotated[int | str, GetPydanticSchema(_union_with_metadata)] = 0
+
+
+def test_values_shaped_like_model_schemas_do_not_make_a_union_of_models() -> None:
+    """Defaults and metadata are values, never read as schemas: the model stays fast."""
+    mask = Mask(SchemaLikeValues)
+    assert (mask.fast, mask.reason) == (True, None)
+    assert mask.one({}) == {"shaped": 0, "by_default": {"type": "model"}, "by_metadata": 0}
