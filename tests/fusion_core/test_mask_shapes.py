@@ -78,6 +78,26 @@ class Outer(BaseModel):
     inners: list[Inner] = []
 
 
+class InTuple(BaseModel):
+    """A model inside a tuple: the tuple's items are converted too."""
+
+    pair: tuple[Cat, int]
+
+
+class Aliased(BaseModel):
+    """An optional field read by its validation alias (its default hides a missed alias)."""
+
+    name: str = Field(default="", validation_alias="full_name")
+
+
+class HiddenFirst(BaseModel):
+    """A hidden field before the fields the serializer writes by their own schemas."""
+
+    secret: str = Field(default="", exclude=True)
+    tags: set[str] = set()
+    span: timedelta = timedelta(0)
+
+
 SPAN = timedelta(seconds=90)
 SHAPES: dict[str, tuple[type[BaseModel], dict[str, Any], dict[str, Any]]] = {
     "sets": (
@@ -99,6 +119,19 @@ SHAPES: dict[str, tuple[type[BaseModel], dict[str, Any], dict[str, Any]]] = {
         Outer,
         {"inner": {"id": 1}, "inners": [{"id": 2, "gone": 5}, {"id": 3}]},
         {"inner": {"id": 1}, "inners": [{"id": 2}, {"id": 3}]},
+    ),
+    "a validation alias": (Aliased, {"full_name": "Ana"}, {"name": "Ana"}),
+    "a model in a tuple": (
+        InTuple,
+        {"pair": ({"kind": "cat", "name": "Tom"}, 2)},
+        # A tuple of JSON-native items stays a tuple (to_json writes it as an
+        # array, like the list model_dump gives); its model item is a dict.
+        {"pair": ({"kind": "cat", "name": "Tom"}, 2)},
+    ),
+    "fields after a hidden one": (
+        HiddenFirst,
+        {"secret": "s", "tags": {"delta", "alpha", "gamma", "beta", "omega"}, "span": SPAN},
+        {"tags": ["alpha", "beta", "delta", "gamma", "omega"], "span": "PT1M30S"},
     ),
 }
 
@@ -184,22 +217,37 @@ def test_unions_of_model_like_members_and_serialized_defaults_take_the_model_pat
     assert (mask.fast, mask.reason) == (False, reason)
 
 
-def _union_with_metadata(_source: Any, _handler: Any) -> Any:
+def _union_of_shaped_values(_source: Any, _handler: Any) -> Any:
+    model_like = {"type": "model", "cls": None}
     return cs.union_schema(
-        [cs.int_schema(), cs.str_schema()], metadata={"note": {"type": "model", "cls": None}}
+        [
+            cs.with_default_schema(cs.dict_schema(cs.str_schema(), cs.any_schema()), default={}),
+            cs.int_schema(metadata={"note": model_like}),
+            cs.with_default_schema(cs.str_schema(), default="", metadata={"note": model_like}),
+        ]
+    )
+
+
+def _model_like_default(_source: Any, _handler: Any) -> Any:
+    return cs.union_schema(
+        [
+            cs.with_default_schema(
+                cs.dict_schema(cs.str_schema(), cs.any_schema()), default={"type": "model"}
+            ),
+            cs.int_schema(),
+        ]
     )
 
 
 class SchemaLikeValues(BaseModel):
-    """Unions whose default and metadata are values shaped like a model schema."""
+    """Union members whose default and metadata are values shaped like a model schema."""
 
-    shaped: int | str = Field(default_factory=lambda: 0)
-    by_default: dict[str, str] | int = {"type": "model"}
-    by_metadata: Annotated[int | str, GetPydanticSchema(_union_with_metadata)] = 0
+    by_metadata: Annotated[Any, GetPydanticSchema(_union_of_shaped_values)] = 0
+    by_default: Annotated[Any, GetPydanticSchema(_model_like_default)] = 0
 
 
 def test_values_shaped_like_model_schemas_do_not_make_a_union_of_models() -> None:
     """Defaults and metadata are values, never read as schemas: the model stays fast."""
     mask = Mask(SchemaLikeValues)
     assert (mask.fast, mask.reason) == (True, None)
-    assert mask.one({}) == {"shaped": 0, "by_default": {"type": "model"}, "by_metadata": 0}
+    assert mask.one({"by_metadata": 3, "by_default": 4}) == {"by_metadata": 3, "by_default": 4}
