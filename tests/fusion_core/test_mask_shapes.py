@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import MISSING, BaseModel, Field, GetPydanticSchema
+from pydantic import MISSING, BaseModel, ConfigDict, Field, GetPydanticSchema
 from pydantic_core import core_schema as cs
 from typing_extensions import TypedDict
 
@@ -84,6 +84,53 @@ class InTuple(BaseModel):
     pair: tuple[Cat, int]
 
 
+class TypedExtras(BaseModel):
+    """Extra keys with a schema of their own: validated (lax ints) and written by it."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, int]
+
+    name: str
+
+
+class SetExtras(BaseModel):
+    """Extra keys written by inference: a set among them is written as a sorted list."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+
+
+class Configured(BaseModel):
+    """The model's config reaches the derived schema's validation."""
+
+    model_config = ConfigDict(str_strip_whitespace=True, str_to_upper=True)
+
+    name: str
+
+
+class SerConfigured(BaseModel):
+    """Serialization settings, which a typed dict's config does not pass on."""
+
+    model_config = ConfigDict(ser_json_timedelta="float", ser_json_bytes="base64")
+
+    span: timedelta
+    raw: bytes = b""
+
+
+class HoldsSerConfigured(BaseModel):
+    """A nested model with serialization settings of its own."""
+
+    inner: SerConfigured
+
+
+class HiddenTree(BaseModel):
+    """A recursive model with a hidden field: every level drops it."""
+
+    secret: str = Field(default="", exclude=True)
+    kids: list[HiddenTree] = []
+
+
 class Aliased(BaseModel):
     """An optional field read by its validation alias (its default hides a missed alias)."""
 
@@ -121,6 +168,18 @@ SHAPES: dict[str, tuple[type[BaseModel], dict[str, Any], dict[str, Any]]] = {
         {"inner": {"id": 1}, "inners": [{"id": 2}, {"id": 3}]},
     ),
     "a validation alias": (Aliased, {"full_name": "Ana"}, {"name": "Ana"}),
+    "typed extras": (TypedExtras, {"name": "a", "n": "3"}, {"name": "a", "n": 3}),
+    "extras by inference": (
+        SetExtras,
+        {"name": "a", "more": {"delta", "alpha", "gamma", "beta", "omega"}},
+        {"name": "a", "more": ["alpha", "beta", "delta", "gamma", "omega"]},
+    ),
+    "the model's config": (Configured, {"name": "  Ana "}, {"name": "ANA"}),
+    "a recursive model with a hidden field": (
+        HiddenTree,
+        {"secret": "s", "kids": [{"secret": "t", "kids": [{"secret": "u"}]}]},
+        {"kids": [{"kids": [{"kids": []}]}]},
+    ),
     "a model in a tuple": (
         InTuple,
         {"pair": ({"kind": "cat", "name": "Tom"}, 2)},
@@ -204,6 +263,14 @@ MODEL_PATH: dict[str, tuple[type[BaseModel], str]] = {
     "a union of a TypedDict": (DictUnion, "a union of models"),
     "a union of a dataclass": (DataclassUnion, "a union of models"),
     "a serializer on a default": (SerializedDefault, "a serializer on a default"),
+    "serialization settings": (
+        SerConfigured,
+        "SerConfigured sets ser_json_bytes, ser_json_timedelta",
+    ),
+    "a nested model's serialization settings": (
+        HoldsSerConfigured,
+        "SerConfigured sets ser_json_bytes, ser_json_timedelta",
+    ),
 }
 
 
@@ -251,3 +318,16 @@ def test_values_shaped_like_model_schemas_do_not_make_a_union_of_models() -> Non
     mask = Mask(SchemaLikeValues)
     assert (mask.fast, mask.reason) == (True, None)
     assert mask.one({"by_metadata": 3, "by_default": 4}) == {"by_metadata": 3, "by_default": 4}
+
+
+@pytest.mark.parametrize("model", [SerConfigured, HoldsSerConfigured])
+def test_serialization_settings_are_honoured(model: type[BaseModel]) -> None:
+    """A mask writes ``ser_json_timedelta``/``ser_json_bytes`` values as ``model_dump`` does.
+
+    The fast path wrote ``"PT1M30S"`` and ``"hi"`` for ``90.0`` and ``"aGk="``.
+    """
+    row: dict[str, Any] = {"span": SPAN, "raw": b"hi"}
+    data = row if model is SerConfigured else {"inner": row}
+    expected = model.model_validate(data).model_dump(mode="json")
+    assert Mask(model).one(data) == expected
+    assert "aGk=" in repr(expected)
