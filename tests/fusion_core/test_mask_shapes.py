@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import MISSING, BaseModel, ConfigDict, Field, GetPydanticSchema
+from pydantic import MISSING, BaseModel, ConfigDict, Field, GetPydanticSchema, PlainSerializer
 from pydantic_core import core_schema as cs
 from typing_extensions import TypedDict
 
@@ -331,3 +331,56 @@ def test_serialization_settings_are_honoured(model: type[BaseModel]) -> None:
     expected = model.model_validate(data).model_dump(mode="json")
     assert Mask(model).one(data) == expected
     assert "aGk=" in repr(expected)
+
+
+class SlowSpan(BaseModel):
+    """The model path without a set: its dump is in JSON mode."""
+
+    span: timedelta
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+class SlowSpanTags(SlowSpan):
+    """The model path with a set (a plan): its dump is in JSON mode too."""
+
+    tags: set[str] = set()
+
+
+@pytest.mark.parametrize("model", [SlowSpan, SlowSpanTags])
+def test_the_model_path_gives_json_mode_data(model: type[BaseModel]) -> None:
+    """``one`` and ``many`` give JSON values (``"PT1M30S"``), not Python ones."""
+    mask = Mask(model)
+    assert not mask.fast
+    row = {"span": SPAN, "tags": {"b", "a"}}
+    expected = {"span": "PT1M30S", "card": "****"}
+    if model is SlowSpanTags:
+        expected["tags"] = ["a", "b"]
+    assert mask.one(row) == expected
+    assert mask.many([row]) == [expected]
+
+
+class OwnDump(BaseModel):
+    """A model writing itself: its own order of a set is kept."""
+
+    tags: set[str]
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        del kwargs
+        return {"tags": ["z", "a"]}
+
+
+class OwnSchema(BaseModel):
+    """A model building its own core schema (it may serialize any way it likes)."""
+
+    tags: set[str]
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        return handler(source)
+
+
+def test_a_model_writing_itself_is_left_as_it_writes() -> None:
+    """No reordering of what an overridden ``model_dump`` returns; both take the model path."""
+    assert Mask(OwnDump).one({"tags": {"a", "z"}}) == {"tags": ["z", "a"]}
+    assert Mask(OwnDump).reason == "OwnDump overrides model_dump or its schema"
+    assert Mask(OwnSchema).reason == "OwnSchema overrides model_dump or its schema"
