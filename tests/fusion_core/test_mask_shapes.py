@@ -352,7 +352,7 @@ def test_the_model_path_gives_json_mode_data(model: type[BaseModel]) -> None:
     mask = Mask(model)
     assert not mask.fast
     row = {"span": SPAN, "tags": {"b", "a"}}
-    expected = {"span": "PT1M30S", "card": "****"}
+    expected: dict[str, Any] = {"span": "PT1M30S", "card": "****"}
     if model is SlowSpanTags:
         expected["tags"] = ["a", "b"]
     assert mask.one(row) == expected
@@ -384,3 +384,15 @@ def test_a_model_writing_itself_is_left_as_it_writes() -> None:
     assert Mask(OwnDump).one({"tags": {"a", "z"}}) == {"tags": ["z", "a"]}
     assert Mask(OwnDump).reason == "OwnDump overrides model_dump or its schema"
     assert Mask(OwnSchema).reason == "OwnSchema overrides model_dump or its schema"
+
+
+def test_an_undefined_reference_is_named_in_the_error() -> None:
+    """A schema referring to a model not defined yet: the error names what is missing."""
+
+    class Early(BaseModel):
+        later: Later  # type: ignore[name-defined]  # noqa: F821
+
+    with pytest.raises(TypeError) as caught:
+        Mask(Early)
+    assert "(name 'Later' is not defined)" in str(caught.value)
+    assert str(caught.value).endswith("then call Early.model_rebuild()")
