@@ -396,3 +396,25 @@ def test_an_undefined_reference_is_named_in_the_error() -> None:
         Mask(Early)
     assert "(name 'Later' is not defined)" in str(caught.value)
     assert str(caught.value).endswith("then call Early.model_rebuild()")
+
+
+class ReadByAlias(BaseModel):
+    """An alias for reading only: ``model_dump`` writes the field's name."""
+
+    name: str = Field(alias="fullName")
+    hidden: str = Field(default="", exclude=True)
+
+
+class WrittenByAlias(BaseModel):
+    """Serialization by alias: ``model_dump`` writes the aliases."""
+
+    model_config = ConfigDict(serialize_by_alias=True)
+
+    name: str = Field(alias="fullName")
+    id_: int = Field(serialization_alias="_id")
+
+
+def test_the_root_keys_are_the_keys_model_dump_writes() -> None:
+    """What ``_select`` offers: names, or aliases under ``serialize_by_alias``; never hidden."""
+    assert Mask(ReadByAlias).root_keys == ("name",)
+    assert Mask(WrittenByAlias).root_keys == ("fullName", "_id")
