@@ -36,11 +36,33 @@ class Size(Enum):
     LARGE = 10
 
 
+class Letter(Enum):
+    """An enum object key is written as its value."""
+
+    B = "b"
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    """A hashable member written as a JSON object."""
+
+    x: int
+
+
+@dataclasses.dataclass(eq=False)
+class Box:
+    """Hashable by identity, holding a dict whose keys are written as text."""
+
+    data: dict[Any, Any]
+
+
 # name: (members, the JSON values in the documented order)
 HOSTILE_SETS: dict[str, tuple[Any, list[Any]]] = {
+    # {1, 8} and {2, 9} iterate as [8, 1] and [9, 2] in CPython (int hashes are
+    # the ints): a member's own list is sorted, not only the outer one.
     "frozensets": (
-        {frozenset({1, 2}), frozenset({3}), frozenset({2, 5}), frozenset()},
-        [[], [1, 2], [2, 5], [3]],
+        {frozenset({1, 8}), frozenset({3}), frozenset({2, 9}), frozenset()},
+        [[], [1, 8], [2, 9], [3]],
     ),
     "nested-frozensets": (
         frozenset({frozenset({frozenset({2}), frozenset({1})}), frozenset({frozenset()})}),
@@ -61,6 +83,12 @@ HOSTILE_SETS: dict[str, tuple[Any, list[Any]]] = {
     ),
     "enums": ({Size.LARGE, Size.SMALL, 9, "r"}, [9, 10, "r", "s"]),
     "big-ints-and-floats": ({2**70, 1e21, -(2**70), 0.5}, [-(2**70), 0.5, 1e21, 2**70]),
+    "bools-before-numbers": ({True, False, -5, 0.5}, [False, True, -5, 0.5]),
+    "arrays-before-objects": ({(1,), Frozen(x=1), "a"}, ["a", [1], {"x": 1}]),
+    "objects-by-written-keys": (
+        {Box({10: "a"}), Box({"9": "b"}), Box({Letter.B: 1}), Box({"a": 2})},
+        [{"data": {"10": "a"}}, {"data": {"9": "b"}}, {"data": {"a": 2}}, {"data": {"b": 1}}],
+    ),
 }
 IDS = list(HOSTILE_SETS)
 ROWS = list(HOSTILE_SETS.values())
@@ -142,3 +170,61 @@ def test_models_and_dataclasses_inside_any_values_have_their_sets_sorted(
     row = {"anything": {"m": Tagged(tags=members), "d": Point(frozenset(members))}}
     out = json.loads(Presenter("P", schema).make(row).build().texts[0])
     assert out["anything"] == {"m": {"tags": expected}, "d": {"labels": expected}}
+
+
+class TypedSetExtras(BaseModel):
+    """Extra keys whose schema is a set: sorted by that schema's own set node."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, set[frozenset[int]]]
+
+    name: str = ""
+
+
+class SlowTypedSetExtras(TypedSetExtras):
+    """The same extras on the model path."""
+
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+@pytest.mark.parametrize(("schema", "fast"), [(TypedSetExtras, True), (SlowTypedSetExtras, False)])
+def test_extras_with_a_set_schema_are_sorted_with_their_members(
+    schema: type[BaseModel], fast: bool
+) -> None:
+    """Typed extras: the set and each frozenset member come out sorted."""
+    assert Mask(schema).fast is fast
+    members, expected = HOSTILE_SETS["frozensets"]
+    out = json.loads(Presenter("P", schema).make({"more": members}).build().texts[0])
+    assert out["more"] == expected
+
+
+class OwnOrderExtras(BaseModel):
+    """Extra keys written by a serializer of the user's own: its order is kept."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[
+        str, Annotated[frozenset[int], PlainSerializer(lambda v: sorted(v, reverse=True))]
+    ]
+
+
+def test_a_serializer_of_your_own_in_extras_keeps_its_order() -> None:
+    """The user's serializer returns a descending list: written as it comes, not re-sorted."""
+    out = json.loads(Presenter("P", OwnOrderExtras).make({"more": {1, 8, 3}}).build().texts[0])
+    assert out == {"more": [8, 3, 1]}
+
+
+class DeclaredWithExtras(BaseModel):
+    """A declared set of tuples and frozensets next to extras written by inference."""
+
+    model_config = ConfigDict(extra="allow")
+
+    declared: set[Any] = set()
+
+
+def test_declared_fields_are_not_reread_as_extras() -> None:
+    """A tuple's items keep their order: only the extra keys are sorted by inference."""
+    members = {(9, 2), (8, 1), (7, 0), frozenset({1, 3}), frozenset({5, 4}), frozenset({6, 2})}
+    row = {"declared": members, "more": members}
+    out = json.loads(Presenter("P", DeclaredWithExtras).make(row).build().texts[0])
+    expected = [[1, 3], [2, 6], [4, 5], [7, 0], [8, 1], [9, 2]]
+    assert out == {"declared": expected, "more": expected}
