@@ -42,7 +42,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticSerializationUnexpectedValue
 from pydantic_core import core_schema as cs
 
-from ._order import MAX_KEY_DEPTH, sorted_plain
+from ._order import sorted_plain
 
 __all__ = ["SetPlan", "inferred", "resort", "set_plan", "sorting_sets"]
 
@@ -51,6 +51,8 @@ _NOT_SCHEMA: Final = frozenset({"metadata", "default", "cls", "config", "expecte
 _SETS: Final = frozenset({"set", "frozenset"})
 _ANY: Final = {"type": "any"}
 _LEAVES: Final = frozenset({str, int, float, bool, type(None)})
+# pydantic refuses to write values nested this deep (its recursion guard).
+_MAX_DEPTH: Final = 512
 _SCAN_OPTIONS: Final = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
 _INFERRED: Final = ("any",)
 _NOT_A_SET: Final = "not a set: for another member of the union"
@@ -277,7 +279,7 @@ def inferred(value: Any, dumped: Any, depth: int = 0) -> Any:
     output); a model or dataclass found inside is written by its own schema,
     whose sets :func:`set_plan` finds.
     """
-    if depth > MAX_KEY_DEPTH or (depth == 0 and not may_hold_set(value)):
+    if depth > _MAX_DEPTH or (depth == 0 and not may_hold_set(value)):
         return dumped
     if type(value) in _LEAVES:
         return dumped

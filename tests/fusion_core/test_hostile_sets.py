@@ -25,7 +25,15 @@ import pytest
 import toon_format
 from pydantic import BaseModel, ConfigDict, PlainSerializer
 
-from fusion_core import Presenter, success_structured, to_json, to_plain, tool_error, toon_success
+from fusion_core import (
+    Presenter,
+    SerializationError,
+    success_structured,
+    to_json,
+    to_plain,
+    tool_error,
+    toon_success,
+)
 from fusion_core._schema import Mask
 
 
@@ -228,3 +236,18 @@ def test_declared_fields_are_not_reread_as_extras() -> None:
     out = json.loads(Presenter("P", DeclaredWithExtras).make(row).build().texts[0])
     expected = [[1, 3], [2, 6], [4, 5], [7, 0], [8, 1], [9, 2]]
     assert out == {"declared": expected, "more": expected}
+
+
+def _nested(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = (value,)
+    return value
+
+
+def test_members_nested_up_to_the_limit_are_ordered_and_deeper_ones_are_a_clear_error() -> None:
+    """512 levels inside a member: ordered by the innermost value; 10,000: an error at the path."""
+    shallow = {_nested(511, 2), _nested(511, 1)}
+    assert to_json({"k": shallow}) == to_json({"k": [_nested(511, 1), _nested(511, 2)]})
+    with pytest.raises(SerializationError, match=r"more than 512 levels deep.*\(at \$\.k\)"):
+        to_json({"k": {_nested(10_000, 2), _nested(10_000, 1)}})
