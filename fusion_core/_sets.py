@@ -90,7 +90,7 @@ def _refuse(_value: Any) -> Any:
     raise TypeError
 
 
-def may_hold_set(value: Any) -> bool:
+def _may_hold_set(value: Any) -> bool:
     """Whether ``value`` may hold a set (or a model, or a dataclass, which may hold one).
 
     orjson writes plain data in C and asks ``default`` for anything else: a
@@ -279,7 +279,7 @@ def inferred(value: Any, dumped: Any, depth: int = 0) -> Any:
     output); a model or dataclass found inside is written by its own schema,
     whose sets :func:`set_plan` finds.
     """
-    if depth > _MAX_DEPTH or (depth == 0 and not may_hold_set(value)):
+    if depth > _MAX_DEPTH or (depth == 0 and not _may_hold_set(value)):
         return dumped
     if type(value) in _LEAVES:
         return dumped
