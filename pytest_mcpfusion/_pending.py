@@ -100,12 +100,14 @@ def remove_stale(first: Path) -> list[Path]:
 
     ``first`` is the accepted file of the test's first assertion
     (``__snapshots__/test_file/test_get.wire``); later ones add ``.1``, ``.2``
-    (``test_get.1.wire``). Only names ending in ``.wire.new`` of exactly those
-    forms are removed: never an accepted snapshot, nor another test's file
-    (``test_get_all.wire.new``).
+    (``test_get.1.wire``), a custom name adds it in brackets
+    (``fusion_snapshot(name="totals")``: ``test_get[totals].wire``). Only
+    names ending in ``.wire.new`` of exactly those forms are removed: never an
+    accepted snapshot, nor another test's file (``test_get_all.wire.new``).
     """
     stem, suffix = first.stem, first.suffix
-    own = re.compile(re.escape(stem) + r"(?:\.[0-9]+)?" + re.escape(suffix + PENDING_SUFFIX))
+    index = r"(?:\.[0-9]+|\[[^/]*\])?"
+    own = re.compile(re.escape(stem) + index + re.escape(suffix + PENDING_SUFFIX))
     removed: list[Path] = []
     if not first.parent.is_dir():
         return removed

@@ -186,13 +186,17 @@ def test_a_test_failing_before_its_assertion_leaves_no_stale_pending_file(
     shop.runpytest(*BASE, "--fusion-pending").assert_outcomes(failed=2)
     folder = shop.path / SNAPSHOTS
     (folder / "test_get.1.wire.new").write_bytes(b"an older second assertion")
+    (folder / "test_get[totals].wire.new").write_bytes(b"an older custom-named assertion")
     (folder / "test_get_all.wire.new").write_bytes(b"another test's pending file")
+    (folder / "test_get_all[totals].wire.new").write_bytes(b"another test's custom name")
     shop.makepyfile(test_shop=FAILS_EARLY)
     shop.runpytest(*BASE, "--fusion-pending").assert_outcomes(failed=2)
     files = _files(shop.path)
     assert "test_get.wire.new" not in files
     assert "test_get.1.wire.new" not in files
+    assert "test_get[totals].wire.new" not in files
     assert "test_get_all.wire.new" in files
+    assert "test_get_all[totals].wire.new" in files
     assert "test_list.wire.new" in files  # still differs: written again
     assert {name: files[name] for name in accepted} == accepted
 
