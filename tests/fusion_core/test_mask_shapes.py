@@ -50,6 +50,18 @@ class SetsOnly(BaseModel):
     codes: frozenset[int]
 
 
+class SetOnly(BaseModel):
+    """A ``set`` is the only field that is not JSON already."""
+
+    tags: set[str]
+
+
+class FrozenOnly(BaseModel):
+    """A ``frozenset`` is the only field that is not JSON already."""
+
+    codes: frozenset[int]
+
+
 class Spans(BaseModel):
     """``timedelta`` (written ``"PT1S"``) behind a union, a labelled union and a tuple."""
 
@@ -152,6 +164,8 @@ SHAPES: dict[str, tuple[type[BaseModel], dict[str, Any], dict[str, Any]]] = {
         {"tags": {"b", "c", "a"}, "codes": frozenset({3, 1, 2})},
         {"tags": ["a", "b", "c"], "codes": [1, 2, 3]},
     ),
+    "a set alone": (SetOnly, {"tags": {"b", "c", "a"}}, {"tags": ["a", "b", "c"]}),
+    "a frozenset alone": (FrozenOnly, {"codes": frozenset({9, 1})}, {"codes": [1, 9]}),
     "spans": (
         Spans,
         {"either": SPAN, "labelled": SPAN, "pair": (1, SPAN)},
