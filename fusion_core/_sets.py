@@ -352,7 +352,8 @@ def _tuple_plans(
 
 
 def _model(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped: Any) -> Any:
-    if type(value) is not plan[1] or not isinstance(dumped, dict):
+    # A subclass instance in a field typed with its base is written as the base.
+    if not isinstance(value, plan[1]) or not isinstance(dumped, dict):
         return dumped
     out = dict(dumped)
     for name, key, field_plan in plan[2]:

@@ -26,6 +26,7 @@ import toon_format
 from pydantic import BaseModel, ConfigDict, PlainSerializer
 
 from fusion_core import (
+    CycleError,
     Presenter,
     SerializationError,
     success_structured,
@@ -42,6 +43,14 @@ class Size(Enum):
 
     SMALL = "s"
     LARGE = 10
+
+
+class Name(str):
+    """A str subclass: ordered as the string it is."""
+
+
+class Count(int):
+    """An int subclass: ordered as the number it is."""
 
 
 class Letter(Enum):
@@ -61,7 +70,7 @@ class Frozen:
 class Box:
     """Hashable by identity, holding a dict whose keys are written as text."""
 
-    data: dict[Any, Any]
+    data: Any
 
 
 # name: (members, the JSON values in the documented order)
@@ -92,6 +101,9 @@ HOSTILE_SETS: dict[str, tuple[Any, list[Any]]] = {
     "enums": ({Size.LARGE, Size.SMALL, 9, "r"}, [9, 10, "r", "s"]),
     "big-ints-and-floats": ({2**70, 1e21, -(2**70), 0.5}, [-(2**70), 0.5, 1e21, 2**70]),
     "bools-before-numbers": ({True, False, -5, 0.5}, [False, True, -5, 0.5]),
+    "str-and-int-subclasses": ({Name("b"), Count(3), (1,), "a"}, [3, "a", "b", [1]]),
+    "prefix-arrays": ({(1, 2), (1,), (), (0, 5)}, [[], [0, 5], [1], [1, 2]]),
+    "tuples-holding-decimals": ({(Decimal("10"),), (Decimal("9"),)}, [["10"], ["9"]]),
     "arrays-before-objects": ({(1,), Frozen(x=1), "a"}, ["a", [1], {"x": 1}]),
     "objects-by-written-keys": (
         {Box({10: "a"}), Box({"9": "b"}), Box({Letter.B: 1}), Box({"a": 2})},
@@ -247,7 +259,19 @@ def _nested(depth: int, leaf: Any) -> Any:
 
 def test_members_nested_up_to_the_limit_are_ordered_and_deeper_ones_are_a_clear_error() -> None:
     """512 levels inside a member: ordered by the innermost value; 10,000: an error at the path."""
-    shallow = {_nested(511, 2), _nested(511, 1)}
-    assert to_json({"k": shallow}) == to_json({"k": [_nested(511, 1), _nested(511, 2)]})
-    with pytest.raises(SerializationError, match=r"more than 512 levels deep.*\(at \$\.k\)"):
-        to_json({"k": {_nested(10_000, 2), _nested(10_000, 1)}})
+    shallow = {_nested(512, 2), _nested(512, 1)}
+    assert to_json({"k": shallow}) == to_json({"k": [_nested(512, 1), _nested(512, 2)]})
+    message = r"more than 512 levels deep: its place in the set order cannot be decided"
+    for depth in (513, 10_000):
+        with pytest.raises(SerializationError, match=rf"{message} \(at \$\.k\)"):
+            to_json({"k": {_nested(depth, 2), _nested(depth, 1)}})
+
+
+def test_members_that_contain_themselves_are_a_cycle_error() -> None:
+    """A member reaching itself through a list or a dict: ordering ends, the writer says where."""
+    looped, keyed = Box([]), Box({})
+    looped.data.append(looped)
+    keyed.data["self"] = keyed
+    for member in (looped, keyed):
+        with pytest.raises(CycleError):
+            to_json({"k": {member, Box({"a": 1})}})
