@@ -18,7 +18,8 @@ Python values map to JSON as documented in ``docs/wire-format.md``:
 pydantic models as their ``model_dump(mode="json")``, dataclasses as objects
 of their fields, ``datetime``/``date``/``time`` as ``isoformat()``,
 ``Decimal`` as its string, ``UUID`` as its string, ``Enum`` as its value,
-tuples as arrays, sets and frozensets as sorted arrays, ``bytes`` as base64.
+tuples as arrays, sets and frozensets as arrays sorted by ``fusion_core._order``,
+``bytes`` as base64.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import orjson
 
 from ._errors import CycleError, NestingError, SerializationError
 from ._numbers import int_text, js_number, require_int_digits
+from ._order import sorted_plain
 
 __all__ = [
     "MAX_DEPTH",
@@ -128,11 +130,8 @@ def _convert(value: Any) -> Any:
 
 
 def _sorted_members(members: set[Any] | frozenset[Any]) -> list[Any]:
-    """Set members in a stable order: natural order, else by their JSON text."""
-    try:
-        return sorted(members)
-    except TypeError:
-        return sorted(members, key=lambda member: to_json(member, _path="$[?]"))
+    """Set members in the order of their JSON values (``fusion_core._order``)."""
+    return sorted_plain(members, _convert)
 
 
 def _orjson_default(value: Any) -> Any:

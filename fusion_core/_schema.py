@@ -33,8 +33,9 @@ dicts of models) and accepts only node types it mirrors exactly. Anything
 else — a serializer anywhere (``PlainSerializer``, ``WrapSerializer``, a type
 that serializes itself, ``model_serializer``), validator functions, computed
 fields, dataclasses, custom types, ``exclude_if``, serialization by alias,
-custom ``__init__``, root models — sends the model to the *model path*: real
-model validation and ``model_dump(mode="json")`` (correct, and slower).
+custom ``__init__``, root models, ``ser_json_*`` settings — sends the model
+to the *model path*: real model validation and ``model_dump(mode="json")``
+(correct, and slower).
 ``Mask.fast`` says which path a model gets, ``Mask.reason`` why.
 
 The fast path is only ever an optimization of the model path: data it
@@ -164,6 +165,10 @@ class _Deriver:
         config = dict(schema.get("config") or {})
         if config.get("serialize_by_alias"):
             raise _Unsupported(f"{name} serializes by alias")
+        # ser_json_timedelta, ser_json_bytes, ...: a typed dict's config does not
+        # reach its fields' serializers (found by the mutation check, issue 11).
+        if settings := sorted(key for key in config if key.startswith("ser_json_")):
+            raise _Unsupported(f"{name} sets {', '.join(settings)}")
         extra: Literal["allow", "forbid", "ignore"] = (
             config.pop("extra_fields_behavior", None) or inner.get("extra_behavior") or "ignore"
         )

@@ -2,58 +2,75 @@
 
 ``model_dump(mode="json")`` writes a set's members in the set's iteration
 order, which ``PYTHONHASHSEED`` decides: the same data would give other bytes
-in another process. ``to_json`` sorts a set (natural order, else by each
-member's JSON text: ``fusion_core._json._sorted_members``), and a mask writes
-every set the schema declares the same way, nested ones included (in lists,
-dict values, tuples, nested models, union members):
+in another process. ``to_json`` sorts a set's members by their JSON values
+(the one total order of ``fusion_core._order``), and a mask writes every set
+the same way: the sets the schema declares, nested ones included (in lists,
+dict values, tuples, nested models, union members), and the sets in values
+pydantic writes by inference (fields typed ``Any``, the extra keys of
+``extra="allow"``, a model's or a container's members inside those):
 
 * the fast path (:class:`~fusion_core._schema.Mask` with a derived schema)
   serializes with a schema it builds itself: :func:`sorting_sets` gives each
-  set node a wrap serializer that sorts the members, then writes them with
-  the set's own item schema;
+  set node a wrap serializer that writes the members with the set's own item
+  schema, then sorts what it wrote, and each ``any`` node (and each
+  ``extra="allow"`` node without a schema for its extras) one that sorts the
+  lists inference wrote from sets;
 * the model path cannot change the model's serializer (pydantic-core reuses a
   model class's own ``__pydantic_serializer__`` for every model node), so
   :func:`set_plan` reads once, from the model's core schema, where its sets
-  are, and :func:`resort` puts the members of each such list of
-  ``model_dump(mode="json")`` in the order of the Python set the model holds.
+  are (and its ``Any`` values and extras), and :func:`resort` sorts each list
+  of ``model_dump(mode="json")`` written from one of those sets.
+
+Either way the list was written by iterating the very set the model holds:
+member *i* is item *i*, which says which written items to look into for
+nested sets before the list is sorted by what was written.
 
 A node with a serializer of its own (``PlainSerializer``, ``model_serializer``,
 a type that serializes itself) is the user's: what it returns is written as it
-comes, a set it returns in its iteration order; likewise values typed ``Any``
-and the extra keys of ``extra="allow"``, which pydantic writes by inference.
+comes, a set it returns in its iteration order.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+import orjson
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationUnexpectedValue
 from pydantic_core import core_schema as cs
 
-from ._json import _sorted_members
+from ._order import sorted_plain
 
-__all__ = ["SetPlan", "resort", "set_plan", "sorting_sets"]
+__all__ = ["SetPlan", "inferred", "resort", "set_plan", "sorting_sets"]
 
 # Keys of a core schema node that hold values, not schemas.
 _NOT_SCHEMA: Final = frozenset({"metadata", "default", "cls", "config", "expected"})
 _SETS: Final = frozenset({"set", "frozenset"})
+_ANY: Final = {"type": "any"}
+_LEAVES: Final = frozenset({str, int, float, bool, type(None)})
+# pydantic refuses to write values nested this deep (its recursion guard).
+_MAX_DEPTH: Final = 512
+_SCAN_OPTIONS: Final = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+_INFERRED: Final = ("any",)
 _NOT_A_SET: Final = "not a set: for another member of the union"
 # Validator nodes that serialize as their inner schema does.
 _TRANSPARENT: Final = frozenset(
     {"default", "function-after", "function-before", "function-wrap", "missing-sentinel"}
 )  # fmt: skip
 
-# Where a schema's sets are, as nested tuples: ("set",), ("list", plan),
-# ("dict", plan), ("nullable", plan), ("tuple", plans, variadic index),
-# ("model", cls, ((attribute, output key, plan), ...)), ("union", choices),
-# ("ref", name); ``None`` where no set can be.
+# Where a schema's sets are, as nested tuples: ("set", item plan), ("any",)
+# (inference), ("list", plan), ("dict", plan), ("nullable", plan),
+# ("tuple", plans, variadic index), ("model", cls, ((attribute, output key,
+# plan), ...), extras plan), ("union", choices), ("ref", name); ``None`` where
+# no set can be.
 SetPlan = tuple[Any, ...]
 
 
 def _write_sorted(members: Any, handler: cs.SerializerFunctionWrapHandler) -> Any:
-    """A set's members in ``to_json``'s order, each written by the set's item schema.
+    """A set's members, each written by the set's item schema, in ``to_json``'s order.
 
     A union tries each member's serializer in turn, this one even for a value
     that is no set (a str of ``list[set[str] | str]``): it declines it, and
@@ -61,13 +78,51 @@ def _write_sorted(members: Any, handler: cs.SerializerFunctionWrapHandler) -> An
     """
     if not isinstance(members, set | frozenset):
         raise PydanticSerializationUnexpectedValue(_NOT_A_SET)
-    return handler(_sorted_members(members))
+    return sorted_plain(handler(list(members)))
+
+
+def _write_inferred(value: Any, handler: cs.SerializerFunctionWrapHandler) -> Any:
+    """A value pydantic writes by inference, its sets' lists sorted."""
+    return inferred(value, handler(value))
+
+
+def _refuse(_value: Any) -> Any:
+    raise TypeError
+
+
+def _may_hold_set(value: Any) -> bool:
+    """Whether ``value`` may hold a set (or a model, or a dataclass, which may hold one).
+
+    orjson writes plain data in C and asks ``default`` for anything else: a
+    value it writes without asking holds no set, and needs no walk.
+    """
+    if type(value) in _LEAVES:
+        return False
+    try:
+        orjson.dumps(value, default=_refuse, option=_SCAN_OPTIONS)
+    except (TypeError, RecursionError):  # orjson.JSONEncodeError is a TypeError
+        return True
+    return False
+
+
+def _extras_writer(fields: frozenset[str]) -> Callable[..., Any]:
+    """Write a typed dict, then sort the sets' lists of its extra keys' values."""
+
+    def write(value: Any, handler: cs.SerializerFunctionWrapHandler) -> Any:
+        out = handler(value)
+        if isinstance(value, dict) and isinstance(out, dict):
+            for key, item in value.items():
+                if key not in fields and key in out:
+                    out[key] = inferred(item, out[key])
+        return out
+
+    return write
 
 
 def sorting_sets(schema: Any) -> Any:
     """A copy of a (derived, model-free) core schema whose sets are written sorted.
 
-    A set node with a serializer of its own keeps it.
+    A node with a serializer of its own keeps it.
     """
     if isinstance(schema, list):
         return [sorting_sets(item) for item in schema]
@@ -77,11 +132,21 @@ def sorting_sets(schema: Any) -> Any:
         return schema
     out = {key: v if key in _NOT_SCHEMA else sorting_sets(v) for key, v in schema.items()}
     kind = out.get("type")
-    if isinstance(kind, str) and kind in _SETS and "serialization" not in out:
+    if not isinstance(kind, str) or "serialization" in out:
+        return out
+    if kind in _SETS:
         items = out.get("items_schema", cs.any_schema())
         out["serialization"] = cs.wrap_serializer_function_ser_schema(
             _write_sorted, schema=cs.list_schema(items)
         )
+    elif kind == "any":
+        out["serialization"] = cs.wrap_serializer_function_ser_schema(_write_inferred)
+    elif kind == "typed-dict" and out.get("extra_behavior") == "allow":
+        # Extras with a schema of their own are sorted by that schema's nodes.
+        if out.get("extras_schema") is None:
+            write = _extras_writer(frozenset(out.get("fields", {})))
+            out["serialization"] = cs.wrap_serializer_function_ser_schema(write)
+        return out
     return out
 
 
@@ -102,7 +167,9 @@ class _Planner:
         kind = schema["type"]
         ref = schema.get("ref")
         if kind in _SETS:
-            found: SetPlan | None = ("set",)
+            found: SetPlan | None = ("set", self.plan(schema.get("items_schema", _ANY)))
+        elif kind == "any":
+            found = _INFERRED
         elif kind in _TRANSPARENT and "schema" in schema:
             found = self.plan(schema["schema"])
         elif kind == "definitions":
@@ -114,9 +181,9 @@ class _Planner:
         elif kind == "definition-ref":
             return ("ref", schema["schema_ref"])
         elif kind == "list":
-            found = _wrap("list", self.plan(schema.get("items_schema", {"type": "any"})))
+            found = _wrap("list", self.plan(schema.get("items_schema", _ANY)))
         elif kind == "dict":
-            found = _wrap("dict", self.plan(schema.get("values_schema", {"type": "any"})))
+            found = _wrap("dict", self.plan(schema.get("values_schema", _ANY)))
         elif kind == "nullable":
             found = _wrap("nullable", self.plan(schema["schema"]))
         elif kind == "tuple":
@@ -154,7 +221,12 @@ class _Planner:
             if plan is not None:
                 key = field.get("serialization_alias", name) if by_alias else name
                 fields.append((name, key, plan))
-        return ("model", cls, tuple(fields)) if fields else None
+        extras: SetPlan | None = None
+        config = schema.get("config") or {}
+        if (config.get("extra_fields_behavior") or inner.get("extra_behavior")) == "allow":
+            extras_schema = inner.get("extras_schema")
+            extras = _INFERRED if extras_schema is None else self.plan(extras_schema)
+        return ("model", cls, tuple(fields), extras) if fields or extras else None
 
 
 def _wrap(kind: str, plan: SetPlan | None) -> SetPlan | None:
@@ -173,7 +245,9 @@ def resort(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped
         target = refs.get(plan[1])
         return dumped if target is None else resort(target, refs, value, dumped)
     if kind == "set":
-        return _resorted(value, dumped)
+        return _resorted(plan[1], refs, value, dumped)
+    if kind == "any":
+        return inferred(value, dumped)
     if kind == "nullable":
         return dumped if value is None else resort(plan[1], refs, value, dumped)
     if kind == "union":
@@ -183,15 +257,64 @@ def resort(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped
     return _container(plan, refs, value, dumped)
 
 
-def _resorted(members: Any, dumped: Any) -> Any:
-    """A set's written list, in ``to_json``'s order of the set's members."""
+def _resorted(
+    plan: SetPlan | None, refs: Mapping[str, SetPlan | None], members: Any, dumped: Any
+) -> Any:
+    """A set's written list (its items resorted by the item plan), in ``to_json``'s order."""
     if not isinstance(members, set | frozenset) or not isinstance(dumped, list):
         return dumped
     if len(members) != len(dumped):
         return dumped
-    # The list was written by iterating this very set: member i is item i.
-    position = {member: index for index, member in enumerate(members)}
-    return [dumped[position[member]] for member in _sorted_members(members)]
+    if plan is not None:
+        # The list was written by iterating this very set: member i is item i.
+        pairs = zip(members, dumped, strict=True)
+        dumped = [resort(plan, refs, member, item) for member, item in pairs]
+    return sorted_plain(dumped)
+
+
+def inferred(value: Any, dumped: Any, depth: int = 0) -> Any:
+    """``dumped`` (``value`` written by pydantic's inference), its sets' lists sorted.
+
+    Containers are walked in place (``dumped`` is the serializer's fresh
+    output); a model or dataclass found inside is written by its own schema,
+    whose sets :func:`set_plan` finds.
+    """
+    if depth > _MAX_DEPTH or (depth == 0 and not _may_hold_set(value)):
+        return dumped
+    if type(value) in _LEAVES:
+        return dumped
+    if isinstance(value, set | frozenset):
+        if isinstance(dumped, list) and len(value) == len(dumped):
+            pairs = zip(value, dumped, strict=True)
+            return sorted_plain([inferred(member, item, depth + 1) for member, item in pairs])
+    elif isinstance(value, list | tuple):
+        if isinstance(dumped, list) and len(value) == len(dumped):
+            for index, member in enumerate(value):
+                dumped[index] = inferred(member, dumped[index], depth + 1)
+    elif isinstance(value, dict):
+        if isinstance(dumped, dict) and len(value) == len(dumped):
+            # Keys are written in the dict's order (a key's JSON form may differ).
+            for member, key in zip(value.values(), list(dumped), strict=True):
+                dumped[key] = inferred(member, dumped[key], depth + 1)
+    elif isinstance(value, BaseModel):
+        plan, refs = _plan_of(type(value))
+        if plan is not None:
+            return resort(plan, refs, value, dumped)
+    elif _is_dataclass(value) and isinstance(dumped, dict):
+        for field in dataclasses.fields(value):
+            if field.name in dumped:
+                item = getattr(value, field.name)
+                dumped[field.name] = inferred(item, dumped[field.name], depth + 1)
+    return dumped
+
+
+def _is_dataclass(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+@functools.cache
+def _plan_of(model: type[BaseModel]) -> tuple[SetPlan | None, dict[str, SetPlan | None]]:
+    return set_plan(model)
 
 
 def _container(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped: Any) -> Any:
@@ -229,12 +352,18 @@ def _tuple_plans(
 
 
 def _model(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped: Any) -> Any:
-    if type(value) is not plan[1] or not isinstance(dumped, dict):
+    # A subclass instance in a field typed with its base is written as the base.
+    if not isinstance(value, plan[1]) or not isinstance(dumped, dict):
         return dumped
     out = dict(dumped)
     for name, key, field_plan in plan[2]:
         if key in out:
             out[key] = resort(field_plan, refs, getattr(value, name), out[key])
+    extras = plan[3]
+    if extras is not None:
+        for key, item in (value.__pydantic_extra__ or {}).items():
+            if key in out:
+                out[key] = resort(extras, refs, item, out[key])
     return out
 
 

@@ -120,7 +120,7 @@ def test_key_order_is_insertion_order() -> None:
         ({3, 1, 2}, "[\n  1,\n  2,\n  3\n]"),
         (frozenset({"b", "a"}), '[\n  "a",\n  "b"\n]'),
         (set(), "[]"),
-        ({1, "a", None}, '[\n  "a",\n  1,\n  null\n]'),
+        ({1, "a", None}, '[\n  null,\n  1,\n  "a"\n]'),
         (b"hi", '"aGk="'),
         (bytearray(b"\x00\xff"), '"AP8="'),
         ([Point(0.5, -0.0)], '[\n  {\n    "x": 0.5,\n    "y": 0\n  }\n]'),

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import BaseModel, PlainSerializer, model_serializer
+from pydantic import BaseModel, GetPydanticSchema, PlainSerializer, model_serializer
+from pydantic_core import core_schema as cs
 
 from fusion_core import Presenter, to_json
 from fusion_core._schema import Mask
@@ -102,7 +103,7 @@ def test_a_union_member_that_is_no_set_is_written_as_itself(schema: type[BaseMod
 
 
 class Mixed(BaseModel):
-    """Members that do not compare: sorted by their JSON text, as to_json sorts them."""
+    """Members that do not compare: in the documented set order, as to_json sorts them."""
 
     values: set[int | str]
     card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
@@ -174,3 +175,126 @@ def test_recursive_sets_behind_unions_and_tuples_are_sorted() -> None:
     row = {"tags": WORDS, "kids": [{"tags": WORDS}], "pair": ({"tags": WORDS}, 1)}
     out = json.loads(Presenter("Branch", Branch).make(row).build().texts[0])
     assert out["tags"] == out["kids"][0]["tags"] == out["pair"][0]["tags"] == SORTED
+
+
+_SET = cs.set_schema(cs.str_schema())
+# tuple[set[str], *tuple[int, ...], frozenset[str]] and tuple[int, *tuple[set[str], ...], int]:
+# pydantic has no syntax for them, but a core schema (a custom type's) can say it.
+Sandwich = Annotated[
+    tuple[Any, ...],
+    GetPydanticSchema(
+        lambda _t, _h: cs.tuple_schema(
+            [_SET, cs.int_schema(), cs.frozenset_schema(cs.str_schema())], variadic_item_index=1
+        )
+    ),
+]
+Filling = Annotated[
+    tuple[Any, ...],
+    GetPydanticSchema(
+        lambda _t, _h: cs.tuple_schema(
+            [cs.int_schema(), _SET, cs.int_schema()], variadic_item_index=1
+        )
+    ),
+]
+
+
+class Variadic(BaseModel):
+    """Tuples whose variadic part is in the middle (``tuple[A, *B, C]``)."""
+
+    outer: Sandwich
+    middle: Filling
+
+
+class SlowVariadic(Variadic):
+    """The same tuples on the model path."""
+
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+@pytest.mark.parametrize("count", [0, 1, 3])
+@pytest.mark.parametrize(("schema", "fast"), [(Variadic, True), (SlowVariadic, False)])
+def test_sets_around_and_inside_a_middle_variadic_part_are_sorted(
+    schema: type[BaseModel], fast: bool, count: int
+) -> None:
+    """The first and last items keep their own plans, every middle item the variadic one."""
+    assert Mask(schema).fast is fast
+    row = {"outer": (WORDS, *range(count), WORDS), "middle": (7, *[set(WORDS)] * count, 8)}
+    out = json.loads(Presenter("Variadic", schema).make(row).build().texts[0])
+    assert out["outer"] == [SORTED, *range(count), SORTED]
+    assert out["middle"] == [7, *[SORTED] * count, 8]
+
+
+class Base(BaseModel):
+    """A field's declared model type."""
+
+    tags: set[str]
+
+
+class Derived(Base):
+    """A subclass instance given to a field typed ``Base``: written as a ``Base``."""
+
+    more: int = 0
+
+
+class HoldsBase(BaseModel):
+    """The model path, with a field typed ``Base``."""
+
+    inner: Base
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+def test_a_subclass_instance_in_a_model_field_has_its_sets_sorted() -> None:
+    """The plan of the declared model applies to an instance of a subclass of it."""
+    out = json.loads(
+        Presenter("H", HoldsBase).make({"inner": Derived(tags=set(WORDS))}).build().texts[0]
+    )
+    assert out["inner"] == {"tags": SORTED}
+
+
+class Leafy(BaseModel, frozen=True):
+    """A hashable recursive model (a definition reference) with a set of its own."""
+
+    tags: frozenset[str]
+    kids: tuple[Leafy, ...] = ()
+
+
+class Grove(BaseModel):
+    """A set of recursive models on the model path."""
+
+    trees: set[Leafy]
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+def test_sets_inside_a_set_of_recursive_models_are_sorted() -> None:
+    """Each member model's own sets, down its references, and the set of members."""
+    tree = Leafy(tags=WORDS, kids=(Leafy(tags=WORDS),))
+    out = json.loads(Presenter("G", Grove).make({"trees": {tree}}).build().texts[0])
+    assert out["trees"] == [{"tags": SORTED, "kids": [{"tags": SORTED, "kids": []}]}]
+
+
+class Kitten(BaseModel):
+    """A union member with a set."""
+
+    kind: Literal["kitten"] = "kitten"
+    toys: set[str]
+
+
+class Puppy(BaseModel):
+    """The other member."""
+
+    kind: Literal["puppy"] = "puppy"
+    bones: frozenset[str]
+
+
+class Litter(BaseModel):
+    """A union of models: the model path picks the member that wrote the value."""
+
+    pets: list[Kitten | Puppy]
+
+
+def test_sets_of_the_union_member_that_wrote_the_value_are_sorted() -> None:
+    """Each item is resorted by the plan of its own member model."""
+    assert not Mask(Litter).fast
+    row = {"pets": [{"kind": "kitten", "toys": WORDS}, {"kind": "puppy", "bones": WORDS}]}
+    out = json.loads(Presenter("L", Litter).make(row).build().texts[0])
+    assert out["pets"] == [{"kind": "kitten", "toys": SORTED}, {"kind": "puppy", "bones": SORTED}]

@@ -13,11 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from typing import Any
+from decimal import Decimal
+from typing import Annotated, Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, PlainSerializer
 
 import fusion_core as fc
 from fusion_core import FusionApp, Presenter, Tool
@@ -30,7 +31,17 @@ _LEAVES = (
     | st.text(max_size=6)
     | st.sampled_from(["a", "b", "ab", "\x01", "é", "10", "9"])
 )
-_HASHABLE = st.one_of(_LEAVES, st.builds(lambda x: {"tuple": x}, st.lists(_LEAVES, max_size=3)))
+# Members Python's ``<`` cannot order totally: frozensets (``<`` is "subset"),
+# NaN, Decimal NaN, mixed types, and tuples and frozensets holding them.
+_MEMBERS = _LEAVES | st.builds(lambda x: {"decimal": x}, st.sampled_from(["NaN", "10", "9", "-0"]))
+_HASHABLE = st.recursive(
+    _MEMBERS,
+    lambda inner: (
+        st.builds(lambda x: {"tuple": x}, st.lists(inner, max_size=3))
+        | st.builds(lambda x: {"frozenset": x}, st.lists(inner, max_size=4))
+    ),
+    max_leaves=8,
+)
 RECIPES = st.recursive(
     _LEAVES,
     lambda inner: (
@@ -54,6 +65,8 @@ def build(recipe: Any) -> Any:
     ((kind, body),) = recipe.items()
     if kind == "tuple":
         return tuple(build(item) for item in body)
+    if kind == "decimal":
+        return Decimal(body)
     if kind in ("set", "frozenset"):
         members = [build(item) for item in body]
         return set(members) if kind == "set" else frozenset(members)
@@ -72,6 +85,25 @@ class Row(BaseModel):
 
 
 ROWS = Presenter("Row", schema=Row, rules=["Rows are sorted by name."])
+
+
+class Loose(BaseModel):
+    """Values pydantic writes by inference: an ``Any`` field and ``extra="allow"`` extras."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    anything: Any = None
+
+
+class SlowLoose(Loose):
+    """The same on the model path (a serializer elsewhere in the model)."""
+
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+LOOSE = Presenter("Loose", schema=Loose)
+SLOW_LOOSE = Presenter("SlowLoose", schema=SlowLoose)
 TOOL = Tool("records", "Records of the shop")
 
 
@@ -108,6 +140,10 @@ def outputs(recipe: Any) -> list[str]:
         _digest(lambda: fc.toon_success(value, version=4).texts),
         _digest(lambda: fc.tool_error("E", "m", details={"v": value}).texts),
         _digest(lambda: ROWS.make(rows).build().texts),
+        _digest(lambda: LOOSE.make({"name": "n", "anything": value, "more": value}).build().texts),
+        _digest(
+            lambda: SLOW_LOOSE.make({"name": "n", "anything": value, "more": value}).build().texts
+        ),
     ]
 
 
