@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
+from ._json import to_json
 from ._text import (
     encode_item,
     encode_tool,
@@ -41,8 +42,6 @@ def render_data(data: object) -> str:
     """The data block: a str verbatim (``""`` → ``OK``), anything else as JSON."""
     if isinstance(data, str):
         return require_unicode(data, "the data str") or EMPTY_DATA_TEXT
-    from ._json import to_json  # noqa: PLC0415 - avoids a cycle with _ui at import
-
     return to_json(data)
 
 

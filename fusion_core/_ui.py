@@ -158,7 +158,8 @@ class UiBlock:
                 f"{type(self.type).__name__} and {type(self.content).__name__}",
                 value=self,
             )
-        require_unicode(self.content, f"the content of the {self.type!r} UI block")
+        if not self.content.isascii():  # ASCII holds no surrogate: no message to build
+            require_unicode(self.content, f"the content of the {self.type!r} UI block")
 
 
 def _meta(title: str | None, width: Width | None, priority: int | float | None) -> UiMeta | None:
@@ -249,9 +250,31 @@ def _cell(value: Any, path: str = "$") -> str:
         text = str(value)
     if "|" in text:
         text = text.replace("|", "\\|")
-    if LINE_BREAK.search(text):
+    if "\n" in text or "\r" in text:  # LINE_BREAK, without a regex pass
         text = LINE_BREAK.sub("<br>", text)
     return text
+
+
+_SMALL_INT: Final = 1 << 63  # far below the digit limits of int_text
+
+
+def _row(cells: Iterable[Any], where: str) -> str:
+    """``| a | b |``: one table line; ``where`` (``headers``, ``rows[r]``) names its cells.
+
+    A str cell without ``|`` or a line break and a plain int are written
+    here, as :func:`_cell` would write them, without building their path
+    (which only names a cell that cannot be written).
+    """
+    texts = []
+    for index, value in enumerate(cells):
+        kind = type(value)
+        if kind is str and "|" not in value and "\n" not in value and "\r" not in value:
+            texts.append(value)
+        elif kind is int and -_SMALL_INT < value < _SMALL_INT:
+            texts.append(int.__repr__(value))
+        else:
+            texts.append(_cell(value, f"{where}[{index}]"))
+    return "| " + " | ".join(texts) + " |"
 
 
 def table(
@@ -267,12 +290,9 @@ def table(
     The header and separator lines are each followed by a line break, then
     the rows: a table without rows ends with that break, as the reference's.
     """
-    head = "| " + " | ".join(_cell(h, f"headers[{i}]") for i, h in enumerate(headers)) + " |"
+    head = _row(headers, "headers")
     separator = "| " + " | ".join("---" for _ in headers) + " |"
-    body = "\n".join(
-        "| " + " | ".join(_cell(cell, f"rows[{r}][{c}]") for c, cell in enumerate(row)) + " |"
-        for r, row in enumerate(rows)
-    )
+    body = "\n".join(_row(row, f"rows[{r}]") for r, row in enumerate(rows))
     return UiBlock("markdown", f"{head}\n{separator}\n{body}", _meta(title, width, priority))
 
 
