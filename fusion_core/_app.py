@@ -231,8 +231,8 @@ class FusionApp:
         non_str = [key for key in args if not isinstance(key, str)]
         if non_str:
             return None, [unrecognized([str(key) for key in non_str])]
-        try:
-            return model.model_validate(args), []
+        try:  # model_validate() without its Python wrapper: the same call
+            return model.__pydantic_validator__.validate_python(args), []
         except ValidationError as exc:
             return None, field_problems(exc)
 
@@ -246,7 +246,7 @@ class FusionApp:
         select: Any,
         record: CallRecord,
     ) -> ToolResponse:
-        kwargs = _kwargs(action, params, ctx)
+        kwargs = _kwargs(action, params, ctx, served.names[action.key])
         finish = functools.partial(_finish, tool=served.tool, action=action, ctx=ctx, select=select)
         if served.is_async[action.key]:
             with recording(record):
@@ -317,8 +317,14 @@ def _finish(
     return response
 
 
-def _kwargs(action: Action, params: BaseModel | None, ctx: Any) -> dict[str, Any]:
-    """The handler's keyword arguments: ``ctx`` and the validated parameters."""
+def _kwargs(
+    action: Action, params: BaseModel | None, ctx: Any, names: tuple[str, ...]
+) -> dict[str, Any]:
+    """The handler's keyword arguments: ``ctx`` and the validated parameters.
+
+    ``names`` are the parameters a signature-typed handler receives
+    (:func:`_parameter_names`).
+    """
     kwargs: dict[str, Any] = {}
     if action.takes_ctx:
         kwargs["ctx"] = ctx
@@ -327,13 +333,17 @@ def _kwargs(action: Action, params: BaseModel | None, ctx: Any) -> dict[str, Any
             if action.model_param is not None:
                 kwargs[action.model_param] = params
         else:
-            names = (
-                type(params).model_fields
-                if action.takes_kwargs
-                else action.fields_model.model_fields
-            )
-            kwargs.update({name: getattr(params, name) for name in names})
+            for name in names:
+                kwargs[name] = getattr(params, name)
     return kwargs
+
+
+def _parameter_names(tool: Tool, action: Action) -> tuple[str, ...]:
+    """The fields a signature-typed handler receives: its own, or all (``**kwargs``)."""
+    if action.params is not None:
+        return ()
+    model = tool.arguments_model(action) if action.takes_kwargs else action.fields_model
+    return tuple(model.model_fields)
 
 
 def _failure(
@@ -397,6 +407,7 @@ class _Served:
     keys: tuple[str, ...]
     select_keys: list[str]
     is_async: dict[str, bool]
+    names: dict[str, tuple[str, ...]]
     _definition: dict[str, Any] | None = field(default=None)
 
     @classmethod
@@ -409,6 +420,7 @@ class _Served:
             keys=tuple(actions),
             select_keys=tool.select_keys() if tool.select_enabled else [],
             is_async={key: _is_async(action.handler) for key, action in actions.items()},
+            names={key: _parameter_names(tool, action) for key, action in actions.items()},
         )
 
     def definition(self) -> dict[str, Any]:

@@ -38,6 +38,7 @@ Width = Literal["full", "half", "third"]
 _WIDTHS: Final = frozenset(get_args(Width))
 _LANGUAGE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#.\-]*")
 _BACKTICK_RUN: Final = re.compile(r"`+")
+_LANGUAGES: Final = frozenset({"echarts", "mermaid", "json"})
 SUMMARY_PREFIX: Final = "📊 **Summary**: "
 
 
@@ -170,6 +171,8 @@ def _meta(title: str | None, width: Width | None, priority: int | float | None) 
 
 def check_language(language: str) -> str:
     """Return ``language`` if it is a valid fence info string, else raise."""
+    if type(language) is str and language in _LANGUAGES:  # the helpers' tags: no regex
+        return language
     if language != "" and (not isinstance(language, str) or not _LANGUAGE.fullmatch(language)):
         raise UIError(
             f"invalid language tag {language!r}: use letters, digits and _ + # . - "
@@ -186,7 +189,9 @@ def fence(language: str, body: str) -> str:
     read as one CRLF line ending, and the body's last line break would be lost.
     """
     check_language(language)
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(body)), default=0)
+    longest = (
+        max((len(run) for run in _BACKTICK_RUN.findall(body)), default=0) if "`" in body else 0
+    )
     ticks = "`" * max(3, longest + 1)
     closing = "\r" if body.endswith("\r") else "\n"
     return f"{ticks}{language}\n{body}{closing}{ticks}"
