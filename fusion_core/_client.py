@@ -431,7 +431,7 @@ class FusionClient:
         """
         import anyio  # noqa: PLC0415 - only the connected path needs it
         from mcp.shared.exceptions import MCPError  # noqa: PLC0415
-        from mcp_types import REQUEST_TIMEOUT  # noqa: PLC0415
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT  # noqa: PLC0415
         from pydantic import RootModel  # noqa: PLC0415
 
         session = self.sdk_client.session
@@ -450,6 +450,8 @@ class FusionClient:
                 raise self._too_large(call, self._overflow.received) from exc
             if exc.code == REQUEST_TIMEOUT:
                 raise self._timed_out(call) from exc
+            if exc.code == CONNECTION_CLOSED:
+                raise self._closed(call) from exc
             raise
         if raw is None:
             method = getattr(request, "method", "the request")
@@ -463,6 +465,14 @@ class FusionClient:
             if size > self._max_bytes:
                 raise self._too_large(call, size)
         return raw.root
+
+    def _closed(self, call: str) -> ServerConnectionError:
+        """The connection ended during ``call``: a stdio server says how it ended."""
+        ended = self._ended.describe() if self._ended is not None else None
+        how = f"it {ended}" if ended is not None else "it closed the connection"
+        msg = f"{call} on {self._label!r} got no answer: {how}; its stderr may say why"
+        returncode = self._ended.returncode if self._ended is not None else None
+        return ServerConnectionError(msg, returncode=returncode)
 
     def _timed_out(self, call: str) -> ServerLimitError:
         limit = self._timeout or 0.0

@@ -170,12 +170,12 @@ class ServerLimitError(ServerResultError):
 
 
 class ServerConnectionError(FusionError, ConnectionError):
-    """The client could not connect to the server (or the server died while connecting).
+    """The client could not connect to the server, or the connection ended during a request.
 
-    The message names the server; ``__cause__`` is the SDK's own error. A
-    stdio server's stderr usually says why it stopped. ``returncode`` is the
-    exit status of a stdio server that ended while connecting (negative: the
-    signal that killed it), else ``None``.
+    The message names the server (and the request); ``__cause__`` is the SDK's
+    own error. A stdio server's stderr usually says why it stopped.
+    ``returncode`` is the exit status of a stdio server that ended (negative:
+    the signal that killed it), else ``None``.
     """
 
     def __init__(self, message: str, *, returncode: int | None = None) -> None:

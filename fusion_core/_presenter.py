@@ -30,20 +30,22 @@ fields and positions, never a value, a dict key or a tag it was given.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from contextvars import ContextVar, Token
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeAlias, TypeVar, final
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from ._builder import ResponseBuilder, SuggestionLike, seal
 from ._errors import FusionError
 from ._json import to_json
-from ._redact import describe_validation_error, safe_path, schema_names
+from ._redact import describe_validation_error, safe_path, schema_names, scrub
 from ._schema import Mask
 from ._ui import UiBlock, summary
+from ._unwritable import describe_unwritable, locate_unwritable
 from ._view import Suggestion
 
 __all__ = ["CallRecord", "FieldError", "Presenter", "PresenterValidationError"]
@@ -58,10 +60,15 @@ TruncateFn: TypeAlias = Callable[[int], UiBlock]
 
 @dataclass(frozen=True, slots=True)
 class FieldError:
-    """One problem found by validation: the dotted field path and what is wrong."""
+    """One problem found by validation: the dotted field path and what is wrong.
+
+    ``keys`` are the data keys the message names (``Unrecognized keys``), the
+    only part of a Presenter's error that can come from the data.
+    """
 
     path: str
     message: str
+    keys: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
 
 class PresenterValidationError(FusionError, ValueError):
@@ -82,11 +89,22 @@ class PresenterValidationError(FusionError, ValueError):
         self.presenter = presenter
         self.errors = tuple(errors)
         self.index = index
+        super().__init__(self.scrubbed(()))
+
+    def scrubbed(self, hidden: Collection[str]) -> str:
+        """The message with ``hidden`` values removed where the data can appear.
+
+        A path is made of declared names and positions only and a message is
+        a fixed or schema-only text, so both stay whole (a field named like a
+        dropped value is still named); only the data keys a message names
+        (``Unrecognized keys``) are cleaned.
+        """
         bullets = "\n".join(
-            f"  • {'(root)' if error.path == '(root)' else repr_path(error.path)}: {error.message}"
+            f"  • {'(root)' if error.path == '(root)' else repr_path(error.path)}: "
+            + (scrub(error.message, hidden) if error.keys else error.message)
             for error in self.errors
         )
-        super().__init__(f"[{presenter} Presenter] Validation failed:\n{bullets}")
+        return f"[{self.presenter} Presenter] Validation failed:\n{bullets}"
 
 
 def _field_errors(
@@ -121,7 +139,10 @@ def _field_errors(
             continue
         found.append(FieldError(safe_path(where, names), message))
     return first_index, [
-        FieldError(e.path, _unrecognized(unknown[e.path])) if not e.message else e for e in found
+        FieldError(e.path, _unrecognized(unknown[e.path]), tuple(unknown[e.path]))
+        if not e.message
+        else e
+        for e in found
     ]
 
 
@@ -314,10 +335,21 @@ class Presenter(Generic[M]):
         try:
             return self._mask.many(data) if many else self._mask.one(data)
         except ValidationError as exc:
-            if self._names is None:
-                self._names = schema_names(self._mask.model.__pydantic_core_schema__)
-            index, errors = _field_errors(exc, self._names, skip_index=many)
+            index, errors = _field_errors(exc, self._schema_names(), skip_index=many)
             raise PresenterValidationError(self.name, errors, index) from None
+        except PydanticSerializationError as exc:
+            index, loc, found = locate_unwritable(self._mask.model, data, many=many)
+            error = FieldError(
+                safe_path(loc, self._schema_names()), describe_unwritable(found or exc)
+            )
+            raise PresenterValidationError(self.name, [error], index) from None
+
+    def _schema_names(self) -> frozenset[str]:
+        """The names the schema declares (the only names an error path shows)."""
+        if self._names is None:
+            assert self._mask is not None
+            self._names = schema_names(self._mask.model.__pydantic_core_schema__)
+        return self._names
 
     def _own_output(self, data: Any) -> Any:
         """``data`` as this Presenter wrote it during the current call, else ``None``."""

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import typing
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Final, Literal, TypeAlias
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from pydantic import ValidationError
 from pydantic_core import core_schema
@@ -31,6 +31,7 @@ from pydantic_core import core_schema
 __all__ = [
     "ERROR_EXPOSURES",
     "ErrorExposure",
+    "SelfRedacting",
     "describe_validation_error",
     "error_paths",
     "exception_text",
@@ -59,6 +60,19 @@ _QUOTING: Final = {
 }
 _KNOWN: Final = frozenset(typing.get_args(core_schema.ErrorType))
 _SKIPPED_KEYS: Final = frozenset({"default", "metadata", "serialization", "expected", "ref"})
+
+
+@typing.runtime_checkable
+class SelfRedacting(Protocol):
+    """An error whose text is data-free except in parts it scrubs itself.
+
+    A Presenter's validation error names declared fields: scrubbing its whole
+    text would hide a field whose name is also a dropped value (``'***'``).
+    """
+
+    def scrubbed(self, hidden: Collection[str]) -> str:
+        """The error's text with ``hidden`` values removed where data can appear."""
+        ...
 
 
 def schema_names(schema: Any) -> frozenset[str]:
@@ -229,5 +243,7 @@ def exception_text(
         return NONE_TEXT
     if exposure == "type":
         return type(exc).__name__
+    if isinstance(exc, SelfRedacting):
+        return exc.scrubbed(hidden_values(pairs))
     text = _validation_text(exc) if isinstance(exc, ValidationError) else str(exc)
     return scrub(text, hidden_values(pairs))

@@ -246,7 +246,10 @@ class Remote:
             if not _connection_lost(exc):
                 raise
             self._drop()
-            msg = f"the MCP server {self._target!r} closed the connection: {_reason(exc)}"
+            if isinstance(exc, ServerConnectionError) and exc.returncode is not None:
+                msg = str(exc)  # the client named the server, the call and how it ended
+            else:
+                msg = f"the MCP server {self._target!r} closed the connection: {_reason(exc)}"
             raise ServerConnectionError(msg + self.stderr_tail()) from exc
 
     async def call_async(

@@ -57,6 +57,10 @@ CLASSED: dict[tuple[str, str], tuple[str, str]] = {
         "a start-up error of a node server",
         "could not start the MCP server",
     ),
+    ("docs/plugin.md", "tools/call 'crash' {} on 'python dies.py'"): (
+        "the failure of a server dying in a call; tests/integration/test_server_dies.py makes it",
+        "its stderr may say why",
+    ),
     ("docs/plugin.md", "fusion-wire-snapshot 1"): (
         "the shape of a .wire file, abridged; the walkthrough makes real ones",
         "fusion-wire-snapshot 1",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
 from pydantic import MISSING, BaseModel, ConfigDict, Field, create_model
 
@@ -157,12 +158,26 @@ def model(schema: dict[str, Any], name: str, *, extra: str | None = None) -> typ
     return create_model(name, __config__=config, **fields)
 
 
+@dataclass(frozen=True)
+class DeclaredOrder:
+    """An enum's values in their declared order, as part of its annotation's identity.
+
+    ``Literal["a", "b"] == Literal["b", "a"]``, so typing's cache hands out the
+    union made first for either order (``Literal["b", "a"] | None`` may come back
+    holding ``Literal["a", "b"]``), and the schema's ``enum`` order would depend
+    on which case ran before. Ordered metadata keeps the two annotations apart.
+    """
+
+    values: tuple[Any, ...]
+
+
 def annotation_of(prop: dict[str, Any], name: str) -> Any:
     """The Python type of a property ``Schema``."""
     kind = prop.get("type", "string" if "enum" in prop else "any")
     constraints: dict[str, Any] = {}
     if "enum" in prop:
-        base: Any = Literal[tuple(prop["enum"])]
+        values = tuple(prop["enum"])
+        base: Any = Annotated[Literal[values], DeclaredOrder(values)]
     elif kind == "object":
         base = model(prop, name)
     elif kind == "array":
@@ -175,8 +190,6 @@ def annotation_of(prop: dict[str, Any], name: str) -> Any:
             "ge": prop.get("minimum"), "le": prop.get("maximum"),
         }  # fmt: skip
     constraints = {k: v for k, v in constraints.items() if v is not None}
-    from typing import Annotated  # noqa: PLC0415
-
     annotated = Annotated[base, Field(**constraints)] if constraints else base
     return annotated | None if prop.get("nullable") else annotated
 

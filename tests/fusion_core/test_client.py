@@ -8,6 +8,7 @@ ones included.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -392,3 +393,56 @@ def test_limits_must_be_positive(limits: dict[str, Any]) -> None:
     name = next(iter(limits))
     with pytest.raises(ValueError, match=name):
         FusionClient("http://127.0.0.1:1/mcp", **limits)
+
+
+# --- a server that dies during the session ---------------------------------------
+
+DIES_IN_A_CALL = """
+import os, signal
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("dies")
+
+
+@mcp.tool()
+def ok() -> str:
+    return "fine"
+
+
+@mcp.tool()
+def exit3() -> str:
+    os._exit(3)
+
+
+@mcp.tool()
+def killed() -> str:
+    os.kill(os.getpid(), signal.SIGKILL)
+    return "never"
+
+
+mcp.run()
+"""
+
+
+@pytest.mark.parametrize(
+    ("tool", "ended", "code"),
+    [("exit3", "it exited with code 3", 3), ("killed", "it was killed by signal SIGKILL (9)", -9)],
+)
+def test_a_server_dying_in_a_call_is_named_with_its_exit(
+    tmp_path: Path, tool: str, ended: str, code: int
+) -> None:
+    """The call in flight and every later one raise ServerConnectionError: server, call, exit."""
+    script = tmp_path / "dies.py"
+    script.write_text(DIES_IN_A_CALL)
+    command = [sys.executable, str(script)]
+    with BlockingFusionClient.stdio(command, timeout=TIMEOUT) as client:
+        assert client.call("ok")["content"] == [{"type": "text", "text": "fine"}]
+        with pytest.raises(ServerConnectionError) as caught:
+            client.call(tool)
+        assert str(caught.value) == (
+            f"tools/call {tool!r} {{}} on {' '.join(command)!r} got no answer: {ended}; "
+            "its stderr may say why"
+        )
+        assert caught.value.returncode == code
+        with pytest.raises(ServerConnectionError, match=re.escape(ended)):
+            client.call("ok")
