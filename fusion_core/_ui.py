@@ -296,8 +296,9 @@ def table(
     the rows: a table without rows ends with that break, as the reference's.
     """
     head = _row(headers, "headers")
-    separator = "| " + " | ".join("---" for _ in headers) + " |"
-    body = "\n".join(_row(row, f"rows[{r}]") for r, row in enumerate(rows))
+    columns = len(headers) if isinstance(headers, list | tuple) else sum(1 for _ in headers)
+    separator = "| " + " | ".join(["---"] * columns) + " |"
+    body = "\n".join([_row(row, f"rows[{r}]") for r, row in enumerate(rows)])
     return UiBlock("markdown", f"{head}\n{separator}\n{body}", _meta(title, width, priority))
 
 
