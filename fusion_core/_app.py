@@ -27,10 +27,16 @@ arguments, ctx)`` is exactly what ``tools/call`` returns. A call goes:
    (``docs/errors.md``) and never a value a Presenter hid: ``call()`` never
    raises.
 
-What a call reads of a tool (its actions, the ``_select`` keys, its input
-schema) is computed once per tool and reused while the tool is unchanged, so
-the cost of a call does not grow with the number of tools or actions;
-``definitions()`` regenerates nothing until a tool is added or changed.
+Caches. What a call reads of a tool (its actions, the ``_select`` keys, its
+input schema and definition, whether each handler is async, the argument
+names each handler receives) is computed once per tool, in a ``_Served``
+entry, and reused while the tool is unchanged: the entry is dropped by
+``add()`` and rebuilt when ``_state(tool)`` changes (an action or group
+added, ``enable_select()``, ``toon_description()``, ``with_output_schema()``,
+a new description...). So the cost of a call does not grow with the number
+of tools or actions, and ``definitions()`` regenerates nothing until a tool
+is added or changed. The arguments model of each action is cached by the
+tool (``Tool.arguments_model``), the Presenter's validators by its ``Mask``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,12 @@
-"""The text of each kind of block (WIRE.md sections 1, 3, 4 and 10)."""
+"""The text of each kind of block (WIRE.md sections 1, 3, 4 and 10).
+
+Cache: the encoding of a bullet item (a rule, a directive) and of a
+suggestion's tool and reason is remembered per exact text, in bounded dicts
+(4,096 texts of at most 512 characters each; a full dict is emptied, never
+grown). Encoding is a pure function of the text, so nothing invalidates an
+entry: static rules and suggestion tools repeat on every call and cost a
+dict lookup. A str subclass is always encoded afresh.
+"""
 
 from __future__ import annotations
 

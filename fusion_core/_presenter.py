@@ -25,6 +25,11 @@ immutable ``str``, so the app can tell a response a Presenter built from one
 it must mask) and the data it was given (so an error text can be cleaned of
 the values it dropped, ``fusion_core._redact``). A validation error names
 fields and positions, never a value, a dict key or a tag it was given.
+
+Caches: a Presenter builds its schema's :class:`~fusion_core._schema.Mask`
+(the compiled validators) and its auto rules once, when made, and the
+schema's field names for error paths on its first validation error; the
+schema is fixed for the Presenter's life, so nothing invalidates them.
 """
 
 from __future__ import annotations
