@@ -98,7 +98,14 @@ def drive(
         call.close()
         msg = "a call run without an event loop awaited something else than its loop"
         raise RuntimeError(msg)
-    if loop is None:
-        with asyncio.Runner() as runner:
-            return runner.run(_rest(call), context=context)
-    return loop.run_until_complete(loop.create_task(_rest(call), context=context))
+    rest = _rest(call)
+    try:
+        if loop is None:
+            with asyncio.Runner() as runner:
+                return runner.run(rest, context=context)
+        task = loop.create_task(rest, context=context)
+    except BaseException:
+        rest.close()  # never started (a closed loop): no "never awaited" warning
+        call.close()
+        raise
+    return loop.run_until_complete(task)

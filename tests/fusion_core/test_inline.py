@@ -139,3 +139,16 @@ def test_a_sync_handler_may_call_the_app_again() -> None:
 
     app.add(Tool("t").action("inner", inner).action("outer", outer))
     assert app.call_sync("t", {"action": "outer"}).texts == ["outer+inner"]
+
+
+def test_a_closed_loop_is_refused_without_a_stray_coroutine() -> None:
+    """``loop=`` a closed loop: asyncio's error, and no coroutine left never awaited."""
+    loop = asyncio.new_event_loop()
+    loop.close()
+
+    async def handler() -> str:
+        return "unreachable"
+
+    app = FusionApp([Tool("t").action("run", handler)])
+    with pytest.raises(RuntimeError, match="closed"):
+        app.call_sync("t", {"action": "run"}, loop=loop)
