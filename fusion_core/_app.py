@@ -295,7 +295,9 @@ class FusionApp:
                 return finish(result, record)
         job = functools.partial(_run_sync, action, kwargs, finish, record)
         if inline is not None and inline.loopless:
-            outcome = job()  # no loop here, and the caller waits: this thread is the worker
+            # No loop here, and the caller waits: this thread is the worker. It is
+            # also the thread a Ctrl-C reaches, so a KeyboardInterrupt goes to the caller.
+            outcome = job(in_caller=True)
         else:
             outcome = await self._workers.run(job)
         if isinstance(outcome, ToolResponse):
@@ -327,19 +329,27 @@ def _run_sync(
     kwargs: dict[str, Any],
     finish: Callable[[Any, CallRecord], ToolResponse],
     record: CallRecord,
+    *,
+    in_caller: bool = False,
 ) -> ToolResponse | _Pending:
     """In a worker thread: the handler, then the wrap rule and the output schema.
 
     ``SystemExit`` (``sys.exit()``, argparse's ``error()``) and
-    ``KeyboardInterrupt`` raised here come from the handler's own code (signals
-    reach the main thread only): they end this call with an envelope. So they
-    do under ``call_sync()``, which runs the job in the calling thread
-    (``fusion_core._inline``): there a Ctrl-C during the handler ends the call.
+    ``KeyboardInterrupt`` raised in a worker thread come from the handler's own
+    code (signals reach the main thread only): they end this call with an
+    envelope. ``call_sync()`` runs the job in the calling thread
+    (``in_caller``, ``fusion_core._inline``), which a Ctrl-C does reach: there
+    ``KeyboardInterrupt`` stops the caller (a test run), as it would without
+    the app; ``SystemExit`` still ends only the call.
     """
     with recording(record):
         try:
             result = action.handler(**kwargs)
-        except (SystemExit, KeyboardInterrupt) as exc:
+        except KeyboardInterrupt as exc:
+            if in_caller:
+                raise
+            raise _HandlerExitError(exc) from None
+        except SystemExit as exc:
             raise _HandlerExitError(exc) from None
         if inspect.isawaitable(result):
             return _Pending(result)

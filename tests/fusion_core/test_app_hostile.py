@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -260,10 +261,20 @@ def test_a_handler_that_exits_ends_its_call_not_the_server(
     """``sys.exit()`` in a handler (or a KeyboardInterrupt raised by its code) is an envelope."""
     app = FusionApp([Tool("t").action("quit", handler).action("ok", lambda: "still here")])
     with caplog.at_level(logging.CRITICAL, logger="fusion_core"):
-        result = app.call_sync("t", {"action": "quit"})
+        result = anyio.run(app.call, "t", {"action": "quit"})
     assert result.is_error
     assert f"[t/quit] the handler raised {shown}" in result.texts[0]
     assert app.call_sync("t", {"action": "ok"}).texts == ["still here"]
+
+
+def test_call_sync_lets_a_keyboard_interrupt_reach_its_caller() -> None:
+    """In the calling thread a Ctrl-C stops the caller (a test run); sys.exit() ends the call."""
+    app = FusionApp([Tool("t").action("stop", _interrupts).action("quit", _exits)])
+    with pytest.raises(KeyboardInterrupt):
+        app.call_sync("t", {"action": "stop"})
+    result = app.call_sync("t", {"action": "quit"})
+    assert result.is_error
+    assert "[t/quit] the handler raised SystemExit(2)" in result.texts[0]
 
 
 def test_a_failing_context_factory_is_an_envelope() -> None:
