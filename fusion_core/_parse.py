@@ -90,7 +90,7 @@ from ._parsed import (
     ValidationErrorBlock,
     ValidationField,
 )
-from ._text import decode_item, restore_fusion_tags, unescape, unlead_item
+from ._text import decode_item, has_lone_surrogate, restore_fusion_tags, unescape, unlead_item
 from ._ui import UiBlock
 from ._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
@@ -599,9 +599,6 @@ def _layout(
     return blocks, ui_end, tail_start
 
 
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-
-
 def _read_ui(block: UiBlockText) -> UiBlock:
     """The view's :class:`UiBlock` for ``block``, holding whatever content arrived.
 
@@ -610,7 +607,7 @@ def _read_ui(block: UiBlockText) -> UiBlock:
     never raises on content (check() reports it). The block is made with
     empty content, which the writer's check accepts, then given the content.
     """
-    if not _LONE_SURROGATE.search(block.content):
+    if not has_lone_surrogate(block.content):
         return block.ui_block
     ui = UiBlockText(block.text, block.attributes, "").ui_block
     object.__setattr__(ui, "content", block.content)

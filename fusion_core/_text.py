@@ -45,6 +45,7 @@ __all__ = [
     "escape_attr",
     "escape_text",
     "find_fusion_tag",
+    "has_lone_surrogate",
     "neutralize_fusion_tags",
     "require_unicode",
     "restore_fusion_tags",
@@ -73,7 +74,6 @@ _BLOCK_START: Final = r"[ \t\-+*_#=>`~<|\[\\]|:(?=-)|[0-9](?=[0-9]{0,8}[.)])"
 _CONTINUE: Final = re.compile(r"(\r\n|\r|\n)(?:(?=(" + _BLOCK_START + "))|)")
 _CONTINUATION: Final = re.compile(r"(\r\n|\r|\n)  \\?")
 _BLANK_SECOND_LINE: Final = re.compile(r"(?:\r\n|\r|\n)  (?=[\r\n]|\Z)")
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 FUSION_ELEMENTS: Final = (
     "action",
@@ -103,6 +103,17 @@ _NEUTRAL_TAG: Final = re.compile(r"<\\(\\*/?(?:" + _NAMES + r"))(?!\w)", re.IGNO
 _RAW_FUSION_TAG: Final = re.compile(r"</?(?:" + _NAMES + r")(?!\w)", re.IGNORECASE)
 
 
+def has_lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (which no UTF-8 wire can carry)."""
+    if text.isascii():
+        return False
+    try:  # the codec finds one about ten times faster than a regex scan
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def require_unicode(text: str, what: str) -> str:
     """Return ``text`` if it is valid Unicode; a lone surrogate cannot go on the wire.
 
@@ -111,15 +122,16 @@ def require_unicode(text: str, what: str) -> str:
     bytes (the MCP SDK would fail to encode it later, far from the cause).
     """
     if not text.isascii():
-        match = _LONE_SURROGATE.search(text)
-        if match is not None:
+        try:  # the codec finds a surrogate about ten times faster than a regex scan
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
             from ._errors import SerializationError  # noqa: PLC0415 - keeps _text leaf-level
 
             msg = (
-                f"lone surrogate U+{ord(match.group()):04X} at index {match.start()}: "
+                f"lone surrogate U+{ord(text[exc.start]):04X} at index {exc.start}: "
                 "MCP text must be valid Unicode; decode the text properly or drop it"
             )
-            raise SerializationError(msg, path=what, value=text)
+            raise SerializationError(msg, path=what, value=text) from None
     return text
 
 

@@ -11,6 +11,7 @@ answer ``isprintable`` or ``in`` wrongly, and numbers around the limits.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pytest
@@ -28,7 +29,9 @@ from fusion_core._text import (
     encode_tool,
     escape_attr,
     escape_text,
+    has_lone_surrogate,
     lead_item,
+    require_unicode,
 )
 from fusion_core._ui import _cell
 from fusion_core._view import Suggestion
@@ -178,3 +181,22 @@ def test_printable_text_has_no_character_the_escapes_rewrite_but_xml_ones() -> N
     every = "".join(map(chr, range(0x110000)))
     rewritten = set(_ATTR_SPECIAL.findall(every)) | set(_TEXT_SPECIAL.findall(every))
     assert {char for char in rewritten if char.isprintable()} == set("&<>\"'")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@given(TEXT)
+@example("\ud800")
+@example("caf\xe9 \udfff")
+@example("\U0001f600")
+def test_the_surrogate_check_is_the_regex_scan(text: str) -> None:
+    """The codec-based check finds a lone surrogate exactly where a regex scan does."""
+    found = _SURROGATE.search(text)
+    assert has_lone_surrogate(text) is (found is not None)
+    if found is None:
+        assert require_unicode(text, "t") is text
+        return
+    with pytest.raises(SerializationError) as caught:
+        require_unicode(text, "t")
+    assert f"U+{ord(found.group()):04X} at index {found.start()}:" in str(caught.value)
