@@ -26,6 +26,7 @@ from fusion_core._client import (
     ServerResultError,
     tool_result_wire,
 )
+from tests._support.dying import DYING_SERVER
 
 from . import bare_sdk_server
 from ._fake_app import BARE_SDK_SERVER, CALLS, ROOT, SERVE_STDIO, app, http_server
@@ -397,43 +398,17 @@ def test_limits_must_be_positive(limits: dict[str, Any]) -> None:
 
 # --- a server that dies during the session ---------------------------------------
 
-DIES_IN_A_CALL = """
-import os, signal
-from mcp.server.mcpserver import MCPServer
-
-mcp = MCPServer("dies")
-
-
-@mcp.tool()
-def ok() -> str:
-    return "fine"
-
-
-@mcp.tool()
-def exit3() -> str:
-    os._exit(3)
-
-
-@mcp.tool()
-def killed() -> str:
-    os.kill(os.getpid(), signal.SIGKILL)
-    return "never"
-
-
-mcp.run()
-"""
-
 
 @pytest.mark.parametrize(
     ("tool", "ended", "code"),
-    [("exit3", "it exited with code 3", 3), ("killed", "it was killed by signal SIGKILL (9)", -9)],
+    [("crash", "it exited with code 3", 3), ("killed", "it was killed by signal SIGKILL (9)", -9)],
 )
 def test_a_server_dying_in_a_call_is_named_with_its_exit(
     tmp_path: Path, tool: str, ended: str, code: int
 ) -> None:
     """The call in flight and every later one raise ServerConnectionError: server, call, exit."""
     script = tmp_path / "dies.py"
-    script.write_text(DIES_IN_A_CALL)
+    script.write_text(DYING_SERVER)
     command = [sys.executable, str(script)]
     with BlockingFusionClient.stdio(command, timeout=TIMEOUT) as client:
         assert client.call("ok")["content"] == [{"type": "text", "text": "fine"}]

@@ -6,29 +6,7 @@ import sys
 
 import pytest
 
-DIES = """
-import os
-import sys
-
-from mcp.server.mcpserver import MCPServer
-
-mcp = MCPServer("dies")
-
-
-@mcp.tool()
-def ok() -> str:
-    return "fine"
-
-
-@mcp.tool()
-def crash() -> str:
-    sys.stderr.write("fatal: the cache is corrupt\\n")
-    sys.stderr.flush()
-    os._exit(3)
-
-
-mcp.run()
-"""
+from tests._support.dying import DYING_SERVER
 
 TESTS = """
 def test_before(fusion_call):
@@ -46,7 +24,7 @@ def test_after(fusion_call):
 
 def test_a_server_dying_in_a_call_fails_that_test_only(pytester: pytest.Pytester) -> None:
     """The failure names the call, the exit code and the last stderr; the server restarts."""
-    pytester.makepyfile(dies=DIES, test_calls=TESTS)
+    pytester.makepyfile(dies=DYING_SERVER, test_calls=TESTS)
     result = pytester.runpytest_subprocess(
         f"--fusion-server={sys.executable} dies.py", "-p", "no:randomly"
     )
