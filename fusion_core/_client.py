@@ -22,6 +22,7 @@ keeps one connection open across calls.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import shlex
 import sys
@@ -130,6 +131,27 @@ def _leaves(error: BaseException) -> list[BaseException]:
     return [error]
 
 
+def _reason(leaf: BaseException) -> str:
+    return f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+
+
+def _connection_failure(error: BaseException) -> bool:
+    """Whether every leaf of ``error`` is a transport losing its peer (not a bug of ours)."""
+    import anyio  # noqa: PLC0415 - only the connected path needs it
+
+    lost = (ConnectionError, EOFError, anyio.ClosedResourceError, anyio.BrokenResourceError)
+    return all(
+        isinstance(leaf, lost) or type(leaf).__name__ in _LOST_PEER for leaf in _leaves(error)
+    )
+
+
+# httpx's (and httpx2's) errors for a peer that went away, by name: httpx is the
+# SDK's dependency, not ours, and its module is named differently by version.
+_LOST_PEER: Final = frozenset(
+    {"RemoteProtocolError", "ConnectError", "ReadError", "WriteError", "CloseError"}
+)
+
+
 def tool_result_wire(result: Mapping[str, Any]) -> dict[str, Any]:
     """The tool's own result from a ``tools/call`` result dict.
 
@@ -184,6 +206,7 @@ class FusionClient:
         "_ended",
         "_faults",
         "_label",
+        "_lost",
         "_max_bytes",
         "_mode",
         "_overflow",
@@ -213,6 +236,7 @@ class FusionClient:
         self._overflow: Overflow | None = None
         self._ended: ProcessExit | None = None
         self._client: Client | None = None
+        self._lost: str | None = None
         self._faults: _Faults = _Faults()
 
     @classmethod
@@ -348,13 +372,25 @@ class FusionClient:
         traceback: TracebackType | None,
     ) -> None:
         client, self._client = self._client, None
-        if client is not None:
+        if client is None:
+            return
+        try:
             await client.__aexit__(exc_type, exc, traceback)
+        except Exception as error:
+            # The transport failed under the connection (an HTTP server that went
+            # away): the calls say so; closing does not raise it a second time.
+            if not _connection_failure(error):
+                raise
+            self._lost = "; ".join(_reason(leaf) for leaf in _leaves(error))
 
     @property
     def sdk_client(self) -> Client:
         """The connected ``mcp.Client``, for anything this class does not cover."""
         if self._client is None:
+            if self._lost is not None:
+                msg = f"the connection to the MCP server {self._label!r} ended: {self._lost}"
+                returncode = self._ended.returncode if self._ended is not None else None
+                raise ServerConnectionError(msg, returncode=returncode)
             msg = "the FusionClient is not connected: use it in 'async with'"
             raise RuntimeError(msg)
         return self._client
@@ -470,7 +506,9 @@ class FusionClient:
         """The connection ended during ``call``: a stdio server says how it ended."""
         ended = self._ended.describe() if self._ended is not None else None
         how = f"it {ended}" if ended is not None else "it closed the connection"
-        msg = f"{call} on {self._label!r} got no answer: {how}; its stderr may say why"
+        self._lost = self._lost or how
+        log = "its stderr" if self._ended is not None else "the server's log"
+        msg = f"{call} on {self._label!r} got no answer: {how}; {log} may say why"
         returncode = self._ended.returncode if self._ended is not None else None
         return ServerConnectionError(msg, returncode=returncode)
 
@@ -604,6 +642,11 @@ class BlockingFusionClient:
             return False
         try:
             client_cm.__exit__(exc_type, exc, traceback)
+        except concurrent.futures.CancelledError:
+            # The connection ended under the client (its calls said so), which
+            # cancelled the task holding it: nothing is left to close.
+            if self._client._lost is None:
+                raise
         finally:
             portal_cm.__exit__(None, None, None)
         return False

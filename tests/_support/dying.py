@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["DYING_SERVER"]
+__all__ = ["DYING_APP", "DYING_SERVER"]
 
 DYING_SERVER: Final = """
 import os
@@ -37,3 +37,17 @@ def killed() -> str:
 mcp.run()
 """
 """Tools ``ok`` (``fine``), ``crash`` (exit code 3 after a stderr line), ``killed`` (SIGKILL)."""
+
+DYING_APP: Final = """
+import os
+
+from fusion_core import FusionApp, Tool
+
+
+def crash() -> str:
+    os._exit(3)
+
+
+app = FusionApp([Tool("t").action("ok", lambda: "fine").action("crash", crash)])
+"""
+"""A fusion_core app whose ``t``/``crash`` action ends the process (served over HTTP)."""

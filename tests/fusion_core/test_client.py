@@ -26,7 +26,8 @@ from fusion_core._client import (
     ServerResultError,
     tool_result_wire,
 )
-from tests._support.dying import DYING_SERVER
+from tests._support.dying import DYING_APP, DYING_SERVER
+from tests._support.servers import serve_http
 
 from . import bare_sdk_server
 from ._fake_app import BARE_SDK_SERVER, CALLS, ROOT, SERVE_STDIO, app, http_server
@@ -421,3 +422,29 @@ def test_a_server_dying_in_a_call_is_named_with_its_exit(
         assert caught.value.returncode == code
         with pytest.raises(ServerConnectionError, match=re.escape(ended)):
             client.call("ok")
+
+
+def test_an_http_server_dying_in_a_call_is_named_and_closing_is_quiet(tmp_path: Path) -> None:
+    """The call in flight, and every later one, raise ServerConnectionError; leaving is quiet.
+
+    Before, the next call said the client was "not connected: use it in 'async with'"
+    and leaving the ``with`` raised the transport's exception group.
+    """
+    (tmp_path / "dying_app.py").write_text(DYING_APP)
+    command = [sys.executable, "-m", "fusion_core", "serve", "dying_app:app", "--http"]
+    with (
+        serve_http([*command, "--port", "0"], cwd=tmp_path) as url,
+        BlockingFusionClient.http(url, timeout=TIMEOUT) as client,
+    ):
+        assert client.call("t", {"action": "ok"})["content"][0]["text"] == "fine"
+        with pytest.raises(ServerConnectionError) as caught:
+            client.call("t", {"action": "crash"})
+        assert str(caught.value) == (
+            f'tools/call \'t\' {{"action": "crash"}} on {url!r} got no answer: '
+            "it closed the connection; the server's log may say why"
+        )
+        # Later calls: "got no answer" while the session winds down, then
+        # "the connection ... ended" (which one comes first is the transport's race).
+        with pytest.raises(ServerConnectionError, match=re.escape(repr(url))) as later:
+            client.call("t", {"action": "ok"})
+        assert "got no answer" in str(later.value) or "ended:" in str(later.value)
