@@ -59,7 +59,7 @@ CLASSED: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("docs/plugin.md", "tools/call 'crash' {} on 'python dies.py'"): (
         "the failure of a server dying in a call; tests/integration/test_server_dies.py makes it",
-        "its stderr may say why",
+        "may say why",
     ),
     ("docs/plugin.md", "fusion-wire-snapshot 1"): (
         "the shape of a .wire file, abridged; the walkthrough makes real ones",
