@@ -16,7 +16,10 @@ arguments, ctx)`` is exactly what ``tools/call`` returns. A call goes:
    worker thread together with its wrap rule and output-schema check, so a
    blocking handler never stalls the event loop (at most ``worker_threads``
    at once, as Starlette and FastAPI do; ``fusion_core._workers`` says why
-   not through anyio's threads); an async handler runs on the loop;
+   not through anyio's threads); an async handler runs on the loop.
+   ``call_sync()`` runs a sync handler in the calling thread instead, with no
+   loop running, and starts a loop only for what needs one
+   (``fusion_core._inline``);
 6. any exception in any step — a validator that raises ``KeyError``, a
    handler, a Presenter, serialization, the output schema — is logged with
    its traceback and answered with the ``INTERNAL_ERROR`` envelope, which
@@ -24,10 +27,16 @@ arguments, ctx)`` is exactly what ``tools/call`` returns. A call goes:
    (``docs/errors.md``) and never a value a Presenter hid: ``call()`` never
    raises.
 
-What a call reads of a tool (its actions, the ``_select`` keys, its input
-schema) is computed once per tool and reused while the tool is unchanged, so
-the cost of a call does not grow with the number of tools or actions;
-``definitions()`` regenerates nothing until a tool is added or changed.
+Caches. What a call reads of a tool (its actions, the ``_select`` keys, its
+input schema and definition, whether each handler is async, the argument
+names each handler receives) is computed once per tool, in a ``_Served``
+entry, and reused while the tool is unchanged: the entry is dropped by
+``add()`` and rebuilt when ``_state(tool)`` changes (an action or group
+added, ``enable_select()``, ``toon_description()``, ``with_output_schema()``,
+a new description...). So the cost of a call does not grow with the number
+of tools or actions, and ``definitions()`` regenerates nothing until a tool
+is added or changed. The arguments model of each action is cached by the
+tool (``Tool.arguments_model``), the Presenter's validators by its ``Mask``.
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ from pydantic import BaseModel, ValidationError
 
 from ._errors import OutputSchemaError
 from ._helpers import tool_error
+from ._inline import Inline, drive
 from ._pipeline import (
     RETRY_HINT,
     check_select,
@@ -161,6 +171,38 @@ class FusionApp:
         self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
     ) -> ToolResponse:
         """Call a tool as ``tools/call`` does; every failure is an envelope, never a raise."""
+        return await self._call(name, arguments, ctx, None)
+
+    def call_sync(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        ctx: Any = None,
+        *,
+        loop: asyncio.AbstractEventLoop | None = None,
+    ) -> ToolResponse:
+        """``call()`` for code without an event loop (tests, scripts).
+
+        The call runs in this thread: a sync handler right here, with no event
+        loop running (it may block, or start a loop of its own), and what
+        needs a loop (an async handler or context factory) on ``loop``, an
+        event loop that is not running (a fresh one, closed afterwards, by
+        default). The answer is the one ``await app.call(...)`` gives.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass  # no loop running in this thread: the call may run here
+        else:
+            msg = "call_sync() cannot run inside an event loop; use `await app.call(...)`"
+            raise RuntimeError(msg)
+        inline = Inline()
+        return drive(self._call(name, arguments, ctx, inline), inline, loop)
+
+    async def _call(
+        self, name: Any, arguments: Any, ctx: Any, inline: Inline | None
+    ) -> ToolResponse:
+        """``call()``; ``inline`` when :func:`~fusion_core._inline.drive` runs it, else ``None``."""
         label = name
         record = CallRecord()
         try:
@@ -189,24 +231,17 @@ class FusionApp:
             if problems:
                 return validation_error(label, problems)
             if ctx is None and self.context_factory is not None:
-                ctx = await _resolve(self.context_factory())
-            return await self._run(served, action, params, ctx, select=select, record=record)
+                ctx = self.context_factory()
+                if inspect.isawaitable(ctx):
+                    if inline is not None:
+                        await inline.leave()
+                    ctx = await ctx
+            return await self._run(
+                served, action, params, ctx, select=select, record=record, inline=inline
+            )
         except Exception as exc:  # noqa: BLE001 - every failure of a call is an envelope
             given = [(pair[0], pair[1]) for pair in record.given]
             return _failure(label, exc, self.expose_errors, given)
-
-    def call_sync(
-        self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
-    ) -> ToolResponse:
-        """``call()`` for code without an event loop (tests, scripts)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass  # no loop running: run one below, outside this handler
-        else:
-            msg = "call_sync() cannot run inside an event loop; use `await app.call(...)`"
-            raise RuntimeError(msg)
-        return asyncio.run(self.call(name, arguments, ctx))
 
     # ------------------------------------------------------------ internals
 
@@ -231,8 +266,8 @@ class FusionApp:
         non_str = [key for key in args if not isinstance(key, str)]
         if non_str:
             return None, [unrecognized([str(key) for key in non_str])]
-        try:
-            return model.model_validate(args), []
+        try:  # model_validate() without its Python wrapper: the same call
+            return model.__pydantic_validator__.validate_python(args), []
         except ValidationError as exc:
             return None, field_problems(exc)
 
@@ -245,22 +280,29 @@ class FusionApp:
         *,
         select: Any,
         record: CallRecord,
+        inline: Inline | None,
     ) -> ToolResponse:
-        kwargs = _kwargs(action, params, ctx)
+        kwargs = _kwargs(action, params, ctx, served.names[action.key])
         finish = functools.partial(_finish, tool=served.tool, action=action, ctx=ctx, select=select)
         if served.is_async[action.key]:
+            if inline is not None:
+                await inline.leave()
             with recording(record):
                 try:
                     result = await action.handler(**kwargs)
                 except SystemExit as exc:  # sys.exit() in a handler ends the call, not the server
                     raise _HandlerExitError(exc) from None
                 return finish(result, record)
-        outcome = await self._workers.run(
-            functools.partial(_run_sync, action, kwargs, finish, record)
-        )
+        job = functools.partial(_run_sync, action, kwargs, finish, record)
+        if inline is not None and inline.loopless:
+            outcome = job()  # no loop here, and the caller waits: this thread is the worker
+        else:
+            outcome = await self._workers.run(job)
         if isinstance(outcome, ToolResponse):
             return outcome
         # A sync callable that returned an awaitable: await it here, on the loop.
+        if inline is not None:
+            await inline.leave()
         with recording(record):
             return finish(await outcome.awaitable, record)
 
@@ -290,7 +332,9 @@ def _run_sync(
 
     ``SystemExit`` (``sys.exit()``, argparse's ``error()``) and
     ``KeyboardInterrupt`` raised here come from the handler's own code (signals
-    reach the main thread only): they end this call with an envelope.
+    reach the main thread only): they end this call with an envelope. So they
+    do under ``call_sync()``, which runs the job in the calling thread
+    (``fusion_core._inline``): there a Ctrl-C during the handler ends the call.
     """
     with recording(record):
         try:
@@ -317,8 +361,14 @@ def _finish(
     return response
 
 
-def _kwargs(action: Action, params: BaseModel | None, ctx: Any) -> dict[str, Any]:
-    """The handler's keyword arguments: ``ctx`` and the validated parameters."""
+def _kwargs(
+    action: Action, params: BaseModel | None, ctx: Any, names: tuple[str, ...]
+) -> dict[str, Any]:
+    """The handler's keyword arguments: ``ctx`` and the validated parameters.
+
+    ``names`` are the parameters a signature-typed handler receives
+    (:func:`_parameter_names`).
+    """
     kwargs: dict[str, Any] = {}
     if action.takes_ctx:
         kwargs["ctx"] = ctx
@@ -327,13 +377,17 @@ def _kwargs(action: Action, params: BaseModel | None, ctx: Any) -> dict[str, Any
             if action.model_param is not None:
                 kwargs[action.model_param] = params
         else:
-            names = (
-                type(params).model_fields
-                if action.takes_kwargs
-                else action.fields_model.model_fields
-            )
-            kwargs.update({name: getattr(params, name) for name in names})
+            for name in names:
+                kwargs[name] = getattr(params, name)
     return kwargs
+
+
+def _parameter_names(tool: Tool, action: Action) -> tuple[str, ...]:
+    """The fields a signature-typed handler receives: its own, or all (``**kwargs``)."""
+    if action.params is not None:
+        return ()
+    model = tool.arguments_model(action) if action.takes_kwargs else action.fields_model
+    return tuple(model.model_fields)
 
 
 def _failure(
@@ -397,6 +451,7 @@ class _Served:
     keys: tuple[str, ...]
     select_keys: list[str]
     is_async: dict[str, bool]
+    names: dict[str, tuple[str, ...]]
     _definition: dict[str, Any] | None = field(default=None)
 
     @classmethod
@@ -409,6 +464,7 @@ class _Served:
             keys=tuple(actions),
             select_keys=tool.select_keys() if tool.select_enabled else [],
             is_async={key: _is_async(action.handler) for key, action in actions.items()},
+            names={key: _parameter_names(tool, action) for key, action in actions.items()},
         )
 
     def definition(self) -> dict[str, Any]:
@@ -423,11 +479,3 @@ def _is_async(handler: Callable[..., Any]) -> bool:
     return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
         getattr(handler, "__call__", None)  # noqa: B004 - an object's async __call__
     )
-
-
-async def _resolve(value: Any) -> Any:
-    """Await ``value`` if it is awaitable (async handlers and factories)."""
-    if inspect.isawaitable(value):
-        awaited: Awaitable[Any] = value
-        return await awaited
-    return value

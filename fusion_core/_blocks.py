@@ -1,10 +1,19 @@
-"""The text of each kind of block (WIRE.md sections 1, 3, 4 and 10)."""
+"""The text of each kind of block (WIRE.md sections 1, 3, 4 and 10).
+
+Cache: the encoding of a bullet item (a rule, a directive) and of a
+suggestion's tool and reason is remembered per exact text, in bounded dicts
+(4,096 texts of at most 512 characters each; a full dict is emptied, never
+grown). Encoding is a pure function of the text, so nothing invalidates an
+entry: static rules and suggestion tools repeat on every call and cost a
+dict lookup. A str subclass is always encoded afresh.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Final
 
+from ._json import to_json
 from ._text import (
     encode_item,
     encode_tool,
@@ -41,8 +50,6 @@ def render_data(data: object) -> str:
     """The data block: a str verbatim (``""`` → ``OK``), anything else as JSON."""
     if isinstance(data, str):
         return require_unicode(data, "the data str") or EMPTY_DATA_TEXT
-    from ._json import to_json  # noqa: PLC0415 - avoids a cycle with _ui at import
-
     return to_json(data)
 
 
@@ -55,8 +62,35 @@ def render_ui(block: UiBlock) -> str:
     return f"<{UI_TAG} {attributes}>\n{content}\n</{UI_TAG}>"
 
 
+# Item texts repeat from call to call (static rules, suggestion tools and
+# reasons): their encodings are remembered, by exact str, in bounded dicts
+# (emptied when full; encoding is a pure function, so a hit is exact).
+_MEMO_ENTRIES: Final = 4096
+_MEMO_LENGTH: Final = 512  # longer texts are encoded every time
+_LED_ITEMS: dict[str, str] = {}
+_TOOLS: dict[str, str] = {}
+_REASONS: dict[str, str] = {}
+
+
+def _led_item(text: str) -> str:
+    return encode_item(lead_item(text))
+
+
+def _memo(memo: dict[str, str], encode: Callable[[str], str], text: str) -> str:
+    """``encode(text)``, remembered in ``memo`` for a short plain str."""
+    if type(text) is not str or len(text) > _MEMO_LENGTH:  # a subclass may hash as it likes
+        return encode(text)
+    encoded = memo.get(text)
+    if encoded is None:
+        encoded = encode(text)
+        if len(memo) >= _MEMO_ENTRIES:
+            memo.clear()
+        memo[text] = encoded
+    return encoded
+
+
 def _bullets(tag: str, items: Iterable[str]) -> str:
-    body = "\n".join("- " + encode_item(lead_item(item)) for item in items)
+    body = "\n".join("- " + _memo(_LED_ITEMS, _led_item, item) for item in items)
     return f"<{tag}>\n{body}\n</{tag}>"
 
 
@@ -73,7 +107,8 @@ def render_rules(rules: Iterable[str]) -> str:
 def render_suggestions(suggestions: Iterable[Suggestion]) -> str:
     """``<action_suggestions>`` with ``- tool: reason`` items."""
     body = "\n".join(
-        f"- {encode_tool(item.tool)}: {encode_item(item.reason)}" for item in suggestions
+        f"- {_memo(_TOOLS, encode_tool, item.tool)}: {_memo(_REASONS, encode_item, item.reason)}"
+        for item in suggestions
     )
     return f"<{SUGGESTIONS_TAG}>\n{body}\n</{SUGGESTIONS_TAG}>"
 

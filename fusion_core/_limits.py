@@ -63,7 +63,7 @@ MAX_XML_SIZE: Final = 10 * 1024 * 1024
 
 def require_response_size(texts: Iterable[str]) -> None:
     """Raise :class:`SizeLimitError` if ``texts`` together exceed :data:`MAX_RESPONSE_SIZE`."""
-    size = sum(len(text) for text in texts)
+    size = sum(map(len, texts))
     if size > MAX_RESPONSE_SIZE:
         msg = (
             f"the response holds {size:,} characters of text; a Fusion response holds at "

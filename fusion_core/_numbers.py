@@ -153,6 +153,9 @@ def _digits_and_point(text: str) -> tuple[str, int]:
     return digits.rstrip("0") or "0", n
 
 
+_EXACT_FLOAT_INT: Final = float(2**53)
+
+
 def js_number(value: float) -> str:
     """Format a finite float exactly as JavaScript's ``String(number)`` does.
 
@@ -161,6 +164,9 @@ def js_number(value: float) -> str:
     """
     if value == 0:
         return "0"
+    if value.is_integer() and -_EXACT_FLOAT_INT < value < _EXACT_FLOAT_INT:
+        # Below 2**53 an integral float's shortest digits are its integer's.
+        return int.__repr__(int(value))
     sign = "-" if value < 0 else ""
     digits, n = _digits_and_point(repr(abs(value)))
     k = len(digits)

@@ -25,14 +25,19 @@ immutable ``str``, so the app can tell a response a Presenter built from one
 it must mask) and the data it was given (so an error text can be cleaned of
 the values it dropped, ``fusion_core._redact``). A validation error names
 fields and positions, never a value, a dict key or a tag it was given.
+
+Caches: a Presenter builds its schema's :class:`~fusion_core._schema.Mask`
+(the compiled validators) and its auto rules once, when made, and the
+schema's field names for error paths on its first validation error; the
+schema is fixed for the Presenter's life, so nothing invalidates them.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeAlias, TypeVar, final
 
@@ -189,14 +194,33 @@ class CallRecord:
 _RECORD: ContextVar[CallRecord | None] = ContextVar("fusion_presenter_record", default=None)
 
 
-@contextlib.contextmanager
-def recording(record: CallRecord) -> Iterator[CallRecord]:
+@final
+class _Recording:
+    """The context manager :func:`recording` returns.
+
+    A class: a generator-based one costs ten times more, and every tool call
+    enters one.
+    """
+
+    __slots__ = ("_record", "_token")
+
+    def __init__(self, record: CallRecord) -> None:
+        self._record = record
+        self._token: Token[CallRecord | None] | None = None
+
+    def __enter__(self) -> CallRecord:
+        self._token = _RECORD.set(self._record)
+        return self._record
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._token is not None:
+            _RECORD.reset(self._token)
+            self._token = None
+
+
+def recording(record: CallRecord) -> AbstractContextManager[CallRecord]:
     """Record into ``record``, for the duration of a call, what every Presenter does."""
-    token = _RECORD.set(record)
-    try:
-        yield record
-    finally:
-        _RECORD.reset(token)
+    return _Recording(record)
 
 
 def select_keys(data: Any, keys: Sequence[str]) -> Any:
@@ -205,7 +229,7 @@ def select_keys(data: Any, keys: Sequence[str]) -> Any:
         return data
     if isinstance(data, list):
         return [select_keys(item, keys) for item in data]
-    if isinstance(data, Mapping):
+    if isinstance(data, dict | Mapping):
         return {key: data[key] for key in keys if key in data}
     return data
 
@@ -404,7 +428,7 @@ class Presenter(Generic[M]):
             return
         emitted: set[str] = set()
         for index, item in enumerate(data if is_list else [data]):
-            if not isinstance(item, Mapping):
+            if not isinstance(item, dict | Mapping):  # dict first: no ABC check
                 continue
             for key, child in self._embeds.items():
                 value = item.get(key)

@@ -75,7 +75,7 @@ class ToolResponse(dict[str, Any]):
     ) -> None:
         require_response_size(texts)
         wire: dict[str, Any] = {
-            "content": _Content(_Block(type="text", text=text) for text in texts)
+            "content": _Content([_Block(type="text", text=text) for text in texts])
         }
         if is_error is not None:
             wire["isError"] = is_error

@@ -36,7 +36,9 @@ fields, dataclasses, custom types, ``exclude_if``, serialization by alias,
 custom ``__init__``, root models, ``ser_json_*`` settings — sends the model
 to the *model path*: real model validation and ``model_dump(mode="json")``
 (correct, and slower).
-``Mask.fast`` says which path a model gets, ``Mask.reason`` why.
+``Mask.fast`` says which path a model gets, ``Mask.reason`` why. A Mask is
+built once per Presenter, its validators and serializers compiled then (the
+model path's ``TypeAdapter`` on first use); none is ever rebuilt.
 
 The fast path is only ever an optimization of the model path: data it
 rejects (a model instance, an ORM object read ``from_attributes``, a value

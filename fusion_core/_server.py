@@ -173,7 +173,7 @@ def build_server(
             # keep its text off the wire, keep serving.
             logger.exception("serving tool %r raised", params.name)
             result = _internal_error(params.name, "failed to run this tool")
-        return {**result, "resultType": "complete"}
+        return _wire(result)
 
     server: Server[Any] = Server(server_name, version=server_version, instructions=instructions)
     server.add_request_handler("tools/list", PaginatedRequestParams, list_tools)
@@ -182,6 +182,21 @@ def build_server(
     server.add_request_handler("tools/call", CallToolRequestParams, call_tool)
     server.get_tool_input_schema = _schema_lookup(app)
     return server
+
+
+def _wire(result: Mapping[str, Any]) -> dict[str, Any]:
+    """``result`` in plain dicts and lists, with ``resultType`` (the SDK drops it before 2026).
+
+    A ``ToolResponse``'s content is a read-only list of read-only dicts
+    (subclasses); the SDK validates plain ones in C and subclasses through
+    their Python protocol, 10 to 25 µs more per call for the same bytes.
+    """
+    wire = dict(result)
+    content = wire.get("content")
+    if isinstance(content, list):
+        wire["content"] = [dict(block) if isinstance(block, dict) else block for block in content]
+    wire["resultType"] = "complete"
+    return wire
 
 
 def _internal_error(tool: str, what: str) -> ToolResponse:

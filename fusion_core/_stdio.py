@@ -35,7 +35,9 @@ __all__ = ["Overflow", "ProcessExit", "bounded_stdio"]
 
 _STDIN_GRACE: Final = 2.0  # seconds for the server to exit after its stdin closes
 _KILL_GRACE: Final = 2.0  # seconds between SIGTERM and SIGKILL
-_EXIT_GRACE: Final = 1.0  # seconds to wait for the status of a server that closed stdout
+_EXIT_GRACE: Final = 5.0  # seconds to wait for the status of a server that closed stdout
+# (a dead server answers at once; 1 s was too short on a loaded machine: the
+# status arrives through a watcher thread)
 
 
 @dataclass(slots=True)

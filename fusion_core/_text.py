@@ -129,13 +129,38 @@ def _reference(match: re.Match[str]) -> str:
     return named if named is not None else f"&#x{ord(char):X};"
 
 
+# Fast paths: ``str.isprintable()`` is false for every character the two
+# escapes rewrite but the XML ones (controls, CR, line and paragraph
+# separators, NEL, surrogates, noncharacters), so printable text without
+# those is returned as it is, without a regex pass (most text, in C). A str
+# subclass takes the regex: its own methods could answer anything.
+
+
 def escape_text(text: str) -> str:
     """Escape element text: ``&``, ``<``, ``]]>`` and characters XML cannot carry."""
+    if (
+        type(text) is str
+        and text.isprintable()
+        and "&" not in text
+        and "<" not in text
+        and "]]>" not in text
+    ):
+        return text
     return _TEXT_SPECIAL.sub(_reference, text)
 
 
 def escape_attr(text: str) -> str:
     """Escape an attribute value: the five XML characters and the same refs."""
+    if (
+        type(text) is str
+        and text.isprintable()
+        and "&" not in text
+        and "<" not in text
+        and ">" not in text
+        and '"' not in text
+        and "'" not in text
+    ):
+        return text
     return _ATTR_SPECIAL.sub(_reference, text)
 
 
@@ -193,6 +218,7 @@ def continue_lines(text: str) -> str:
 # before a space: no structure either way); so does one that is that after
 # leading backslashes, so that decoding drops exactly the one added.
 _THEMATIC_LEAD: Final = re.compile(r"\\*[ \t]*-[ \t]*-[ \t-]*(?=\r|\n|\Z)")
+_LEADS: Final = "\\ \t-"  # the first characters _THEMATIC_LEAD can match
 
 
 def lead_item(text: str) -> str:
@@ -201,6 +227,8 @@ def lead_item(text: str) -> str:
     ``"--"`` becomes ``"\--"`` (and ``"\--"`` becomes ``"\\--"``); any other
     text is returned unchanged. :func:`unlead_item` inverts it.
     """
+    if type(text) is str and text[:1] not in _LEADS:  # "" is in every str: "" takes the regex
+        return text
     return "\\" + text if _THEMATIC_LEAD.match(text) else text
 
 

@@ -13,6 +13,10 @@ the markdown description (``Actions:``/``Modules:`` and ``Workflow:`` lines) or,
 after ``toon_description()``, a TOON table of the actions; one flat input
 schema where each property says which actions use it; annotations derived from
 the actions.
+
+Cache: ``arguments_model(action)`` builds each action's arguments model (its
+own fields, the common ones, no extras) once, and every added action empties
+the cache. ``FusionApp`` keeps the rest of what a call reads per tool.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ Width = Literal["full", "half", "third"]
 _WIDTHS: Final = frozenset(get_args(Width))
 _LANGUAGE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#.\-]*")
 _BACKTICK_RUN: Final = re.compile(r"`+")
+_LANGUAGES: Final = frozenset({"echarts", "mermaid", "json"})
 SUMMARY_PREFIX: Final = "📊 **Summary**: "
 
 
@@ -158,7 +159,8 @@ class UiBlock:
                 f"{type(self.type).__name__} and {type(self.content).__name__}",
                 value=self,
             )
-        require_unicode(self.content, f"the content of the {self.type!r} UI block")
+        if not self.content.isascii():  # ASCII holds no surrogate: no message to build
+            require_unicode(self.content, f"the content of the {self.type!r} UI block")
 
 
 def _meta(title: str | None, width: Width | None, priority: int | float | None) -> UiMeta | None:
@@ -169,6 +171,8 @@ def _meta(title: str | None, width: Width | None, priority: int | float | None) 
 
 def check_language(language: str) -> str:
     """Return ``language`` if it is a valid fence info string, else raise."""
+    if type(language) is str and language in _LANGUAGES:  # the helpers' tags: no regex
+        return language
     if language != "" and (not isinstance(language, str) or not _LANGUAGE.fullmatch(language)):
         raise UIError(
             f"invalid language tag {language!r}: use letters, digits and _ + # . - "
@@ -185,7 +189,9 @@ def fence(language: str, body: str) -> str:
     read as one CRLF line ending, and the body's last line break would be lost.
     """
     check_language(language)
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(body)), default=0)
+    longest = (
+        max((len(run) for run in _BACKTICK_RUN.findall(body)), default=0) if "`" in body else 0
+    )
     ticks = "`" * max(3, longest + 1)
     closing = "\r" if body.endswith("\r") else "\n"
     return f"{ticks}{language}\n{body}{closing}{ticks}"
@@ -249,9 +255,31 @@ def _cell(value: Any, path: str = "$") -> str:
         text = str(value)
     if "|" in text:
         text = text.replace("|", "\\|")
-    if LINE_BREAK.search(text):
+    if "\n" in text or "\r" in text:  # LINE_BREAK, without a regex pass
         text = LINE_BREAK.sub("<br>", text)
     return text
+
+
+_SMALL_INT: Final = 1 << 63  # far below the digit limits of int_text
+
+
+def _row(cells: Iterable[Any], where: str) -> str:
+    """``| a | b |``: one table line; ``where`` (``headers``, ``rows[r]``) names its cells.
+
+    A str cell without ``|`` or a line break and a plain int are written
+    here, as :func:`_cell` would write them, without building their path
+    (which only names a cell that cannot be written).
+    """
+    texts = []
+    for index, value in enumerate(cells):
+        kind = type(value)
+        if kind is str and "|" not in value and "\n" not in value and "\r" not in value:
+            texts.append(value)
+        elif kind is int and -_SMALL_INT < value < _SMALL_INT:
+            texts.append(int.__repr__(value))
+        else:
+            texts.append(_cell(value, f"{where}[{index}]"))
+    return "| " + " | ".join(texts) + " |"
 
 
 def table(
@@ -267,12 +295,10 @@ def table(
     The header and separator lines are each followed by a line break, then
     the rows: a table without rows ends with that break, as the reference's.
     """
-    head = "| " + " | ".join(_cell(h, f"headers[{i}]") for i, h in enumerate(headers)) + " |"
-    separator = "| " + " | ".join("---" for _ in headers) + " |"
-    body = "\n".join(
-        "| " + " | ".join(_cell(cell, f"rows[{r}][{c}]") for c, cell in enumerate(row)) + " |"
-        for r, row in enumerate(rows)
-    )
+    head = _row(headers, "headers")
+    columns = len(headers) if isinstance(headers, list | tuple) else sum(1 for _ in headers)
+    separator = "| " + " | ".join(["---"] * columns) + " |"
+    body = "\n".join([_row(row, f"rows[{r}]") for r, row in enumerate(rows)])
     return UiBlock("markdown", f"{head}\n{separator}\n{body}", _meta(title, width, priority))
 
 

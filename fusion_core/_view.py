@@ -34,7 +34,9 @@ class Suggestion:
         """Accept a ``Suggestion``, a ``{"tool", "reason"}`` mapping or a pair."""
         if isinstance(value, Suggestion):
             return value
-        if isinstance(value, Mapping):
+        if type(value) is tuple and len(value) == 2:  # the common case, before an ABC check
+            tool, reason = value[0], value[1]
+        elif isinstance(value, Mapping):
             tool, reason = value.get("tool"), value.get("reason")
         elif isinstance(value, tuple) and len(value) == 2:
             tool, reason = value[0], value[1]

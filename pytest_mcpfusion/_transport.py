@@ -111,8 +111,11 @@ class InProcess:
     name = "inproc"
 
     def __init__(self, app: ToolApp) -> None:
+        from fusion_core import FusionApp  # noqa: PLC0415 - loaded with the app, not the plugin
+
         self.app: ToolApp | None = app
         self._app = app
+        self._fusion = app if isinstance(app, FusionApp) else None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._portal: BlockingPortal | None = None
         self._portal_cm: contextlib.AbstractContextManager[BlockingPortal] | None = None
@@ -126,16 +129,22 @@ class InProcess:
     ) -> tuple[dict[str, Any], ResponseView]:
         """Run ``app.call`` on the session's event loop.
 
-        From sync code (no loop running in this thread) the session's own loop
-        runs the call right here; from inside a running loop a portal thread
-        does, since a loop cannot be re-entered.
+        From sync code (no loop running in this thread) the call runs right
+        here: a ``FusionApp`` runs it with ``call_sync`` (a sync handler in
+        this thread, no loop started for it; what needs a loop on the
+        session's own loop), any other app on the session's loop. From
+        inside a running loop a portal thread runs it, since a loop cannot be
+        re-entered.
         """
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             if self._loop is None:
                 self._loop = asyncio.new_event_loop()
-            response = self._loop.run_until_complete(self._app.call(tool, dict(arguments), ctx))
+            if self._fusion is not None:
+                response = self._fusion.call_sync(tool, dict(arguments), ctx, loop=self._loop)
+            else:
+                response = self._loop.run_until_complete(self._app.call(tool, dict(arguments), ctx))
             return dict(response), view_of(response)
         if self._portal is None:
             from anyio.from_thread import start_blocking_portal  # noqa: PLC0415 - lazy

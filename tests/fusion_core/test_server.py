@@ -666,3 +666,21 @@ def test_loopback_is_read_as_an_address_not_a_string(host: str, loopback: bool) 
 
     assert is_loopback(host) is loopback
     assert transport_security(host).enable_dns_rebinding_protection is loopback
+
+
+def test_a_tool_result_reaches_the_sdk_as_plain_dicts_and_lists() -> None:
+    """The read-only content of a ToolResponse is handed over as plain containers, same items.
+
+    The SDK validates plain dicts in C and subclasses through Python; the
+    bytes it writes are the same, only cheaper to get.
+    """
+    from fusion_core._server import _wire  # noqa: PLC0415 - the one private helper tested
+
+    response = success_structured({"n": 1})
+    wire = _wire(response)
+    assert wire == {**response, "resultType": "complete"}
+    assert list(wire) == [*response, "resultType"]
+    assert type(wire["content"]) is list
+    assert all(type(block) is dict for block in wire["content"])
+    foreign = {"content": [{"type": "text", "text": "x"}, "odd"], "resultType": "partial"}
+    assert _wire(foreign) == {**foreign, "resultType": "complete"}

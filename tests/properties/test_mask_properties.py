@@ -47,14 +47,13 @@ from pydantic import (
     Field,
     PlainSerializer,
     SecretStr,
-    ValidationError,
     WrapSerializer,
     computed_field,
     create_model,
     field_serializer,
     model_serializer,
 )
-from pydantic_core import PydanticSerializationError, core_schema
+from pydantic_core import core_schema
 
 from fusion_core import Presenter, PresenterValidationError, to_json
 from fusion_core._presenter import CallRecord, recording
@@ -284,7 +283,9 @@ def _data(draw: st.DrawFn, plan: ModelPlan) -> Any:
             continue
         out[key] = draw(field.kind.values)
     for _ in range(draw(st.integers(0, 2))):
-        out[draw(st.sampled_from(["password", "x", "f0", "_id", "f9"]))] = canary()
+        key = draw(st.sampled_from(["password", "x", "f0", "_id", "f9"]))
+        # Sometimes an object JSON cannot hold: a model keeping extras refuses it.
+        out[key] = SimpleNamespace(token=canary()) if draw(st.integers(0, 4)) == 0 else canary()
     if plan.from_attributes and draw(st.booleans()):
         return SimpleNamespace(**out)
     return out
@@ -449,7 +450,7 @@ def _expected(model: type[BaseModel], data: Any, *, many: bool) -> str | None:
         if many:
             return to_json([_dump(model, item) for item in data])
         return to_json(_dump(model, data))
-    except (ValidationError, PydanticSerializationError):
+    except ValueError:  # ValidationError, PydanticSerializationError, a circular value
         return None
 
 

@@ -1,0 +1,180 @@
+"""Every fast path of the per-call pipeline gives what the general path gives.
+
+The escapes, item leads, table cells, remembered item encodings and
+integral floats each skip their general code for common input
+(``fusion_core._text``, ``_ui``, ``_blocks``, ``_numbers``); here each is
+compared with that general code on generated text (any code point,
+surrogates, noncharacters and XML specials included), str subclasses that
+answer ``isprintable`` or ``in`` wrongly, and numbers around the limits.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from fusion_core import SerializationError, _blocks, ui
+from fusion_core._numbers import _digits_and_point, js_number
+from fusion_core._text import (
+    _ATTR_SPECIAL,
+    _TEXT_SPECIAL,
+    _THEMATIC_LEAD,
+    _reference,
+    encode_item,
+    encode_tool,
+    escape_attr,
+    escape_text,
+    lead_item,
+)
+from fusion_core._ui import _cell
+from fusion_core._view import Suggestion
+
+# Text weighted toward what the escapes and leads look at.
+_SPECIALS = "&<>\"']\r\n\t\x00\x0b\x85\u2028\u2029\ud800\udfff\ufffe\uffff\\- |`"
+TEXT = st.text(
+    st.one_of(st.characters(codec=None), st.sampled_from(_SPECIALS)),
+    max_size=40,
+)
+
+
+class _Liar(str):
+    """A str subclass whose own methods claim it holds nothing to escape."""
+
+    __slots__ = ()
+
+    def isprintable(self) -> bool:
+        return True
+
+    def __contains__(self, _item: object) -> bool:
+        return False
+
+    def __getitem__(self, _index: Any) -> str:
+        return "x"
+
+
+@given(TEXT)
+@example("a]]>b")
+@example("\u00a0&")
+def test_escape_text_fast_path_equals_the_regex(text: str) -> None:
+    """Printable text without specials comes back as it is; any other as the regex writes it."""
+    assert escape_text(text) == _TEXT_SPECIAL.sub(_reference, text)
+
+
+@given(TEXT)
+@example("it's")
+@example('a "b"')
+def test_escape_attr_fast_path_equals_the_regex(text: str) -> None:
+    """The attribute escape's fast path agrees with its regex on any text."""
+    assert escape_attr(text) == _ATTR_SPECIAL.sub(_reference, text)
+
+
+@given(TEXT)
+@example("--")
+@example(" - -")
+@example("\\--")
+@example("")
+def test_lead_item_fast_path_equals_the_regex(text: str) -> None:
+    """Only text the thematic-break pattern matches gains a backslash."""
+    expected = "\\" + text if _THEMATIC_LEAD.match(text) else text
+    assert lead_item(text) == expected
+
+
+@pytest.mark.parametrize("text", ["<b>&", "--", "a\rb"])
+def test_a_str_subclass_takes_the_general_path(text: str) -> None:
+    """A subclass that claims to be printable and to hold nothing is still escaped and led."""
+    liar = _Liar(text)
+    assert escape_text(liar) == _TEXT_SPECIAL.sub(_reference, text)
+    assert escape_attr(liar) == _ATTR_SPECIAL.sub(_reference, text)
+    assert lead_item(liar) == ("\\" + text if _THEMATIC_LEAD.match(text) else text)
+
+
+CELL = st.one_of(
+    TEXT,
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+
+
+@given(st.lists(CELL, min_size=1, max_size=5), st.lists(st.lists(CELL, max_size=5), max_size=3))
+@example(["a|b", "x\r\ny"], [[2**63, -(2**63), 2**63 - 1, True, None]])
+def test_table_cells_equal_the_general_cell_writer(headers: list[Any], rows: list[Any]) -> None:
+    """Each table line is ``| `` + the general writer's cells + `` |``, whatever the cells."""
+    try:
+        content = ui.table(headers, rows).content
+    except SerializationError:  # a lone surrogate in a cell: refused like any UI content
+        return
+    lines = [
+        "| " + " | ".join(_cell(value) for value in headers) + " |",
+        "| " + " | ".join(["---"] * len(headers)) + " |",
+        "\n".join("| " + " | ".join(_cell(value) for value in row) + " |" for row in rows),
+    ]
+    assert content == "\n".join(lines)
+
+
+def test_a_table_from_iterables_counts_its_header_cells_as_before() -> None:
+    """Headers given as a generator: the separator has no cells (it is consumed by the header)."""
+    headers = (name for name in ["a", "b"])  # not a Sequence: a misuse, kept as it was
+    block = ui.table(headers, [["1", "2"]])  # type: ignore[arg-type]
+    assert block.content == "| a | b |\n|  |\n| 1 | 2 |"
+
+
+@given(st.lists(TEXT, min_size=1, max_size=6))
+def test_remembered_item_encodings_equal_fresh_ones(items: list[str]) -> None:
+    """A rule or suggestion written twice (from the memo the second time) reads the same."""
+    first = _blocks.render_rules(items)
+    assert _blocks.render_rules(items) == first
+    body = "\n".join("- " + encode_item(lead_item(item)) for item in items)
+    assert first == f"<domain_rules>\n{body}\n</domain_rules>"
+    pairs = [Suggestion(tool, reason) for tool, reason in zip(items, reversed(items), strict=True)]
+    written = "\n".join(f"- {encode_tool(s.tool)}: {encode_item(s.reason)}" for s in pairs)
+    assert (
+        _blocks.render_suggestions(pairs)
+        == f"<action_suggestions>\n{written}\n</action_suggestions>"
+    )
+
+
+def test_the_item_memo_stays_bounded() -> None:
+    """More distinct items than the memo holds empty it, never grow it past its size."""
+    for index in range(_blocks._MEMO_ENTRIES + 10):
+        _blocks.render_rules([f"rule {index}"])
+    assert len(_blocks._LED_ITEMS) <= _blocks._MEMO_ENTRIES
+    long = "x" * (_blocks._MEMO_LENGTH + 1)
+    _blocks.render_rules([long])
+    assert long not in _blocks._LED_ITEMS
+
+
+def _general_js_number(value: float) -> str:
+    """``js_number`` without its integral fast path (the ECMAScript digits algorithm)."""
+    sign = "-" if value < 0 else ""
+    digits, n = _digits_and_point(repr(abs(value)))
+    k = len(digits)
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    return js_number(value)  # not integral below 2**53: the fast path does not apply
+
+
+@given(st.integers(min_value=-(2**53), max_value=2**53).map(float))
+@example(float(2**53 - 1))
+@example(-float(2**53 - 1))
+@example(4800.0)
+@example(1e15)
+def test_integral_floats_below_2_53_are_written_as_the_digits_algorithm_writes_them(
+    value: float,
+) -> None:
+    """``4800.0`` is ``4800``: the shortcut through ``int`` equals ECMAScript's digits."""
+    if value == 0 or not math.isfinite(value):
+        return
+    assert js_number(value) == _general_js_number(value)
+
+
+def test_printable_text_has_no_character_the_escapes_rewrite_but_xml_ones() -> None:
+    """The premise of the fast paths: of what the escapes rewrite, only ``&<>"'`` is printable."""
+    every = "".join(map(chr, range(0x110000)))
+    rewritten = set(_ATTR_SPECIAL.findall(every)) | set(_TEXT_SPECIAL.findall(every))
+    assert {char for char in rewritten if char.isprintable()} == set("&<>\"'")
