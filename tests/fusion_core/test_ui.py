@@ -192,6 +192,7 @@ def test_code_block_with_fence_inside() -> None:
         ("a\u2028b\x85c", "a\u2028b\x85c"),
         (None, ""),
         (True, "true"),
+        (False, "false"),
         (1.0, "1"),
         (float("nan"), "NaN"),
         (10**20, "100000000000000000000"),
