@@ -182,3 +182,27 @@ def test_build_twice_gives_equal_responses() -> None:
     """build() does not consume the builder."""
     builder = response([1]).system_rules(["r"])
     assert builder.build() == builder.build()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda b: b.ui_block(ui.table(["a"], []), "x"),
+            "ui_block(UiBlock) takes no content or meta: the block has its own",
+        ),
+        (lambda b: b.ui_block("echarts"), "ui_block(type, content): content is missing"),
+        (lambda b: b.raw_block(3), "raw_block() takes str, got int: 3"),
+        (lambda b: b.llm_hint(None), "llm_hint() takes str, got NoneType: None"),
+        (lambda b: b.system_rules("one"), "system_rules() takes a list of rules, not one str"),
+        (lambda b: b.system_rules(["a", 5]), "system_rules() takes str, got int: 5"),
+    ],
+    ids=["ui block and content", "no content", "raw block", "hint", "one rule", "rule type"],
+)
+def test_wrong_arguments_are_named_in_the_error(
+    call: Callable[[Any], object], message: str
+) -> None:
+    """Each misuse of the builder raises a TypeError saying which method and what was wrong."""
+    with pytest.raises(TypeError) as caught:
+        call(response({}))
+    assert str(caught.value) == message

@@ -275,3 +275,41 @@ def test_members_that_contain_themselves_are_a_cycle_error() -> None:
     for member in (looped, keyed):
         with pytest.raises(CycleError):
             to_json({"k": {member, Box({"a": 1})}})
+
+
+class Twig(BaseModel, frozen=True):
+    """A recursive model (its plan holds a reference) that lands in ``Any`` and in extras."""
+
+    tags: frozenset[int]
+    kids: tuple[Twig, ...] = ()
+
+
+class TwigExtras(BaseModel):
+    """Extras typed as the recursive model, on the model path."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, Twig]
+
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+class MixedSetExtras(BaseModel):
+    """Extras typed as a set of tuples and frozensets (the fast path)."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, set[Any]]
+
+
+def test_recursive_models_in_any_values_and_extras_have_their_sets_sorted() -> None:
+    """References resolve inside ``Any`` values and typed extras; typed extras are sorted once."""
+    twig = Twig(tags=frozenset({1, 8}), kids=(Twig(tags=frozenset({2, 9})),))
+    expected = {"tags": [1, 8], "kids": [{"tags": [2, 9], "kids": []}]}
+    for schema in (Declared, SlowDeclared):
+        out = json.loads(Presenter("P", schema).make({"anything": twig}).build().texts[0])
+        assert out["anything"] == expected
+    out = json.loads(Presenter("T", TwigExtras).make({"more": twig}).build().texts[0])
+    assert out["more"] == expected
+    members = {(9, 2), (8, 1), (7, 0), frozenset({1, 3}), frozenset({5, 4}), frozenset({6, 2})}
+    assert Mask(MixedSetExtras).fast
+    out = json.loads(Presenter("M", MixedSetExtras).make({"more": members}).build().texts[0])
+    assert out["more"] == [[1, 3], [2, 6], [4, 5], [7, 0], [8, 1], [9, 2]]

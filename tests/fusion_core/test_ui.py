@@ -192,6 +192,7 @@ def test_code_block_with_fence_inside() -> None:
         ("a\u2028b\x85c", "a\u2028b\x85c"),
         (None, ""),
         (True, "true"),
+        (False, "false"),
         (1.0, "1"),
         (float("nan"), "NaN"),
         (10**20, "100000000000000000000"),
@@ -300,3 +301,58 @@ def test_numbers_in_cells_and_items_name_where_they_are(
     with pytest.raises(SerializationError) as raised:
         make()
     assert raised.value.path == path
+
+
+class _NoRepr:
+    """A priority whose ``repr`` raises."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+@pytest.mark.parametrize(
+    ("make", "message", "value"),
+    [
+        (
+            lambda: UiBlock(1, "x"),  # type: ignore[arg-type]
+            "a UI block's type and content must be str, got int and str",
+            None,
+        ),
+        (
+            lambda: UiBlock("t", b"x"),  # type: ignore[arg-type]
+            "a UI block's type and content must be str, got str and bytes",
+            None,
+        ),
+        (lambda: UiMeta(title=3), "UI title must be a str, got 3", 3),  # type: ignore[arg-type]
+        (
+            lambda: UiMeta(width="wide"),  # type: ignore[arg-type]
+            "UI width must be 'full', 'half' or 'third', got 'wide'",
+            "wide",
+        ),
+        (
+            lambda: UiMeta.of({"colour": 1}),
+            "unknown UI meta keys ['colour']; use title, width, priority",
+            {"colour": 1},
+        ),
+        (lambda: ui.table(["a"], [], priority="high"), "got 'high'", "high"),  # type: ignore[arg-type]
+        (lambda: ui.table(["a"], [], priority=_NoRepr()), "got a _NoRepr", None),  # type: ignore[arg-type]
+        (lambda: ui.table(["a"], [], priority=10**5000), "got an int of about 5,001 digits", None),
+    ],
+    ids=["type", "content", "title", "width", "meta keys", "priority", "no repr", "huge int"],
+)
+def test_invalid_ui_values_are_named_in_the_error(
+    make: Callable[[], object], message: str, value: object
+) -> None:
+    """Each error says what was wrong and carries the offending value."""
+    with pytest.raises(UIError) as caught:
+        make()
+    assert str(caught.value).endswith(message)
+    if value is not None:
+        assert caught.value.value == value
+    else:
+        assert caught.value.value is not None
+
+
+def test_an_empty_width_means_unset() -> None:
+    """``width=""`` is accepted as the reference's unset width (and normalized to ``None``)."""
+    assert UiMeta(width="").width is None
