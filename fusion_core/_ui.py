@@ -108,6 +108,11 @@ class UiMeta:
         """Accept a ``UiMeta``, a mapping with the same keys, or ``None``."""
         if meta is None or isinstance(meta, UiMeta):
             return meta
+        if not isinstance(meta, Mapping):
+            raise UIError(
+                f"UI meta must be a UiMeta, a mapping or None, got {type(meta).__name__}",
+                value=meta,
+            )
         unknown = set(meta) - {"title", "width", "priority"}
         if unknown:
             raise UIError(
@@ -283,7 +288,7 @@ def _row(cells: Iterable[Any], where: str) -> str:
 
 
 def table(
-    headers: Sequence[Any],
+    headers: Iterable[Any],
     rows: Iterable[Sequence[Any]],
     *,
     title: str | None = None,
@@ -295,9 +300,10 @@ def table(
     The header and separator lines are each followed by a line break, then
     the rows: a table without rows ends with that break, as the reference's.
     """
+    if not isinstance(headers, list | tuple):
+        headers = list(headers)  # an iterator is read once, for the header and the separator
     head = _row(headers, "headers")
-    columns = len(headers) if isinstance(headers, list | tuple) else sum(1 for _ in headers)
-    separator = "| " + " | ".join(["---"] * columns) + " |"
+    separator = "| " + " | ".join(["---"] * len(headers)) + " |"
     body = "\n".join([_row(row, f"rows[{r}]") for r, row in enumerate(rows)])
     return UiBlock("markdown", f"{head}\n{separator}\n{body}", _meta(title, width, priority))
 

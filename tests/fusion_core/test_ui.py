@@ -134,6 +134,24 @@ def test_unknown_meta_key_is_a_ui_error() -> None:
         response("").ui_block("summary", "x", {"colour": "red"})
 
 
+@pytest.mark.parametrize("meta", [5, "title", ["title"], b"x"])
+def test_meta_that_is_not_a_mapping_is_a_ui_error(meta: Any) -> None:
+    """Meta of another type is a UIError naming the type (was a bare TypeError)."""
+    with pytest.raises(UIError, match=f"got {type(meta).__name__}$"):
+        UiMeta.of(meta)
+    with pytest.raises(UIError, match="UI meta must be a UiMeta, a mapping or None"):
+        response("").ui_block("summary", "x", meta)
+
+
+def test_table_headers_from_an_iterator_are_read_once() -> None:
+    """Headers from a generator give the same table as a list (the separator had 0 columns)."""
+    listed = ui.table(["id", "total"], [[1, 2]])
+    assert ui.table(iter(["id", "total"]), [[1, 2]]) == listed
+    assert ui.table((h for h in ("id", "total")), [[1, 2]]).content == (
+        "| id | total |\n| --- | --- |\n| 1 | 2 |"
+    )
+
+
 @pytest.mark.parametrize("tag", ['a"b', "a b", "```", "<x>", "-py", "py\n", "é"])
 def test_invalid_language_tag_names_the_tag(tag: str) -> None:
     """An invalid language tag is a UIError whose message names the tag."""
