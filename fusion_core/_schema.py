@@ -128,9 +128,11 @@ class _Deriver:
         if kind == "model":
             return self._model(schema)
         if kind in {"set", "frozenset", "tuple", "union", "tagged-union"}:
-            # to_json sorts sets; tuple and union members keep their own types:
-            # the serializer writes them as the model would.
-            self.json_native = self.json_native and kind not in {"set", "frozenset"}
+            # to_json sorts sets; a tuple validates to a tuple where model_dump
+            # writes a list (the data a handler or test reads must be the same on
+            # every transport); union members keep their own types: the
+            # serializer writes them as the model would.
+            self.json_native = self.json_native and kind not in {"set", "frozenset", "tuple"}
         out = dict(schema)
         for key in _CHILD_KEYS:
             child = out.get(key)

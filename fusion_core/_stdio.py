@@ -142,13 +142,18 @@ async def _bounded(
 
     async def write() -> None:
         assert process.stdin is not None  # opened with a pipe
-        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        try:
             async with write_reader:
                 async for session_message in write_reader:
                     json = session_message.message.model_dump_json(
                         by_alias=True, exclude_unset=True
                     )
                     await process.stdin.send(json.encode() + b"\n")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            # The pipe broke: the server is gone. Its status first (the reader
+            # may not have seen stdout close yet), so the error can say how.
+            with anyio.move_on_after(_EXIT_GRACE):
+                ended.returncode = await process.wait()
         await read_writer.aclose()  # the server is gone: no request may wait forever
 
     async with anyio.create_task_group() as tasks:
