@@ -349,10 +349,7 @@ class FusionClient:
         except Exception as exc:
             # The SDK reports a dead peer as an exception group from its task
             # groups; one error naming the server says more.
-            reasons = "; ".join(
-                f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
-                for leaf in _leaves(exc)
-            )
+            reasons = "; ".join(_reason(leaf) for leaf in _leaves(exc))
             msg = f"could not connect to the MCP server {self._label!r}: {reasons}"
             ended = self._ended.describe() if self._ended is not None else None
             if ended is not None:

@@ -119,6 +119,10 @@ async def _bounded(
         except ValueError as exc:  # the session reports it; the connection goes on
             return exc
 
+    async def record_exit() -> None:
+        with anyio.move_on_after(_EXIT_GRACE):
+            ended.returncode = await process.wait()
+
     async def read() -> None:
         assert process.stdout is not None  # opened with a pipe
         buffer = bytearray()
@@ -136,9 +140,7 @@ async def _bounded(
                     if len(buffer) > overflow.limit:
                         overflow.received = len(buffer)
                         return  # closing the read stream ends the pending request
-            # stdout closed: the server is ending; its status says why.
-            with anyio.move_on_after(_EXIT_GRACE):
-                ended.returncode = await process.wait()
+            await record_exit()  # stdout closed: the server is ending; its status says why
 
     async def write() -> None:
         assert process.stdin is not None  # opened with a pipe
@@ -152,8 +154,7 @@ async def _bounded(
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             # The pipe broke: the server is gone. Its status first (the reader
             # may not have seen stdout close yet), so the error can say how.
-            with anyio.move_on_after(_EXIT_GRACE):
-                ended.returncode = await process.wait()
+            await record_exit()
         await read_writer.aclose()  # the server is gone: no request may wait forever
 
     async with anyio.create_task_group() as tasks:

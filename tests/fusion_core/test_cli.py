@@ -23,13 +23,15 @@ APP = "examples.billing.app:app"
 STDIO = f"{sys.executable} -m fusion_core serve {APP}"
 
 
-def _fusion(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m fusion_core ARGS`` from the repository root; output captured."""
+def _fusion(
+    *args: str, stdin: str | None = None, cwd: Path = ROOT
+) -> subprocess.CompletedProcess[str]:
+    """``python -m fusion_core ARGS`` (from the repository root by default); output captured."""
     return subprocess.run(
         [sys.executable, "-m", "fusion_core", *args],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=cwd,
         input=stdin,
         check=False,
         timeout=180,
@@ -173,14 +175,7 @@ def test_check_reports_violations_with_exit_one(tmp_path: Path) -> None:
         "app = Broken()\n",
         encoding="utf-8",
     )
-    run = subprocess.run(
-        [sys.executable, "-m", "fusion_core", "check", "broken_app:app", "--call", "bad"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        check=False,
-        timeout=180,
-    )
+    run = _fusion("check", "broken_app:app", "--call", "bad", cwd=tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "FAIL  bad" in run.stdout
     assert "0 clean, 1 with violations" in run.stdout
