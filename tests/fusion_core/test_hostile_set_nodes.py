@@ -1,0 +1,154 @@
+"""Hostile set places: a set in every kind of schema node is written sorted on the model path.
+
+The model path's planner (``fusion_core._sets.set_plan``) once knew only the
+nodes it planned (models, lists, dicts, tuples, unions...) and took any other
+node for one that cannot hold a set: a set inside a dataclass, a ``TypedDict``,
+a ``NamedTuple``, a ``RootModel``, a ``Json[...]`` field or a field with a
+``PlainValidator`` was written in hash order (other bytes in another process).
+Unknown kinds are now walked by inference; each row here is one node kind a
+set can sit in, written once and as a list of two (``make(row)`` and
+``make([row, row])`` take different paths), and compared with the documented
+order. Aliases, excluded fields and serializers of the user's own are here too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import deque
+from typing import Annotated, Any, NamedTuple, NotRequired
+
+import pytest
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    InstanceOf,
+    Json,
+    PlainSerializer,
+    PlainValidator,
+    RootModel,
+)
+from typing_extensions import TypedDict
+
+from fusion_core import Presenter
+from fusion_core._schema import Mask
+
+# {1, 8} and {2, 9} iterate as [8, 1] and [9, 2]: a member's own list is sorted too.
+MEMBERS = frozenset({frozenset({1, 8}), frozenset({3}), frozenset({2, 9}), frozenset()})
+EXPECTED = [[], [1, 8], [2, 9], [3]]
+WORDS = frozenset({"delta", "alpha", "gamma", "beta", "omega", "kappa", "sigma", "tau"})
+
+
+@dataclasses.dataclass
+class Bag:
+    """A stdlib dataclass field: pydantic writes its fields by their schemas."""
+
+    members: set[frozenset[int]]
+    own: Annotated[frozenset[int], PlainSerializer(lambda v: sorted(v, reverse=True))] = frozenset()
+
+
+class Typed(TypedDict):
+    """A ``TypedDict`` field."""
+
+    members: set[frozenset[int]]
+
+
+class Open(TypedDict):
+    """A ``TypedDict`` that keeps extra keys (written by inference) next to declared ones."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+    name: str
+    own: NotRequired[Annotated[frozenset[int], PlainSerializer(lambda v: sorted(v, reverse=True))]]
+
+
+class Pair(NamedTuple):
+    """A ``NamedTuple`` field: written as a list of its items."""
+
+    first: int
+    members: set[frozenset[int]]
+
+
+class Members(RootModel[set[frozenset[int]]]):
+    """A root model: written as its root value."""
+
+
+class Nodes(BaseModel):
+    """One field per node kind the planner must see through (the model path)."""
+
+    bag: Bag | None = None
+    typed: Typed | None = None
+    open: Open | None = None
+    pair: Pair | None = None
+    root: Members | None = None
+    anything: Any = None
+    validated: Annotated[Any, PlainValidator(lambda v: frozenset(map(frozenset, v)))] = None
+    instance: InstanceOf[frozenset[frozenset[int]]] | None = None
+    parsed: Json[set[str]] | None = None
+    queue: deque[set[frozenset[int]]] | None = None
+
+
+# name: (the row's value of that field, the field as written)
+ROWS: dict[str, tuple[dict[str, Any], Any]] = {
+    "dataclass": (
+        {"bag": Bag(set(MEMBERS), frozenset({1, 8, 3}))},
+        {"members": EXPECTED, "own": [8, 3, 1]},
+    ),
+    "typed-dict": ({"typed": {"members": set(MEMBERS)}}, {"members": EXPECTED}),
+    "typed-dict-extras": (
+        {"open": {"name": "n", "own": {1, 8, 3}, "more": set(MEMBERS)}},
+        {"name": "n", "own": [8, 3, 1], "more": EXPECTED},
+    ),
+    "named-tuple": ({"pair": (1, set(MEMBERS))}, [1, EXPECTED]),
+    "root-model": ({"root": set(MEMBERS)}, EXPECTED),
+    "root-model-in-any": ({"anything": Members(set(MEMBERS))}, EXPECTED),
+    "plain-validator": ({"validated": [[1, 8], [3], [2, 9], []]}, EXPECTED),
+    "instance-of": ({"instance": MEMBERS}, EXPECTED),
+    "json": ({"parsed": json.dumps(sorted(WORDS, reverse=True))}, sorted(WORDS)),
+    "deque": ({"queue": [set(MEMBERS)]}, [EXPECTED]),
+    "deque-in-any": ({"anything": deque([set(MEMBERS)])}, [EXPECTED]),
+}
+
+
+def _field(row: dict[str, Any]) -> str:
+    return next(iter(row))
+
+
+@pytest.mark.parametrize(("row", "expected"), list(ROWS.values()), ids=list(ROWS))
+def test_a_set_in_any_kind_of_schema_node_is_written_sorted(
+    row: dict[str, Any], expected: Any
+) -> None:
+    """Each node kind, one row and a list of rows: the set and its members in to_json's order."""
+    assert not Mask(Nodes).fast
+    presenter = Presenter("Nodes", Nodes)
+    name = _field(row)
+    one = json.loads(presenter.make(row).build().texts[0])
+    assert one[name] == expected
+    many = json.loads(presenter.make([row, dict(row)]).build().texts[0])
+    assert [item[name] for item in many] == [expected, expected]
+
+
+class Aliased(BaseModel):
+    """Serialization by alias (the model path): sets found under their aliases."""
+
+    model_config = ConfigDict(serialize_by_alias=True)
+
+    hidden: set[str] = Field(default_factory=set, exclude=True)
+    tags: set[str] = Field(serialization_alias="labels")
+    plain: set[str] = set()
+
+
+class AliasedByName(BaseModel):
+    """An alias that is not used for output (no ``serialize_by_alias``)."""
+
+    tags: set[str] = Field(serialization_alias="labels")
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+def test_sets_under_aliases_and_after_excluded_fields_are_sorted() -> None:
+    """An aliased field written by alias or by name, and a field after an excluded one."""
+    row = {"hidden": set(WORDS), "tags": set(WORDS), "plain": set(WORDS)}
+    out = json.loads(Presenter("A", Aliased).make(row).build().texts[0])
+    assert out == {"labels": sorted(WORDS), "plain": sorted(WORDS)}
+    out = json.loads(Presenter("B", AliasedByName).make({"tags": set(WORDS)}).build().texts[0])
+    assert out == {"tags": sorted(WORDS), "card": "****"}
