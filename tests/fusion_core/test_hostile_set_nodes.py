@@ -152,3 +152,26 @@ def test_sets_under_aliases_and_after_excluded_fields_are_sorted() -> None:
     assert out == {"labels": sorted(WORDS), "plain": sorted(WORDS)}
     out = json.loads(Presenter("B", AliasedByName).make({"tags": set(WORDS)}).build().texts[0])
     assert out == {"tags": sorted(WORDS), "card": "****"}
+
+
+class Loose(BaseModel):
+    """An ``Any`` field on the fast path."""
+
+    anything: Any = None
+
+
+class SlowLoose(Loose):
+    """The same field on the model path."""
+
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+@pytest.mark.parametrize("schema", [Loose, SlowLoose])
+def test_a_dict_whose_keys_collide_when_written_is_written_as_pydantic_writes_it(
+    schema: type[BaseModel],
+) -> None:
+    """``{1: .., "1": ..}`` is one key once written (the last value): no error, that value."""
+    row = {"anything": {1: {"b", "a"}, "1": {"d", "c"}}}
+    out = json.loads(Presenter("L", schema).make(row).build().texts[0])
+    assert list(out["anything"]) == ["1"]
+    assert sorted(out["anything"]["1"]) == ["c", "d"]
