@@ -171,6 +171,26 @@ def test_the_item_memo_stays_bounded() -> None:
     assert long not in _blocks._LED_ITEMS
 
 
+@pytest.mark.parametrize("length", [8, _blocks._MEMO_LENGTH + 1], ids=["remembered", "too long"])
+def test_items_are_encoded_afresh_when_the_memos_are_cold(
+    monkeypatch: pytest.MonkeyPatch, length: int
+) -> None:
+    """Empty memos (a new process) and texts too long to remember give the fresh encodings.
+
+    A warm memo hides its encoder: every text a test already wrote is a hit.
+    """
+    for memo in ("_LED_ITEMS", "_TOOLS", "_REASONS"):
+        monkeypatch.setattr(_blocks, memo, {})
+    tool, reason = "--: t".ljust(length, "<"), "r\n- x&".ljust(length, "]")
+    written = _blocks.render_suggestions([Suggestion(tool, reason)])
+    assert written == (
+        f"<action_suggestions>\n- {encode_tool(tool)}: {encode_item(reason)}\n</action_suggestions>"
+    )
+    assert _blocks.render_rules([reason]) == (
+        f"<domain_rules>\n- {encode_item(lead_item(reason))}\n</domain_rules>"
+    )
+
+
 def _general_js_number(value: float) -> str:
     """``js_number`` without its integral fast path (the ECMAScript digits algorithm)."""
     sign = "-" if value < 0 else ""
