@@ -161,11 +161,15 @@ def test_remembered_item_encodings_equal_fresh_ones(items: list[str]) -> None:
     )
 
 
-def test_the_item_memo_stays_bounded() -> None:
+def test_the_item_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """More distinct items than the memo holds empty it, never grow it past its size."""
+    monkeypatch.setattr(_blocks, "_LED_ITEMS", {})
+    sizes = set()
     for index in range(_blocks._MEMO_ENTRIES + 10):
         _blocks.render_rules([f"rule {index}"])
-    assert len(_blocks._LED_ITEMS) <= _blocks._MEMO_ENTRIES
+        sizes.add(len(_blocks._LED_ITEMS))
+    assert max(sizes) == _blocks._MEMO_ENTRIES
+    assert len(_blocks._LED_ITEMS) == 10  # emptied once when full, then refilled
     long = "x" * (_blocks._MEMO_LENGTH + 1)
     _blocks.render_rules([long])
     assert long not in _blocks._LED_ITEMS
