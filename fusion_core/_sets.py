@@ -172,6 +172,9 @@ def set_plan(model: type[BaseModel]) -> tuple[SetPlan | None, dict[str, SetPlan 
 class _Planner:
     def __init__(self, refs: dict[str, SetPlan | None]) -> None:
         self.refs = refs
+        # Whether the innermost model or dataclass writes by alias: a typed
+        # dict's fields follow it (pydantic-core reads no TypedDict's own config).
+        self.by_alias = False
 
     def plan(self, schema: Any) -> SetPlan | None:
         kind = schema["type"]
@@ -248,7 +251,7 @@ class _Planner:
         if kind == "dataclass":
             fields = _fields(self, schema["schema"]["fields"], _by_alias(schema), named=True)
             return ("model", schema["cls"], fields, None) if fields else None
-        fields = _fields(self, schema["fields"].items(), _by_alias(schema), named=False)
+        fields = _fields(self, schema["fields"].items(), self.by_alias, named=False)
         extras = self._extras(schema, schema)
         if not fields and extras is None:
             return None
@@ -291,14 +294,18 @@ def _fields(
     serializer of its own is left out.
     """
     found = []
-    for item in fields:
-        name, field = (item["name"], item) if named else item
-        if field.get("serialization_exclude") or "serialization" in field:
-            continue
-        plan = planner.plan(field["schema"])
-        if plan is not None:
-            key = field.get("serialization_alias", name) if by_alias else name
-            found.append((name, key, plan))
+    outer, planner.by_alias = planner.by_alias, by_alias
+    try:
+        for item in fields:
+            name, field = (item["name"], item) if named else item
+            if field.get("serialization_exclude") or "serialization" in field:
+                continue
+            plan = planner.plan(field["schema"])
+            if plan is not None:
+                key = field.get("serialization_alias", name) if by_alias else name
+                found.append((name, key, plan))
+    finally:
+        planner.by_alias = outer
     return tuple(found)
 
 

@@ -23,12 +23,15 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetPydanticSchema,
     InstanceOf,
     Json,
     PlainSerializer,
     PlainValidator,
     RootModel,
 )
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+from pydantic_core import core_schema as cs
 from typing_extensions import TypedDict
 
 from fusion_core import Presenter
@@ -175,3 +178,150 @@ def test_a_dict_whose_keys_collide_when_written_is_written_as_pydantic_writes_it
     out = json.loads(Presenter("L", schema).make(row).build().texts[0])
     assert list(out["anything"]) == ["1"]
     assert sorted(out["anything"]["1"]) == ["c", "d"]
+
+
+class AliasTyped(TypedDict):
+    """A ``TypedDict`` field with an alias: written by alias when its model writes by alias."""
+
+    tags: Annotated[set[str], Field(serialization_alias="labels")]
+
+
+class OwnConfigTyped(TypedDict):
+    """A ``TypedDict``'s own config is not what pydantic-core reads: its model's is."""
+
+    __pydantic_config__ = ConfigDict(serialize_by_alias=True)  # type: ignore[misc]
+    tags: Annotated[set[str], Field(serialization_alias="labels")]
+
+
+@dataclasses.dataclass
+class AliasBag:
+    """A stdlib dataclass: it takes the config of the model it is used in."""
+
+    tags: Annotated[set[str], Field(serialization_alias="labels")]
+
+
+@pydantic_dataclass(config=ConfigDict(serialize_by_alias=True))
+class OwnAliasBag:
+    """A pydantic dataclass writing by alias by its own config."""
+
+    tags: set[str] = Field(serialization_alias="labels")
+
+
+class ByAlias(BaseModel):
+    """A model writing by alias, with aliased sets in typed dicts and dataclasses."""
+
+    model_config = ConfigDict(serialize_by_alias=True)
+
+    typed: AliasTyped
+    bag: AliasBag
+    own_bag: OwnAliasBag
+
+
+class ByName(BaseModel):
+    """The same kinds under a model that writes by name (the model path)."""
+
+    typed: OwnConfigTyped
+    bag: AliasBag
+    own_bag: OwnAliasBag
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+def test_aliased_sets_in_typed_dicts_and_dataclasses_are_found_where_pydantic_writes_them() -> None:
+    """By alias or by name, as pydantic decides for each kind: every such set sorted."""
+    row = {
+        "typed": {"tags": set(WORDS)},
+        "bag": AliasBag(set(WORDS)),
+        "own_bag": OwnAliasBag(set(WORDS)),
+    }
+    labels = {"labels": sorted(WORDS)}
+    out = json.loads(Presenter("A", ByAlias).make(row).build().texts[0])
+    assert out == {"typed": labels, "bag": labels, "own_bag": labels}
+    out = json.loads(Presenter("N", ByName).make(row).build().texts[0])
+    tags = {"tags": sorted(WORDS)}
+    assert out == {"typed": tags, "bag": tags, "own_bag": labels, "card": "****"}
+
+
+class Shadowed(BaseModel):
+    """An excluded set field whose name is another field's output alias."""
+
+    model_config = ConfigDict(serialize_by_alias=True)
+
+    hidden: set[str] = Field(default_factory=set, exclude=True)
+    items: list[str] = Field(serialization_alias="hidden")
+
+
+def test_an_excluded_set_never_reorders_the_field_written_under_its_name() -> None:
+    """The list written as ``hidden`` keeps its order: the excluded set has no say in it."""
+    items = sorted(WORDS, reverse=True)
+    out = json.loads(
+        Presenter("S", Shadowed).make({"hidden": set(WORDS), "items": items}).build().texts[0]
+    )
+    assert out == {"hidden": items}
+
+
+def _descending(value: Any, write: Any) -> Any:
+    return sorted(write(value), reverse=True)
+
+
+class OwnWrap(BaseModel):
+    """Serializers of the user's own, one with an explicit schema, one without a function."""
+
+    tags: Annotated[
+        set[str],
+        GetPydanticSchema(
+            lambda tp, handler: {
+                **handler(tp),
+                "serialization": cs.wrap_serializer_function_ser_schema(
+                    _descending, schema=cs.any_schema()
+                ),
+            }
+        ),
+    ]
+    count: Annotated[
+        int,
+        GetPydanticSchema(
+            lambda tp, handler: {**handler(tp), "serialization": cs.to_string_ser_schema()}
+        ),
+    ] = 5
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+def test_a_wrap_serializer_of_your_own_with_a_schema_keeps_its_order() -> None:
+    """Only pydantic's own pass-through serializer is seen through; the user's order stays."""
+    out = json.loads(Presenter("W", OwnWrap).make({"tags": set(WORDS)}).build().texts[0])
+    assert out == {"tags": sorted(WORDS, reverse=True), "count": "5", "card": "****"}
+
+
+class Twig(BaseModel):
+    """A recursive model: a typed dict and a root model reach it by a definition reference."""
+
+    tags: frozenset[int]
+    kids: list[Twig] = []
+
+
+class TwigDict(TypedDict):
+    """A ``TypedDict`` holding the recursive model."""
+
+    twig: Twig
+
+
+class Twigs(RootModel[list[Twig]]):
+    """A root model holding the recursive model."""
+
+
+class Forest(BaseModel):
+    """Both on the model path."""
+
+    typed: TwigDict
+    root: Twigs
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+def test_recursive_models_inside_typed_dicts_and_root_models_have_their_sets_sorted() -> None:
+    """References resolve below a typed dict and a root model."""
+    twig = {"tags": frozenset({1, 8}), "kids": [{"tags": frozenset({2, 9})}]}
+    written = {"tags": [1, 8], "kids": [{"tags": [2, 9], "kids": []}]}
+    out = json.loads(
+        Presenter("F", Forest).make({"typed": {"twig": twig}, "root": [twig]}).build().texts[0]
+    )
+    assert out == {"typed": {"twig": written}, "root": [written], "card": "****"}
