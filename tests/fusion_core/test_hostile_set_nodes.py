@@ -325,3 +325,68 @@ def test_recursive_models_inside_typed_dicts_and_root_models_have_their_sets_sor
         Presenter("F", Forest).make({"typed": {"twig": twig}, "root": [twig]}).build().texts[0]
     )
     assert out == {"typed": {"twig": written}, "root": [written], "card": "****"}
+
+
+# A set written by the user's own serializer, in descending order: every
+# container kind must leave it as written (inference alone would re-sort it).
+Descending = Annotated[frozenset[int], PlainSerializer(lambda v: sorted(v, reverse=True))]
+
+
+class Kept(NamedTuple):
+    """A named tuple holding the user's set."""
+
+    own: Descending
+
+
+class OwnInside(BaseModel):
+    """The user's set in each container kind the planner walks structurally (the model path)."""
+
+    listed: list[Descending] = []
+    keyed: dict[str, Descending] = {}
+    pair: tuple[Descending, int] | None = None
+    many: tuple[Descending, ...] = ()
+    either: Descending | str = ""
+    optional: Descending | None = None
+    kept: Kept | None = None
+    members: set[Descending] = set()
+    plain: tuple[int, str] = (0, "")
+    numbers: Numbers | None = None
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+class Numbers(RootModel[list[int]]):
+    """A root model without a set: no plan, written as it is."""
+
+
+OwnInside.model_rebuild()
+
+
+def test_a_serializer_of_your_own_inside_any_container_keeps_its_order() -> None:
+    """Lists, dict values, tuples, unions, optionals, named tuples, set members: as written."""
+    own = frozenset({1, 8, 3})
+    row = {
+        "listed": [own],
+        "keyed": {"k": own},
+        "pair": (own, 1),
+        "many": (own, own),
+        "either": own,
+        "optional": own,
+        "kept": (own,),
+        "members": {frozenset({1, 8}), frozenset({2, 9})},
+        "plain": (1, "a"),
+        "numbers": [3, 1, 2],
+    }
+    out = json.loads(Presenter("O", OwnInside).make(row).build().texts[0])
+    assert out == {
+        "listed": [[8, 3, 1]],
+        "keyed": {"k": [8, 3, 1]},
+        "pair": [[8, 3, 1], 1],
+        "many": [[8, 3, 1], [8, 3, 1]],
+        "either": [8, 3, 1],
+        "optional": [8, 3, 1],
+        "kept": [[8, 3, 1]],
+        "members": [[8, 1], [9, 2]],
+        "plain": [1, "a"],
+        "numbers": [3, 1, 2],
+        "card": "****",
+    }
