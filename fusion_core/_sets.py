@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 import orjson
@@ -56,16 +57,27 @@ _MAX_DEPTH: Final = 512
 _SCAN_OPTIONS: Final = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
 _INFERRED: Final = ("any",)
 _NOT_A_SET: Final = "not a set: for another member of the union"
-# Validator nodes that serialize as their inner schema does.
+# Nodes that serialize as their inner schema does.
 _TRANSPARENT: Final = frozenset(
-    {"default", "function-after", "function-before", "function-wrap", "missing-sentinel"}
+    {"custom-error", "default", "function-after", "function-before", "function-wrap", "json",
+     "missing-sentinel"}
+)  # fmt: skip
+# Nodes written as one JSON leaf: no set can be inside. Any kind not named
+# here or planned below (dataclasses, typed dicts, named tuples, root models
+# are) is written by inference as far as sets go: a new or rare kind
+# (``is-instance``, ``deque``, ``chain``...) is walked, never assumed set-free.
+_LEAF_KINDS: Final = frozenset(
+    {"bool", "bytes", "callable", "complex", "date", "datetime", "decimal", "ellipsis", "enum",
+     "float", "fraction", "int", "invalid", "is-subclass", "literal", "missing-sentinel",
+     "multi-host-url", "none", "str", "time", "timedelta", "url", "uuid"}
 )  # fmt: skip
 
 # Where a schema's sets are, as nested tuples: ("set", item plan), ("any",)
 # (inference), ("list", plan), ("dict", plan), ("nullable", plan),
 # ("tuple", plans, variadic index), ("model", cls, ((attribute, output key,
-# plan), ...), extras plan), ("union", choices), ("ref", name); ``None`` where
-# no set can be.
+# plan), ...), extras plan) (a dataclass too), ("root", root model cls, plan),
+# ("typed-dict", ((key, output key, plan), ...), extras plan, declared keys),
+# ("union", choices), ("ref", name); ``None`` where no set can be.
 SetPlan = tuple[Any, ...]
 
 
@@ -160,14 +172,21 @@ def set_plan(model: type[BaseModel]) -> tuple[SetPlan | None, dict[str, SetPlan 
 class _Planner:
     def __init__(self, refs: dict[str, SetPlan | None]) -> None:
         self.refs = refs
+        # Whether the innermost model or dataclass writes by alias: a typed
+        # dict's fields follow it (pydantic-core reads no TypedDict's own config).
+        self.by_alias = False
 
     def plan(self, schema: Any) -> SetPlan | None:
-        if "serialization" in schema:
-            return None  # the user's serializer writes this value
         kind = schema["type"]
         ref = schema.get("ref")
-        if kind in _SETS:
-            found: SetPlan | None = ("set", self.plan(schema.get("items_schema", _ANY)))
+        found: SetPlan | None
+        if "serialization" in schema:
+            written = _pass_through(schema["serialization"])
+            if written is None:
+                return None  # the user's serializer writes this value
+            found = self.plan(written)
+        elif kind in _SETS:
+            found = ("set", self.plan(schema.get("items_schema", _ANY)))
         elif kind == "any":
             found = _INFERRED
         elif kind in _TRANSPARENT and "schema" in schema:
@@ -193,6 +212,8 @@ class _Planner:
                 found = ("tuple", tuple(plans), schema.get("variadic_item_index"))
         elif kind == "model":
             found = self._model(schema)
+        elif kind in {"dataclass", "typed-dict", "named-tuple"}:
+            found = self._record(kind, schema)
         elif kind in {"union", "tagged-union"}:
             choices = schema["choices"]
             members = choices.values() if isinstance(choices, dict) else choices
@@ -201,8 +222,10 @@ class _Planner:
                 for member in (c[0] if isinstance(c, tuple) else c for c in members)
             )
             found = ("union", planned) if any(plan for _m, plan in planned) else None
-        else:
+        elif kind in _LEAF_KINDS:
             return None
+        else:
+            found = _INFERRED
         if ref is not None:
             self.refs[ref] = found
         return found
@@ -210,23 +233,80 @@ class _Planner:
     def _model(self, schema: Any) -> SetPlan | None:
         cls = schema["cls"]
         inner = schema["schema"]
-        if schema.get("root_model") or inner.get("type") != "model-fields":
+        if schema.get("root_model"):  # written as its root value
+            root = self.plan(inner)
+            return None if root is None else ("root", cls, root)
+        if inner.get("type") != "model-fields":
             return None
         by_alias = bool(cls.model_config.get("serialize_by_alias"))
-        fields = []
-        for name, field in inner["fields"].items():
+        fields = _fields(self, inner["fields"].items(), by_alias, named=False)
+        extras = self._extras(schema, inner)
+        return ("model", cls, fields, extras) if fields or extras else None
+
+    def _record(self, kind: str, schema: Any) -> SetPlan | None:
+        """A dataclass (planned as a model), a typed dict or a named tuple (as a tuple)."""
+        if kind == "named-tuple":
+            plans = tuple(self.plan(field["schema"]) for field in schema["fields"])
+            return ("tuple", plans, None) if any(plans) else None
+        if kind == "dataclass":
+            fields = _fields(self, schema["schema"]["fields"], _by_alias(schema), named=True)
+            return ("model", schema["cls"], fields, None) if fields else None
+        fields = _fields(self, schema["fields"].items(), self.by_alias, named=False)
+        extras = self._extras(schema, schema)
+        if not fields and extras is None:
+            return None
+        return ("typed-dict", fields, extras, frozenset(schema["fields"]))
+
+    def _extras(self, schema: Any, inner: Any) -> SetPlan | None:
+        """The plan of the extra keys' values of ``extra="allow"``, if allowed."""
+        config = schema.get("config") or {}
+        if (config.get("extra_fields_behavior") or inner.get("extra_behavior")) != "allow":
+            return None
+        extras_schema = inner.get("extras_schema")
+        return _INFERRED if extras_schema is None else self.plan(extras_schema)
+
+
+def _pass_through(serialization: Any) -> Any:
+    """The schema pydantic's own pass-through serializer writes with, else ``None``.
+
+    ``PlainValidator`` and ``InstanceOf`` add ``lambda v, h: h(v)`` over the
+    declared type's schema: the value is written as that type (its sets
+    too); any other serializer is the user's.
+    """
+    function = serialization.get("function")
+    module = getattr(function, "__module__", None) or ""
+    if serialization.get("type") == "function-wrap" and module.startswith("pydantic."):
+        return serialization.get("schema")
+    return None
+
+
+def _by_alias(schema: Any) -> bool:
+    return bool((schema.get("config") or {}).get("serialize_by_alias"))
+
+
+def _fields(
+    planner: _Planner, fields: Iterable[Any], by_alias: bool, *, named: bool
+) -> tuple[tuple[str, str, SetPlan], ...]:
+    """(name, output key, plan) of each written field that may hold a set.
+
+    ``fields`` are ``(name, field)`` pairs, or fields that carry their
+    ``name`` (a dataclass's); a field excluded from output or with a
+    serializer of its own is left out.
+    """
+    found = []
+    outer, planner.by_alias = planner.by_alias, by_alias
+    try:
+        for item in fields:
+            name, field = (item["name"], item) if named else item
             if field.get("serialization_exclude") or "serialization" in field:
                 continue
-            plan = self.plan(field["schema"])
+            plan = planner.plan(field["schema"])
             if plan is not None:
                 key = field.get("serialization_alias", name) if by_alias else name
-                fields.append((name, key, plan))
-        extras: SetPlan | None = None
-        config = schema.get("config") or {}
-        if (config.get("extra_fields_behavior") or inner.get("extra_behavior")) == "allow":
-            extras_schema = inner.get("extras_schema")
-            extras = _INFERRED if extras_schema is None else self.plan(extras_schema)
-        return ("model", cls, tuple(fields), extras) if fields or extras else None
+                found.append((name, key, plan))
+    finally:
+        planner.by_alias = outer
+    return tuple(found)
 
 
 def _wrap(kind: str, plan: SetPlan | None) -> SetPlan | None:
@@ -254,6 +334,12 @@ def resort(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped
         return _union(plan[1], refs, value, dumped)
     if kind == "model":
         return _model(plan, refs, value, dumped)
+    if kind == "root":  # a subclass instance is written as the declared root model
+        if not isinstance(value, plan[1]):
+            return dumped
+        return resort(plan[2], refs, value.root, dumped)
+    if kind == "typed-dict":
+        return _typed_dict(plan, refs, value, dumped)
     return _container(plan, refs, value, dumped)
 
 
@@ -287,7 +373,7 @@ def inferred(value: Any, dumped: Any, depth: int = 0) -> Any:
         if isinstance(dumped, list) and len(value) == len(dumped):
             pairs = zip(value, dumped, strict=True)
             return sorted_plain([inferred(member, item, depth + 1) for member, item in pairs])
-    elif isinstance(value, list | tuple):
+    elif isinstance(value, list | tuple | deque):
         if isinstance(dumped, list) and len(value) == len(dumped):
             for index, member in enumerate(value):
                 dumped[index] = inferred(member, dumped[index], depth + 1)
@@ -367,6 +453,21 @@ def _model(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped
     return out
 
 
+def _typed_dict(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped: Any) -> Any:
+    if not isinstance(value, dict) or not isinstance(dumped, dict):
+        return dumped
+    out = dict(dumped)
+    for name, key, field_plan in plan[1]:
+        if name in value and key in out:
+            out[key] = resort(field_plan, refs, value[name], out[key])
+    extras = plan[2]
+    if extras is not None:
+        for key, item in value.items():
+            if key not in plan[3] and key in out:
+                out[key] = resort(extras, refs, item, out[key])
+    return out
+
+
 _MATCHES: Final[dict[str, Callable[[Any, Any], bool]]] = {
     "set": lambda _s, v: type(v) is set,
     "frozenset": lambda _s, v: type(v) is frozenset,
@@ -374,6 +475,8 @@ _MATCHES: Final[dict[str, Callable[[Any, Any], bool]]] = {
     "dict": lambda _s, v: type(v) is dict,
     "tuple": lambda _s, v: type(v) is tuple,
     "model": lambda s, v: type(v) is s["cls"],
+    "dataclass": lambda s, v: type(v) is s["cls"],
+    "named-tuple": lambda s, v: type(v) is s["cls"],
 }
 
 

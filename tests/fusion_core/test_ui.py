@@ -137,8 +137,9 @@ def test_unknown_meta_key_is_a_ui_error() -> None:
 @pytest.mark.parametrize("meta", [5, "title", ["title"], b"x"])
 def test_meta_that_is_not_a_mapping_is_a_ui_error(meta: Any) -> None:
     """Meta of another type is a UIError naming the type (was a bare TypeError)."""
-    with pytest.raises(UIError, match=f"got {type(meta).__name__}$"):
+    with pytest.raises(UIError, match=f"got {type(meta).__name__}$") as caught:
         UiMeta.of(meta)
+    assert caught.value.value is meta
     with pytest.raises(UIError, match="UI meta must be a UiMeta, a mapping or None"):
         response("").ui_block("summary", "x", meta)
 

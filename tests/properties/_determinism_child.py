@@ -10,15 +10,17 @@ error message). The parent compares the lines of processes with different seeds.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sys
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, PlainSerializer
+from pydantic import BaseModel, ConfigDict, PlainSerializer, RootModel
+from typing_extensions import TypedDict
 
 import fusion_core as fc
 from fusion_core import FusionApp, Presenter, Tool
@@ -102,6 +104,40 @@ class SlowLoose(Loose):
     card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
 
 
+@dataclasses.dataclass
+class Bag:
+    """A dataclass holding a set."""
+
+    labels: set[str]
+
+
+class Typed(TypedDict):
+    """A TypedDict holding a set."""
+
+    labels: set[str]
+
+
+class Pair(NamedTuple):
+    """A NamedTuple holding a set."""
+
+    labels: set[str]
+
+
+class Labels(RootModel[set[str]]):
+    """A root model that is a set."""
+
+
+class Nodes(BaseModel):
+    """Sets inside the node kinds the model path's planner once took for set-free."""
+
+    bag: Bag
+    typed: Typed
+    pair: Pair
+    root: Labels
+    anything: Any = None
+
+
+NODES = Presenter("Nodes", schema=Nodes)
 LOOSE = Presenter("Loose", schema=Loose)
 SLOW_LOOSE = Presenter("SlowLoose", schema=SlowLoose)
 TOOL = Tool("records", "Records of the shop")
@@ -143,6 +179,21 @@ def outputs(recipe: Any) -> list[str]:
         _digest(lambda: LOOSE.make({"name": "n", "anything": value, "more": value}).build().texts),
         _digest(
             lambda: SLOW_LOOSE.make({"name": "n", "anything": value, "more": value}).build().texts
+        ),
+        _digest(
+            lambda: (
+                NODES.make(
+                    {
+                        "bag": Bag(set(labels)),
+                        "typed": {"labels": labels},
+                        "pair": (labels,),
+                        "root": labels,
+                        "anything": Labels(set(labels)),
+                    }
+                )
+                .build()
+                .texts
+            )
         ),
     ]
 

@@ -23,7 +23,10 @@ of frozensets came out in other orders; and sets in ``Any`` fields and
 ``extra="allow"`` extras kept hash order (fixed: one total order on the
 members' JSON values, ``fusion_core._order``; the recipes now draw nested
 frozensets, tuples of them, Decimal NaN and mixed types, and the child writes
-them through ``Any`` fields and extras on both mask paths).
+them through ``Any`` fields and extras on both mask paths). Mutation testing
+(issue 11) found sets in dataclasses, TypedDicts, NamedTuples and root models
+written in hash order on the model path (fixed: every node kind but the leaves
+is planned or walked; the child writes those too).
 """
 
 from __future__ import annotations
