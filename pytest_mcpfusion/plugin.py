@@ -24,10 +24,10 @@ from ._contract import GROUP, FusionContractFile, FusionContractGroup, contract_
 from ._gate import GATE_KEY, Gate, add_options, gate_of, write_reports
 from ._pending import (
     WRITTEN,
+    PendingFiles,
     PendingSummary,
     add_pending_option,
     pending_enabled,
-    remove_stale,
 )
 from ._report import WireReport
 from ._result import FusionResult
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 SESSION_KEY: Final = pytest.StashKey[FusionSession]()
 SNAPSHOT_EXTENSION_KEY: Final[pytest.StashKey[type[FusionWireExtension]]] = pytest.StashKey()
 PENDING_KEY: Final = pytest.StashKey[bool]()
+PENDING_FILES_KEY: Final = pytest.StashKey[PendingFiles]()
 WORKER_REPORT: Final = "fusion_report"
 _NEEDS_SYRUPY: Final = (
     "fusion_snapshot needs syrupy's pytest plugin, which is not installed or not loaded "
@@ -186,6 +187,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(KeepFailedSnapshots(config), "fusion-keep-failed-snapshots")
     # Pending snapshots (issue 14): decided once; counted on the controller.
     config.stash[PENDING_KEY] = pending_enabled(config)
+    config.stash[PENDING_FILES_KEY] = PendingFiles()
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(PendingSummary(), "fusion-pending")
 
@@ -201,7 +203,7 @@ def _snapshot_extension(config: pytest.Config) -> type[FusionWireExtension]:
         from ._snapshot import FusionWireExtension  # noqa: PLC0415 - syrupy loads on first use
 
         extension = config.stash[SNAPSHOT_EXTENSION_KEY] = type(
-            "FusionWireSnapshot", (FusionWireExtension,), {"hook": config.hook}
+            "FusionWireSnapshot", (FusionWireExtension,), {"hook": config.hook, "_sites": {}}
         )
     return extension
 
@@ -456,9 +458,10 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
         session=request.session.config._syrupy,  # type: ignore[attr-defined]
     )
     assertion.pending = request.config.stash[PENDING_KEY]
+    assertion.files = request.config.stash[PENDING_FILES_KEY]
     if assertion.pending:  # this run writes them again where they still differ
         first = assertion.extension.get_location(test_location=assertion.test_location, index=0)
-        remove_stale(Path(first))
+        assertion.files.remove_stale(Path(first))
     properties = request.node.user_properties
     assertion.on_pending = lambda path: properties.append((WRITTEN, str(path)))
     return assertion
