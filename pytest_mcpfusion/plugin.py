@@ -21,7 +21,7 @@ from fusion_core._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from . import _profiles, hookspecs
 from ._assertrepr import explain
 from ._contract import GROUP, FusionContractFile, FusionContractGroup, contract_anchor
-from ._gate import GATE_KEY, Gate, add_options, gate_of, write_reports
+from ._gate import CALL_FIXTURES, GATE_KEY, Gate, add_options, gate_of, write_reports
 from ._pending import (
     WRITTEN,
     PendingFiles,
@@ -280,6 +280,27 @@ def _reaches_the_contracts(config: pytest.Config) -> bool:
     return False
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``parametrize("fusion_context", ...)`` on a test that only names a call fixture.
+
+    The call fixtures resolve ``fusion_context`` themselves (see ``_context``),
+    so it is no longer in such a test's fixture closure, where pytest looks
+    for a parametrized name: it is put there, as it was when the call
+    fixtures depended on it.
+    """
+    names = metafunc.fixturenames
+    if "fusion_context" in names or CALL_FIXTURES.isdisjoint(names):
+        return
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        argnames = marker.args[0] if marker.args else marker.kwargs.get("argnames", ())
+        if isinstance(argnames, str):
+            argnames = [name.strip() for name in argnames.split(",")]
+        if "fusion_context" in argnames:
+            names.append("fusion_context")
+            return
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_report_to_serializable(
     config: pytest.Config, report: pytest.CollectReport | pytest.TestReport
@@ -401,29 +422,71 @@ def _fusion_session(request: pytest.FixtureRequest, app: ToolApp | None) -> Fusi
     return session
 
 
-def _checked(request: pytest.FixtureRequest) -> bool:
+def _checked(request: pytest.FixtureRequest, session: FusionSession) -> bool:
+    """``check=`` of the test's ``fusion`` marker (only ``--fusion`` checks results)."""
+    if not session.contract:
+        return True
     marker = request.node.get_closest_marker("fusion")
     return bool(marker.kwargs.get("check", True)) if marker is not None else True
 
 
+def _context(request: pytest.FixtureRequest, app: ToolApp | None) -> Any:
+    """The ``fusion_context`` fixture's value for a call fixture.
+
+    The call fixtures do not depend on ``fusion_context`` as a fixture: a
+    function-scoped fixture costs pytest a fixture definition and a request
+    per test, which for a one-call test weighed more than the call. When the
+    test resolves ``fusion_context`` anyway (it names it, or a ``usefixtures``
+    or ``parametrize`` does) or something overrides it (a conftest, a module,
+    a class), pytest resolves it as before, so both see one value; otherwise
+    the default's own work runs here: the ``pytest_fusion_context`` hook.
+    """
+    if _context_resolved_by_pytest(request):
+        return request.getfixturevalue("fusion_context")
+    return request.config.hook.pytest_fusion_context(app=app, request=request)
+
+
+def _context_resolved_by_pytest(request: pytest.FixtureRequest) -> bool:
+    node = request.node
+    if "fusion_context" in getattr(node, "fixturenames", ()):
+        return True
+    callspec = getattr(node, "callspec", None)
+    if callspec is not None and "fusion_context" in callspec.params:
+        return True
+    try:
+        definitions = request._fixturemanager.getfixturedefs("fusion_context", node)
+    except Exception:  # noqa: BLE001 - another pytest: let it resolve the fixture
+        return True
+    if not definitions:
+        return True
+    function = definitions[-1].func
+    return (getattr(function, "__module__", None), getattr(function, "__name__", None)) != (
+        __name__,
+        "fusion_context",
+    )
+
+
 @pytest.fixture
-def fusion_call(
-    request: pytest.FixtureRequest, fusion_app: ToolApp | None, fusion_context: Any
-) -> FusionCall:
-    """Call a tool and get a ``FusionResult``: ``fusion_call("billing", "get", id="INV-1")``."""
+def fusion_call(request: pytest.FixtureRequest, fusion_app: ToolApp | None) -> FusionCall:
+    """Call a tool and get a ``FusionResult``: ``fusion_call("billing", "get", id="INV-1")``.
+
+    Its context is the ``fusion_context`` fixture's (see ``_context``).
+    """
     session = _fusion_session(request, fusion_app)
-    gate_of(request.config).warn_context(session, fusion_context)
-    return FusionCall(session, fusion_context, checked=_checked(request))
+    context = _context(request, fusion_app)
+    gate_of(request.config).warn_context(session, context)
+    return FusionCall(session, context, checked=_checked(request, session))
 
 
 @pytest.fixture
 def fusion_call_async(
-    request: pytest.FixtureRequest, fusion_app: ToolApp | None, fusion_context: Any
+    request: pytest.FixtureRequest, fusion_app: ToolApp | None
 ) -> AsyncFusionCall:
     """The async twin of ``fusion_call``, for async tests (``await`` its calls)."""
     session = _fusion_session(request, fusion_app)
-    gate_of(request.config).warn_context(session, fusion_context)
-    return AsyncFusionCall(session, fusion_context, checked=_checked(request))
+    context = _context(request, fusion_app)
+    gate_of(request.config).warn_context(session, context)
+    return AsyncFusionCall(session, context, checked=_checked(request, session))
 
 
 @pytest.fixture
