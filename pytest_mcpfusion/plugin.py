@@ -280,25 +280,28 @@ def _reaches_the_contracts(config: pytest.Config) -> bool:
     return False
 
 
+_RESOLVED_BY_THE_CALL_FIXTURES: Final = frozenset({"fusion_app", "fusion_context"})
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """``parametrize("fusion_context", ...)`` on a test that only names a call fixture.
 
-    The call fixtures resolve ``fusion_context`` themselves (see ``_context``),
-    so it is no longer in such a test's fixture closure, where pytest looks
-    for a parametrized name: it is put there, as it was when the call
-    fixtures depended on it.
+    The call fixtures resolve ``fusion_app`` and ``fusion_context`` themselves
+    (see ``_app_and_context``), so they are no longer in such a test's fixture
+    closure, where pytest looks for a parametrized name: a parametrized one
+    is put there, as it was when the call fixtures depended on them.
     """
     names = metafunc.fixturenames
-    if "fusion_context" in names or CALL_FIXTURES.isdisjoint(names):
+    if CALL_FIXTURES.isdisjoint(names):
         return
     for marker in metafunc.definition.iter_markers("parametrize"):
         argnames = marker.args[0] if marker.args else marker.kwargs.get("argnames", ())
         if isinstance(argnames, str):
             argnames = [name.strip() for name in argnames.split(",")]
-        if "fusion_context" in argnames:
-            names.append("fusion_context")
-            return
+        for name in sorted(_RESOLVED_BY_THE_CALL_FIXTURES.intersection(argnames)):
+            if name not in names:
+                names.append(name)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -430,31 +433,43 @@ def _checked(request: pytest.FixtureRequest, session: FusionSession) -> bool:
     return bool(marker.kwargs.get("check", True)) if marker is not None else True
 
 
-def _context(request: pytest.FixtureRequest, app: ToolApp | None) -> Any:
-    """The ``fusion_context`` fixture's value for a call fixture.
+def _app_and_context(request: pytest.FixtureRequest) -> tuple[ToolApp | None, Any]:
+    """The ``fusion_app`` and ``fusion_context`` fixtures' values, for a call fixture.
 
-    The call fixtures do not depend on ``fusion_context`` as a fixture: a
-    function-scoped fixture costs pytest a fixture definition and a request
-    per test, which for a one-call test weighed more than the call. When the
-    test resolves ``fusion_context`` anyway (it names it, or a ``usefixtures``
-    or ``parametrize`` does) or something overrides it (a conftest, a module,
-    a class), pytest resolves it as before, so both see one value; otherwise
-    the default's own work runs here: the ``pytest_fusion_context`` hook.
+    The call fixtures do not depend on them as fixtures: for a one-call test
+    pytest's work per fixture (a definition, a request, its dependencies
+    resolved again even for a session-scoped one) weighed more than the
+    call. When the test resolves one of them anyway (it names it, or a
+    ``usefixtures`` or ``parametrize`` does) or something overrides it (a
+    conftest, a module, a class), pytest resolves it as before, so the test
+    and the call see one value. Otherwise the default ``fusion_app`` is
+    resolved by pytest for the session's first call fixture only (so a
+    failure to load the app is reported as before), and the default
+    ``fusion_context``'s work runs here: the ``pytest_fusion_context`` hook.
     """
-    if _context_resolved_by_pytest(request):
-        return request.getfixturevalue("fusion_context")
-    return request.config.hook.pytest_fusion_context(app=app, request=request)
+    session = request.config.stash[SESSION_KEY]
+    if _resolved_by_pytest(request, "fusion_app"):
+        app = request.getfixturevalue("fusion_app")
+    elif session.default_app is not None:
+        (app,) = session.default_app
+    else:  # the default, a session fixture: pytest runs it (or reports its failure) once
+        app = request.getfixturevalue("fusion_app")
+        session.default_app = (app,)
+    if _resolved_by_pytest(request, "fusion_context"):
+        return app, request.getfixturevalue("fusion_context")
+    return app, request.config.hook.pytest_fusion_context(app=app, request=request)
 
 
-def _context_resolved_by_pytest(request: pytest.FixtureRequest) -> bool:
+def _resolved_by_pytest(request: pytest.FixtureRequest, name: str) -> bool:
+    """Whether the test resolves fixture ``name`` itself, or anything overrides the default."""
     node = request.node
-    if "fusion_context" in getattr(node, "fixturenames", ()):
+    if name in getattr(node, "fixturenames", ()):
         return True
     callspec = getattr(node, "callspec", None)
-    if callspec is not None and "fusion_context" in callspec.params:
+    if callspec is not None and name in callspec.params:
         return True
     try:
-        definitions = request._fixturemanager.getfixturedefs("fusion_context", node)
+        definitions = request._fixturemanager.getfixturedefs(name, node)
     except Exception:  # noqa: BLE001 - another pytest: let it resolve the fixture
         return True
     if not definitions:
@@ -462,29 +477,28 @@ def _context_resolved_by_pytest(request: pytest.FixtureRequest) -> bool:
     function = definitions[-1].func
     return (getattr(function, "__module__", None), getattr(function, "__name__", None)) != (
         __name__,
-        "fusion_context",
+        name,
     )
 
 
 @pytest.fixture
-def fusion_call(request: pytest.FixtureRequest, fusion_app: ToolApp | None) -> FusionCall:
+def fusion_call(request: pytest.FixtureRequest) -> FusionCall:
     """Call a tool and get a ``FusionResult``: ``fusion_call("billing", "get", id="INV-1")``.
 
-    Its context is the ``fusion_context`` fixture's (see ``_context``).
+    Its app and context are the ``fusion_app`` and ``fusion_context`` fixtures'
+    (see ``_app_and_context``).
     """
-    session = _fusion_session(request, fusion_app)
-    context = _context(request, fusion_app)
+    app, context = _app_and_context(request)
+    session = _fusion_session(request, app)
     gate_of(request.config).warn_context(session, context)
     return FusionCall(session, context, checked=_checked(request, session))
 
 
 @pytest.fixture
-def fusion_call_async(
-    request: pytest.FixtureRequest, fusion_app: ToolApp | None
-) -> AsyncFusionCall:
+def fusion_call_async(request: pytest.FixtureRequest) -> AsyncFusionCall:
     """The async twin of ``fusion_call``, for async tests (``await`` its calls)."""
-    session = _fusion_session(request, fusion_app)
-    context = _context(request, fusion_app)
+    app, context = _app_and_context(request)
+    session = _fusion_session(request, app)
     gate_of(request.config).warn_context(session, context)
     return AsyncFusionCall(session, context, checked=_checked(request, session))
 
