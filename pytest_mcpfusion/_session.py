@@ -47,6 +47,8 @@ class FusionSession:
         self._serving_override = False  # the transport serves an app a fusion_app override gave
         # What the default fusion_app fixture gave, once a call fixture asked for it.
         self.default_app: tuple[ToolApp | None] | None = None
+        # Whether a test's parent (class, module) sees a fusion_app / fusion_context override.
+        self.overrides: dict[tuple[object, str], bool] = {}
 
     @property
     def limits(self) -> Limits:
@@ -131,13 +133,13 @@ class FusionSession:
         a conftest that returns it runs unchanged over stdio or HTTP. Another
         app can only be called in process.
         """
+        current = self._transport
+        if current is not None and current.app is app:
+            return
         from fusion_core import load_app  # noqa: PLC0415 - only for overrides
 
         from ._transport import InProcess  # noqa: PLC0415 - avoids a name clash in __init__
 
-        current = self._transport
-        if current is not None and current.app is app:
-            return
         if self.app_spec is not None and load_app(self.app_spec) is app:
             if self._serving_override:  # back from another app a test was given
                 self.close()

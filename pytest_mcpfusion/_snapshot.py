@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from syrupy.assertion import SnapshotAssertion
-from syrupy.data import Snapshot, SnapshotCollection
+from syrupy.data import (
+    Snapshot,
+    SnapshotCollection,
+    SnapshotCollections,
+    SnapshotEmptyCollection,
+)
 from syrupy.extensions.base import AbstractSyrupyExtension
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
@@ -169,6 +174,47 @@ class FusionWireExtension(SingleFileSnapshotExtension):
             )
         return found
 
+    def discover_snapshots(
+        self,
+        *,
+        test_location: PyTestLocation,
+        ignore_extensions: list[str] | None = None,
+    ) -> SnapshotCollections:
+        """The ``.wire`` files of the test file's snapshot folder's subfolders: syrupy's answer.
+
+        syrupy walks the whole shared snapshot folder (``__snapshots__``) with
+        ``rglob`` and builds paths for every file to keep those one level down,
+        this extension's (twice a session: for the first assertion and for the
+        report). Listing just that level finds the same files in the same order:
+        ``rglob`` descends into hidden folders but not into symlinked ones, skips
+        folders it may not read, and syrupy keeps regular files (or links to
+        them) whose name ends in ``.wire`` and does not start with a dot.
+        """
+        suffix = _suffix_of(self)
+        discovery = self.discovery_dirname(test_location=test_location)
+        if (
+            not _DIRECTORY_SCOPED
+            or not suffix
+            or discovery == self.dirname(test_location=test_location)
+        ):
+            return super().discover_snapshots(
+                test_location=test_location, ignore_extensions=ignore_extensions
+            )
+        discovered = SnapshotCollections()
+        if suffix[1:] in (ignore_extensions or ()):
+            return discovered
+        for folder in _entries(discovery):
+            if not folder.is_dir(follow_symlinks=False):
+                continue
+            for entry in _entries(folder.path):
+                name = entry.name
+                if name.endswith(suffix) and not name.startswith(".") and entry.is_file():
+                    collection = self.read_snapshot_collection(snapshot_location=entry.path)
+                    if not collection.has_snapshots:
+                        collection = SnapshotEmptyCollection(location=entry.path)
+                    discovered.add(collection)
+        return discovered
+
     def owns_snapshot_collection(self, *, filepath: str, test_location: PyTestLocation) -> bool:
         """Whether the test's discovery claims a file: syrupy's answer, with fewer paths built."""
         suffix = _suffix_of(self)
@@ -216,6 +262,20 @@ class FusionWireExtension(SingleFileSnapshotExtension):
 
 
 FusionWireExtension._cache = _Names()
+
+
+# syrupy 7 scans the shared snapshot folder and keeps the files one level down
+# (directory-scoped discovery); earlier versions scan the test file's own folder.
+_DIRECTORY_SCOPED: Final = hasattr(SingleFileSnapshotExtension, "owns_snapshot_collection")
+
+
+def _entries(folder: str) -> list[os.DirEntry[str]]:
+    """The entries of ``folder`` in listing order; none if it is missing or unreadable."""
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except OSError:
+        return []
 
 
 def _suffix_of(extension: FusionWireExtension | type[FusionWireExtension]) -> str:

@@ -468,8 +468,19 @@ def _resolved_by_pytest(request: pytest.FixtureRequest, name: str) -> bool:
     callspec = getattr(node, "callspec", None)
     if callspec is not None and name in callspec.params:
         return True
+    # What else a test sees is defined on its parents (class, module, conftests, plugins).
+    overrides = request.config.stash[SESSION_KEY].overrides
+    key = (node.parent, name)
+    found = overrides.get(key)
+    if found is None:
+        found = overrides[key] = _overridden(request, name)
+    return found
+
+
+def _overridden(request: pytest.FixtureRequest, name: str) -> bool:
+    """Whether the ``name`` fixture the test sees is not this plugin's."""
     try:
-        definitions = request._fixturemanager.getfixturedefs(name, node)
+        definitions = request._fixturemanager.getfixturedefs(name, request.node)
     except Exception:  # noqa: BLE001 - another pytest: let it resolve the fixture
         return True
     if not definitions:
