@@ -26,7 +26,7 @@ so the message says what to change and where.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 __all__ = [
     "AppLoadError",
@@ -49,11 +49,34 @@ class FusionError(Exception):
     """Base class of every error fusion_core raises on purpose."""
 
 
+_PATH_ENDS: Final = 72  # characters of a long path shown at each end of a message
+
+
+def _at(path: str) -> str:
+    """`` (at PATH)`` for a message; a path past 160 characters shows its two ends.
+
+    Data nested 512 levels deep has a path of 1.5 KB (``$[0][0]...``), and an
+    envelope carries the message to the model: the ends say where, the
+    ``path`` attribute keeps all of it.
+    """
+    if len(path) <= 160:
+        return f" (at {path})"
+    head = path[:_PATH_ENDS]
+    tail = path[-_PATH_ENDS:]
+    # Cut between segments where one starts near the cut, so no key is halved.
+    cut = max(head.rfind("["), head.rfind("."))
+    head = head[:cut] if cut > _PATH_ENDS // 2 else head
+    starts = [i for i in (tail.find("["), tail.find(".")) if i >= 0]
+    tail = tail[min(starts) :] if starts and min(starts) < _PATH_ENDS // 2 else tail
+    hidden = len(path) - len(head) - len(tail)
+    return f" (at {head}…{hidden:,} more characters…{tail})"
+
+
 class SerializationError(FusionError, TypeError):
     """A value has no JSON form; ``path`` says where it sits in the data."""
 
     def __init__(self, message: str, *, path: str, value: Any) -> None:
-        super().__init__(f"{message} (at {path})")
+        super().__init__(message + _at(path))
         self.path = path
         self.value = value
 
@@ -66,7 +89,7 @@ class NestingError(FusionError, ValueError):
     """Data is nested deeper than the documented limit."""
 
     def __init__(self, message: str, *, path: str, limit: int) -> None:
-        super().__init__(f"{message} (at {path})")
+        super().__init__(message + _at(path))
         self.path = path
         self.limit = limit
 

@@ -24,14 +24,20 @@ into their union; an enum and a plain string widen to the string.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PydanticUserError, create_model
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import core_schema
 
-__all__ = ["SchemaConflictError", "merge_properties", "model_schema"]
+__all__ = [
+    "SchemaConflictError",
+    "json_schema",
+    "merge_properties",
+    "model_schema",
+    "params_model",
+]
 
 _DEFAULT: Final = "default"
 REQUIRED: Final = "x-required"  # json_schema_extra key: a defaulted field listed as required
@@ -57,9 +63,72 @@ class _ZodDialect(GenerateJsonSchema):
         return super().field_is_required(field, total)
 
 
-def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+# What pydantic raises for a field it cannot build or describe: a type or a
+# value (default, examples, json_schema_extra) nested past its recursion or
+# serialization depth, a value JSON cannot hold, a type without a schema (a
+# PydanticUserError, which is a RuntimeError).
+_UNBUILDABLE: Final = (PydanticUserError, RecursionError, TypeError, ValueError)
+
+
+def params_model(name: str, fields: Mapping[str, tuple[Any, Any]], where: str) -> type[BaseModel]:
+    """``create_model(name, **fields)``, or a ``TypeError`` naming the field pydantic refused."""
+    try:
+        return create_model(name, **fields)  # type: ignore[call-overload, no-any-return]
+    except _UNBUILDABLE as exc:
+        raise _named(exc, where, fields, lambda probe: None) from _cause(exc)
+
+
+def json_schema(
+    model: type[BaseModel], where: str, generator: type[GenerateJsonSchema] = GenerateJsonSchema
+) -> dict[str, Any]:
+    """``model.model_json_schema()``, or a ``TypeError`` naming the field it fails on.
+
+    Pydantic fails on a field's *value* only when it writes the schema (a
+    default nested beyond its depth raises ``RecursionError`` with no place),
+    so a tool checks its schemas when it registers them, with this message.
+    """
+    try:
+        return model.model_json_schema(schema_generator=generator)
+    except _UNBUILDABLE as exc:
+        fields = {name: (info.annotation, info) for name, info in model.model_fields.items()}
+        check = lambda probe: probe.model_json_schema(schema_generator=generator)  # noqa: E731
+        raise _named(exc, where, fields, check) from _cause(exc)
+
+
+def _named(
+    exc: BaseException,
+    where: str,
+    fields: Mapping[str, tuple[Any, Any]],
+    check: Callable[[type[BaseModel]], object],
+) -> TypeError:
+    """The error for ``exc``, naming the first field that fails alone (if one does)."""
+    for name, field in fields.items():
+        try:
+            check(create_model("probe", **{name: field}))  # type: ignore[call-overload]
+        except _UNBUILDABLE as alone:
+            return TypeError(f"{where}: parameter {name!r}: {_reason(alone)}")
+    return TypeError(f"{where}: {_reason(exc)}")
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc)
+    if isinstance(exc, RecursionError) or "Maximum serialization depth" in text:
+        return (
+            "nested too deeply for pydantic to build or describe (its type, default, "
+            "examples or json_schema_extra); flatten it or give it a simpler default"
+        )
+    first = text.strip().split("\n", 1)[0]
+    return f"pydantic cannot describe it: {first[:300]}"
+
+
+def _cause(exc: BaseException) -> BaseException | None:
+    """Chain the original, unless it is a recursion (a thousand frames of noise)."""
+    return None if isinstance(exc, RecursionError) else exc
+
+
+def model_schema(model: type[BaseModel], where: str = "parameters") -> dict[str, Any]:
     """The object schema of a params model, inline and without titles."""
-    raw = model.model_json_schema(schema_generator=_ZodDialect)
+    raw = json_schema(model, where, _ZodDialect)
     definitions = raw.pop("$defs", {})
     schema: dict[str, Any] = _inline(raw, definitions, ())
     return schema
@@ -143,15 +212,20 @@ def compatible(existing: dict[str, Any], incoming: dict[str, Any], name: str, ke
 def merge_properties(
     common: type[BaseModel] | None,
     actions: Sequence[tuple[str, type[BaseModel] | None]],
+    tool: str = "",
 ) -> tuple[dict[str, Any], list[str]]:
-    """Properties of every action, annotated with who uses them; common required names."""
+    """Properties of every action, annotated with who uses them; common required names.
+
+    ``tool`` names the tool in the error for a schema pydantic cannot write.
+    """
+    owner = f"tool {tool!r}: " if tool else ""
     keys = [key for key, _ in actions]
     properties: dict[str, Any] = {}
     used: dict[str, tuple[list[str], list[str]]] = {}  # name -> (actions, required in)
     common_required: set[str] = set()
     always: list[str] = []
     if common is not None:
-        schema = model_schema(common)
+        schema = model_schema(common, f"{owner}common parameters")
         common_required = set(schema.get("required", ()))
         for name, prop in schema.get("properties", {}).items():
             properties[name] = prop
@@ -161,7 +235,7 @@ def merge_properties(
     for key, params in actions:
         if params is None:
             continue
-        schema = model_schema(params)
+        schema = model_schema(params, f"{owner}action {key!r}")
         required = set(schema.get("required", ()))
         for name, prop in schema.get("properties", {}).items():
             existing = properties.get(name)

@@ -27,9 +27,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Self, TypeVar, final, overload
 
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, ConfigDict
 
-from ._input_schema import merge_properties
+from ._input_schema import json_schema, merge_properties, params_model
 from ._json import require_plain
 from ._presenter import Presenter
 from ._toon import encode_toon
@@ -118,7 +118,7 @@ def _action(
             annotation = hints.get(parameter.name, Any)
             default = ... if parameter.default is parameter.empty else parameter.default
             definitions[parameter.name] = (annotation, default)
-        fields_model = create_model(f"{key}_params", **definitions)
+        fields_model = params_model(f"{key}_params", definitions, f"action {key!r}")
     return Action(
         key=key,
         handler=handler,
@@ -328,7 +328,7 @@ class Tool(_Registrar):
 
     def _check_schema(self, actions: Sequence[Action]) -> None:
         """Refuse a parameter two actions declare with different types (raises)."""
-        merge_properties(self.common, [(a.key, a.fields_model) for a in actions])
+        merge_properties(self.common, [(a.key, a.fields_model) for a in actions], self.name)
 
     def group(self, name: str, description: str | None = None) -> Group:
         """A group of actions (``name.action``); add actions to the returned group."""
@@ -362,7 +362,12 @@ class Tool(_Registrar):
         return self
 
     def with_output_schema(self, model: type[BaseModel]) -> Tool:
-        """Declare ``outputSchema``; structured results are checked against it."""
+        """Declare ``outputSchema``; structured results are checked against it.
+
+        The schema is written once here, so a model pydantic cannot describe is
+        refused now (``TypeError`` naming the field), not at the first ``tools/list``.
+        """
+        json_schema(model, f"tool {self.name!r}: output schema")
         self.output_schema = model
         return self
 
@@ -427,7 +432,9 @@ class Tool(_Registrar):
         for hint, value in derived.items():
             definition["annotations"].setdefault(hint, value)
         if self.output_schema is not None:
-            definition["outputSchema"] = _clean(self.output_schema.model_json_schema())
+            definition["outputSchema"] = _clean(
+                json_schema(self.output_schema, f"tool {self.name!r}: output schema")
+            )
         # The SDK serializes definitions itself: text it cannot encode is an
         # error naming the tool here, not a tools/list that kills the server.
         require_plain(definition, f"tools[{self.name!a}]")
@@ -482,7 +489,9 @@ class Tool(_Registrar):
                 ),
             }
         }
-        merged, always = merge_properties(self.common, [(a.key, a.fields_model) for a in actions])
+        merged, always = merge_properties(
+            self.common, [(a.key, a.fields_model) for a in actions], self.name
+        )
         properties.update(merged)
         select_keys = self.select_keys()
         if self._select and select_keys:

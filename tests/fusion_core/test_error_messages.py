@@ -107,3 +107,49 @@ def test_invalid_language_tag_says_what_a_tag_may_hold() -> None:
         "(starting with a letter or digit), or '' for none"
     )
     assert raised.value.value == "py thon"
+
+
+def _nested(levels: int, key: str | None) -> Any:
+    root: Any = {} if key is not None else []
+    node = root
+    for level in range(levels):
+        child: Any = {} if key is not None else []
+        if key is not None:
+            node[f"{key}{level}"] = child
+        else:
+            node.append(child)
+        node = child
+    return root
+
+
+@pytest.mark.parametrize("key", [None, "k"], ids=["lists", "objects"])
+def test_a_long_path_shows_its_two_ends_and_keeps_all_of_it(key: str | None) -> None:
+    """A path of kilobytes is cut in the message between segments; ``.path`` is whole."""
+    with pytest.raises(fc.NestingError) as caught:
+        fc.success(_nested(600, key))
+    error = caught.value
+    assert len(error.path) > 1500
+    message = str(error)
+    assert len(message) < 260
+    head, hidden, tail = re.fullmatch(
+        r"data is nested more than 512 levels deep \(at (.+?)…([\d,]+) more characters…(.+)\)",
+        message,
+    ).groups()  # type: ignore[union-attr]
+    assert error.path == head + error.path[len(head) : -len(tail)] + tail
+    assert int(hidden.replace(",", "")) == len(error.path) - len(head) - len(tail)
+    assert tail.startswith("[" if key is None else ".")
+    assert head.endswith("]" if key is None else tuple("0123456789"))
+
+
+def test_a_short_path_is_shown_whole() -> None:
+    """Up to 160 characters the message holds the whole path."""
+    with pytest.raises(SerializationError, match=r"\(at \$\.rows\[1\]\.when\)$"):
+        fc.success({"rows": [1, {"when": object()}]})
+
+
+def test_an_envelope_for_deep_data_stays_short() -> None:
+    """The model reads the ends of the path, not 1.5 KB of ``[0]``."""
+    tool = fc.Tool("t", "x").action("a", lambda: _nested(600, None))
+    texts = fc.FusionApp([tool]).call_sync("t", {"action": "a"}).texts
+    assert len(texts[0]) < 500  # 1,773 characters when the message held the whole path
+    assert "more characters" in texts[0]
