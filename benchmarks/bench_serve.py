@@ -307,20 +307,37 @@ async def _run(
     into.cpu += _cpu(pid) - cpu_before
 
 
-def _pipeline_cpu() -> dict[str, float]:
-    """CPU seconds of one ``app.call`` per call label, in this process (median of 5 runs)."""
+def _pipeline_cpu() -> dict[str, tuple[float, float]]:
+    """CPU seconds of one ``app.call`` per call label, in this process (median of 5 runs).
 
-    async def measure(name: str, arguments: dict[str, Any]) -> float:
-        runs = []
+    Twice: back to back (warm caches), and with a call to the bare server
+    (in memory) between two calls, as a server runs them: the SDK's code and
+    data go through the caches in between, and the pipeline then costs about
+    twice as much (docs/performance.md, "Where the served CPU goes").
+    """
+    from mcp import Client  # noqa: PLC0415
+
+    bare = _bare_server(inline=False)
+
+    async def measure(client: Any, name: str, arguments: dict[str, Any]) -> tuple[float, float]:
+        warm, cold = [], []
         for _ in range(5):
             start = time.process_time()
             for _ in range(200):
                 await app.call(name, arguments)
-            runs.append((time.process_time() - start) / 200)
-        return statistics.median(runs)
+            warm.append((time.process_time() - start) / 200)
+            spent = 0.0
+            for _ in range(200):
+                await client.call_tool(name, arguments)
+                start = time.process_time()
+                await app.call(name, arguments)
+                spent += time.process_time() - start
+            cold.append(spent / 200)
+        return statistics.median(warm), statistics.median(cold)
 
-    async def all_calls() -> dict[str, float]:
-        return {label: await measure(*call) for label, call in CALLS.items()}
+    async def all_calls() -> dict[str, tuple[float, float]]:
+        async with Client(bare, mode="legacy") as client:
+            return {label: await measure(client, *call) for label, call in CALLS.items()}
 
     return anyio.run(all_calls)
 
@@ -423,8 +440,12 @@ async def _bench(options: argparse.Namespace) -> None:
     rates: list[float] = []
     header("bench_serve: wall time per call, fusion / bare SDK server (calls/s ratio = 1/that)")
     print(
-        "app.call in process (what the bare servers skip), CPU per call: "
-        + ", ".join(f"{label} {cpu * 1e6:.0f} us" for label, cpu in options.pipeline.items())
+        "app.call in process (what the bare servers skip), CPU per call, back to back / "
+        "with a bare SDK call between two (as served): "
+        + ", ".join(
+            f"{label} {warm * 1e6:.0f} / {cold * 1e6:.0f} us"
+            for label, (warm, cold) in options.pipeline.items()
+        )
     )
     print(
         f"{options.rounds} interleaved rounds per cell; a round: {options.calls} sequential calls, "

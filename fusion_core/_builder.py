@@ -27,7 +27,7 @@ from ._text import require_unicode
 from ._ui import UiBlock, UiMeta
 from ._view import ResponseView, Suggestion
 
-__all__ = ["ResponseBuilder", "response", "seal", "sealed"]
+__all__ = ["ResponseBuilder", "after_data", "response", "seal", "sealed"]
 
 SuggestionLike = Suggestion | Mapping[str, Any] | tuple[str, str]
 
@@ -121,14 +121,7 @@ class ResponseBuilder:
     def texts(self) -> list[str]:
         """The text of every block, in the canonical order."""
         texts = [self._sealed if self._sealed is not None else render_data(self._data)]
-        texts.extend(render_ui(block) for block in self._ui)
-        texts.extend(self._raw)
-        if self._directives:
-            texts.append(render_directives(self._directives))
-        if self._rules:
-            texts.append(render_rules(self._rules))
-        if self._suggestions:
-            texts.append(render_suggestions(self._suggestions))
+        texts.extend(after_data(self))
         return texts
 
     def build(self) -> ToolResponse:
@@ -143,10 +136,31 @@ class ResponseBuilder:
         )
 
 
-def seal(builder: ResponseBuilder) -> str:
-    """Write the data block now; later changes to the data never reach it."""
-    builder._sealed = render_data(builder._data)
+def seal(builder: ResponseBuilder, text: str | None = None) -> str:
+    """Write the data block now; later changes to the data never reach it.
+
+    ``text`` is the data block already written by the caller (exactly what
+    ``render_data`` gives for the data, by a faster route it can vouch for).
+    """
+    builder._sealed = render_data(builder._data) if text is None else text
     return builder._sealed
+
+
+def after_data(builder: ResponseBuilder) -> list[str]:
+    """The text of every block but the data block, in the canonical order.
+
+    What an embedding Presenter adds of a child's response: the child's data
+    is already in the parent's data block, so it is never written twice.
+    """
+    texts = [render_ui(block) for block in builder._ui]
+    texts.extend(builder._raw)
+    if builder._directives:
+        texts.append(render_directives(builder._directives))
+    if builder._rules:
+        texts.append(render_rules(builder._rules))
+    if builder._suggestions:
+        texts.append(render_suggestions(builder._suggestions))
+    return texts
 
 
 def sealed(builder: ResponseBuilder) -> tuple[Any, str] | None:

@@ -52,6 +52,7 @@ __all__ = [
     "require_plain",
     "stable_repr",
     "to_json",
+    "to_json_without_floats",
     "to_plain",
 ]
 
@@ -427,6 +428,21 @@ def to_json(value: Any, *, _path: str = "$") -> str:
     if fast is not None:
         return fast
     return _exact(value, _path)
+
+
+def to_json_without_floats(value: Any) -> str:
+    """:func:`to_json` of data known to hold no ``float``, without looking for floats.
+
+    The float rewrite is the only step where orjson's text and JavaScript's
+    differ; for data that cannot hold a float (a Presenter's rows when its
+    schema has no float field) the scan for float tokens finds nothing, and
+    on a large data block it is a tenth of the time of the whole write.
+    """
+    try:
+        out = orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError, RecursionError):
+        return _exact(value, "$")
+    return out.decode()
 
 
 def to_plain(value: Any) -> Any:

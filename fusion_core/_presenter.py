@@ -43,9 +43,9 @@ from typing import Any, Generic, TypeAlias, TypeVar, final
 
 from pydantic import BaseModel, ValidationError
 
-from ._builder import ResponseBuilder, SuggestionLike, seal
+from ._builder import ResponseBuilder, SuggestionLike, after_data, seal
 from ._errors import FusionError
-from ._json import to_json
+from ._json import to_json, to_json_without_floats
 from ._redact import describe_validation_error, safe_path, schema_names, scrub
 from ._schema import Mask
 from ._ui import UiBlock, summary
@@ -399,7 +399,8 @@ class Presenter(Generic[M]):
         wire = select_keys(validated, select) if select else validated
         builder = ResponseBuilder(wire)
         if sealed:  # before any callback can touch the data
-            text = seal(builder)
+            float_free = self._mask is not None and self._mask.float_free
+            text = seal(builder, to_json_without_floats(wire) if float_free else None)
             if record is not None:
                 record.blocks[id(text)] = (self, text)
                 record.written.setdefault(id(self), set()).add(text)
@@ -434,7 +435,7 @@ class Presenter(Generic[M]):
                 value = item.get(key)
                 if value is None:
                     continue
-                for text in child._make(value, ctx, None, sealed=False).texts()[1:]:
+                for text in after_data(child._make(value, ctx, None, sealed=False)):
                     if index and (text in emitted or text.startswith("<ui_passthrough")):
                         continue
                     emitted.add(text)

@@ -36,7 +36,9 @@ fields, dataclasses, custom types, ``exclude_if``, serialization by alias,
 custom ``__init__``, root models, ``ser_json_*`` settings — sends the model
 to the *model path*: real model validation and ``model_dump(mode="json")``
 (correct, and slower).
-``Mask.fast`` says which path a model gets, ``Mask.reason`` why. A Mask is
+``Mask.fast`` says which path a model gets, ``Mask.reason`` why, and
+``Mask.float_free`` whether what it gives can hold no float (its JSON is then
+written without the scan for float tokens). A Mask is
 built once per Presenter, its validators and serializers compiled then (the
 model path's ``TypeAdapter`` on first use); none is ever rebuilt.
 
@@ -96,6 +98,8 @@ class _Deriver:
 
     def __init__(self, *, for_serializer: bool = False) -> None:
         self.json_native = True
+        # A float schema anywhere: the written JSON may need JavaScript's float forms.
+        self.floats = False
         # The serializer's schema leaves hidden fields out: the validated
         # dicts no longer hold them.
         self.for_serializer = for_serializer
@@ -114,6 +118,7 @@ class _Deriver:
         if "serialization" in schema:
             raise _Unsupported(f"a serializer on a {kind} schema")
         if kind in _JSON_NATIVE:
+            self.floats = self.floats or kind == "float"
             return schema
         if kind == "literal":
             self.json_native = self.json_native and all(
@@ -345,7 +350,8 @@ class Mask:
     ``one(value)`` masks a single object, ``many(values)`` a list of them.
     Both raise ``pydantic.ValidationError`` when the data does not fit (the
     model's own error). ``fast`` says whether the derived schema is used,
-    ``reason`` why not.
+    ``reason`` why not; ``float_free`` that the schema holds no float (nor any
+    value whose JSON form could be one), so neither path gives a float.
     """
 
     __slots__ = (
@@ -357,6 +363,7 @@ class Mask:
         "_slow_many",
         "_slow_one",
         "fast",
+        "float_free",
         "model",
         "reason",
         "root_keys",
@@ -394,6 +401,7 @@ class Mask:
         self._one: Callable[[Any], Any] | None = None
         self._many: Callable[[Any], Any] | None = None
         self.fast = False
+        self.float_free = False
         self.reason: str | None = None
         self._drop: Callable[[Iterable[dict[str, Any]]], None] | None = None
         deriver = _Deriver()
@@ -410,6 +418,8 @@ class Mask:
             self.reason = str(exc)
             return
         self.fast = True
+        # Only str, int, bool, None, lists and dicts come out (on either path).
+        self.float_free = deriver.json_native and not deriver.floats
         self._drop = _root_dropper(deriver.root_hidden)
         self._one, self._many = one_validator.validate_python, many_validator.validate_python
         if not deriver.json_native:

@@ -305,3 +305,30 @@ def test_to_plain_errors_name_paths() -> None:
     with pytest.raises(SerializationError) as caught:
         to_plain({"rows": [0, {"x": object()}]})
     assert caught.value.path == "$.rows[1].x"
+
+
+FLOAT_FREE_VALUES = {
+    "rows": [{"id": "INV-1", "amount": 120000, "paid": True, "note": None}] * 3,
+    "nested": {"a": [{"b": [1, 2, {"c": "d"}]}], "e": {}},
+    "an int beyond 64 bits": {"big": 2**70, "small": -(2**65)},
+    "a lone surrogate": ["ok", "\ud800"],
+    "non-ASCII": {"名前": "✅ paid", "emoji": "🧾"},
+    "empty containers": [[], {}, [[]]],
+}
+
+
+@pytest.mark.parametrize("name", list(FLOAT_FREE_VALUES))
+def test_float_free_json_is_to_json(name: str) -> None:
+    """Without the float scan, data holding no float is written exactly as to_json writes it."""
+    from fusion_core._json import to_json_without_floats  # noqa: PLC0415 - private helper
+
+    value = FLOAT_FREE_VALUES[name]
+    try:
+        expected = to_json(value)
+    except SerializationError as exc:
+        expected = f"error: {exc}"
+    try:
+        written = to_json_without_floats(value)
+    except SerializationError as exc:
+        written = f"error: {exc}"
+    assert written == expected

@@ -432,3 +432,76 @@ def test_the_root_keys_are_the_keys_model_dump_writes() -> None:
     """What ``_select`` offers: names, or aliases under ``serialize_by_alias``; never hidden."""
     assert Mask(ReadByAlias).root_keys == ("name",)
     assert Mask(WrittenByAlias).root_keys == ("fullName", "_id")
+
+
+class Flat(BaseModel):
+    """Only str, int, bool, None and literals: nothing a float could come from."""
+
+    id: str
+    amount: int
+    paid: bool
+    note: str | None = None
+    status: Literal["paid", "open", 3]
+    margin: int = Field(default=0, exclude=True)
+
+
+class Holder(BaseModel):
+    """Nested models and containers of float-free members."""
+
+    rows: list[Flat]
+    by_id: dict[str, Flat]
+    maybe: Flat | None = None
+
+
+class WithFloat(BaseModel):
+    """One float field."""
+
+    price: float
+
+
+class FloatInside(BaseModel):
+    """A float only in a nested model, behind a list."""
+
+    items: list[WithFloat]
+
+
+class FloatValues(BaseModel):
+    """A float as the values of a dict."""
+
+    prices: dict[str, float | None]
+
+
+class Anything(BaseModel):
+    """An ``Any`` field can hold a float."""
+
+    value: Any
+
+
+class OpenEnded(BaseModel):
+    """Extra keys are kept: any of them can be a float."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: int
+
+
+FLOAT_FREE = {Flat: True, Holder: True}
+WITH_FLOATS = [WithFloat, FloatInside, FloatValues, Anything, OpenEnded]
+
+
+@pytest.mark.parametrize("model", [*FLOAT_FREE, *WITH_FLOATS], ids=lambda m: m.__name__)
+def test_a_mask_is_float_free_only_when_no_field_can_hold_a_float(model: type[BaseModel]) -> None:
+    """``float_free`` is set for schemas of str, int, bool, None and literals of them only."""
+    assert Mask(model).float_free is FLOAT_FREE.get(model, False)
+
+
+def test_a_float_free_mask_gives_no_float_on_either_path() -> None:
+    """Floats an int field accepts come out as ints, on the fast path and the model path."""
+    flat = {"id": "a", "amount": 3.0, "paid": 1, "status": 3, "margin": 2.0}
+    mask = Mask(Holder)
+    row = {"rows": [flat], "by_id": {"x": flat}, "maybe": flat}
+    fast = mask.one(row)
+    slow = Holder.model_validate(row).model_dump(mode="json")
+    expected = {"id": "a", "amount": 3, "paid": True, "note": None, "status": 3}
+    assert fast == slow == {"rows": [expected], "by_id": {"x": expected}, "maybe": expected}
+    assert "3.0" not in repr(fast)

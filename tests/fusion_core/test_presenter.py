@@ -396,3 +396,27 @@ def test_a_name_only_written_field_is_not_read_by_its_alias_when_the_config_forb
         mask.one({"_id": "a"})
     with pytest.raises(ValidationError):
         ByName.model_validate({"_id": "a"})
+
+
+def test_a_float_free_schemas_data_block_is_to_json_of_the_masked_data() -> None:
+    """Written without the float scan, the data block is still to_json of model_dump's data."""
+
+    class Line(BaseModel):
+        sku: str
+        quantity: int
+        hidden: int = Field(default=0, exclude=True)
+
+    class Order(BaseModel):
+        id: str
+        lines: list[Line]
+        total: int | None = None
+
+    rows = [{"id": "O-1", "lines": [{"sku": "✅", "quantity": 2.0, "hidden": 7}], "total": 10**30}]
+    presenter = Presenter("Order", Order)
+    assert presenter._mask is not None
+    assert presenter._mask.float_free
+    expected = to_json([Order.model_validate(row).model_dump(mode="json") for row in rows])
+    assert presenter.make(rows).build().texts[0] == expected
+    assert presenter.make(rows[0]).build().texts[0] == to_json(
+        Order.model_validate(rows[0]).model_dump(mode="json")
+    )
