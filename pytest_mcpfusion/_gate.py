@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ._session import FusionSession
 
 __all__ = [
+    "CALL_FIXTURES",
     "GATE_KEY",
     "FusionContextWarning",
     "FusionIsolationWarning",
@@ -53,7 +54,7 @@ __all__ = [
     "gate_of",
 ]
 
-_CALL_FIXTURES: Final = frozenset({"fusion_call", "fusion_call_async"})
+CALL_FIXTURES: Final = frozenset({"fusion_call", "fusion_call_async"})
 
 
 class FusionContextWarning(pytest.PytestWarning):
@@ -233,7 +234,7 @@ class Gate:
         from ._contract import FusionContractItem  # noqa: PLC0415 - _contract imports this
 
         reaches = isinstance(item, FusionContractItem) or bool(
-            _CALL_FIXTURES & set(getattr(item, "fixturenames", ()))
+            CALL_FIXTURES & set(getattr(item, "fixturenames", ()))
         )
         if not reaches or not fusion.configured:
             return

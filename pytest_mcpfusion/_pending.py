@@ -8,7 +8,7 @@ never touched or deleted, the test still fails, and the terminal summary
 counts the pending files. ``python -m pytest_mcpfusion review`` then walks
 through them. A snapshot that matches again removes its stale pending file
 (in every mode). In pending mode a test's pending files are also removed
-when the test starts using ``fusion_snapshot`` (:func:`remove_stale`): a test
+when the test starts using ``fusion_snapshot`` (:meth:`PendingFiles.remove_stale`): a test
 that now fails before its assertion leaves no pending file of an older run
 behind, and one that still differs writes its file again.
 
@@ -33,10 +33,10 @@ if TYPE_CHECKING:
 __all__ = [
     "PENDING_SUFFIX",
     "WRITTEN",
+    "PendingFiles",
     "PendingSummary",
     "add_pending_option",
     "pending_enabled",
-    "remove_stale",
     "write_pending",
 ]
 
@@ -95,27 +95,86 @@ def write_pending(path: Path, data: bytes) -> None:
         raise
 
 
-def remove_stale(first: Path) -> list[Path]:
-    """Remove the pending files of the test whose first snapshot is ``first``; return them.
+class PendingFiles:
+    """The pending files of each snapshot folder, listed once per session.
 
-    ``first`` is the accepted file of the test's first assertion
-    (``__snapshots__/test_file/test_get.wire``); later ones add ``.1``, ``.2``
-    (``test_get.1.wire``), a custom name adds it in brackets
-    (``fusion_snapshot(name="totals")``: ``test_get[totals].wire``). Only
-    names ending in ``.wire.new`` of exactly those forms are removed: never an
-    accepted snapshot, nor another test's file (``test_get_all.wire.new``).
+    A matched snapshot removes its stale ``.wire.new``, and in pending mode
+    each test removes its own older ones (:meth:`remove_stale`). Asking the
+    file system for every test (a failed ``unlink``, or a listing of a
+    folder of hundreds of snapshots, per test) cost more than the comparison
+    itself; so each folder is listed once, for the names ending in
+    ``.new``, and the list follows what this session writes and removes.
+    Pending files appear only when a test's snapshot differs, and each is
+    written by the process that ran its test, so the list stays true for the
+    session. A folder that cannot be listed is asked about file by file,
+    as before.
     """
-    stem, suffix = first.stem, first.suffix
-    index = r"(?:\.[0-9]+|\[[^/]*\])?"
-    own = re.compile(re.escape(stem) + index + re.escape(suffix + PENDING_SUFFIX))
-    removed: list[Path] = []
-    if not first.parent.is_dir():
+
+    __slots__ = ("_folders",)
+
+    def __init__(self) -> None:
+        self._folders: dict[str, set[str] | None] = {}
+
+    def _names(self, folder: str) -> set[str] | None:
+        """The ``.new`` names in ``folder`` (none if it does not exist); ``None``: unknown."""
+        try:
+            return self._folders[folder]
+        except KeyError:
+            pass
+        names: set[str] | None
+        try:
+            with os.scandir(folder) as entries:
+                names = {entry.name for entry in entries if entry.name.endswith(PENDING_SUFFIX)}
+        except (FileNotFoundError, NotADirectoryError):
+            names = set()
+        except OSError:
+            names = None
+        self._folders[folder] = names
+        return names
+
+    def discard(self, pending: str) -> None:
+        """Remove the pending file ``pending`` (a path) if there is one."""
+        folder, name = os.path.split(pending)
+        names = self._names(folder)
+        if names is None:
+            Path(pending).unlink(missing_ok=True)
+        elif name in names:
+            Path(pending).unlink(missing_ok=True)
+            names.discard(name)
+
+    def wrote(self, pending: Path) -> None:
+        """Note a pending file this session wrote."""
+        names = self._names(str(pending.parent))
+        if names is not None:
+            names.add(pending.name)
+
+    def remove_stale(self, first: Path) -> list[Path]:
+        """Remove the pending files of the test whose first snapshot is ``first``; return them.
+
+        ``first`` is the accepted file of the test's first assertion
+        (``__snapshots__/test_file/test_get.wire``); later ones add ``.1``, ``.2``
+        (``test_get.1.wire``), a custom name adds it in brackets
+        (``fusion_snapshot(name="totals")``: ``test_get[totals].wire``). Only
+        names ending in ``.wire.new`` of exactly those forms are removed: never an
+        accepted snapshot, nor another test's file (``test_get_all.wire.new``).
+        """
+        stem, suffix = first.stem, first.suffix
+        index = r"(?:\.[0-9]+|\[[^/]*\])?"
+        own = re.compile(re.escape(stem) + index + re.escape(suffix + PENDING_SUFFIX))
+        names = self._names(str(first.parent))
+        if names is None:  # unlistable: every file of the folder, as they come
+            candidates = [path.name for path in first.parent.iterdir()]
+        else:
+            candidates = sorted(names)
+        removed: list[Path] = []
+        for name in candidates:
+            path = first.parent / name
+            if own.fullmatch(name) and path.is_file():
+                path.unlink(missing_ok=True)
+                removed.append(path)
+                if names is not None:
+                    names.discard(name)
         return removed
-    for path in first.parent.iterdir():
-        if own.fullmatch(path.name) and path.is_file():
-            path.unlink(missing_ok=True)
-            removed.append(path)
-    return removed
 
 
 class PendingSummary:

@@ -44,6 +44,11 @@ class FusionSession:
         self._transport: Transport | None = None
         self._startup_error: str | None = None
         self._discriminators: dict[str, str] | None = None
+        self._serving_override = False  # the transport serves an app a fusion_app override gave
+        # What the default fusion_app fixture gave, once a call fixture asked for it.
+        self.default_app: tuple[ToolApp | None] | None = None
+        # Whether a test's parent (class, module) sees a fusion_app / fusion_context override.
+        self.overrides: dict[tuple[object, str], bool] = {}
 
     @property
     def limits(self) -> Limits:
@@ -128,14 +133,18 @@ class FusionSession:
         a conftest that returns it runs unchanged over stdio or HTTP. Another
         app can only be called in process.
         """
+        current = self._transport
+        if current is not None and current.app is app:
+            return
         from fusion_core import load_app  # noqa: PLC0415 - only for overrides
 
         from ._transport import InProcess  # noqa: PLC0415 - avoids a name clash in __init__
 
-        current = self._transport
-        if current is not None and current.app is app:
-            return
         if self.app_spec is not None and load_app(self.app_spec) is app:
+            if self._serving_override:  # back from another app a test was given
+                self.close()
+                self._serving_override = False
+                self._discriminators = None
             self.transport()
             return
         if self.transport_name != "inproc":
@@ -148,6 +157,7 @@ class FusionSession:
         if current is not None:
             current.close()
         self._transport = InProcess(app)
+        self._serving_override = True
         self._discriminators = None
 
     def close(self) -> None:

@@ -21,13 +21,13 @@ from fusion_core._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from . import _profiles, hookspecs
 from ._assertrepr import explain
 from ._contract import GROUP, FusionContractFile, FusionContractGroup, contract_anchor
-from ._gate import GATE_KEY, Gate, add_options, gate_of, write_reports
+from ._gate import CALL_FIXTURES, GATE_KEY, Gate, add_options, gate_of, write_reports
 from ._pending import (
     WRITTEN,
+    PendingFiles,
     PendingSummary,
     add_pending_option,
     pending_enabled,
-    remove_stale,
 )
 from ._report import WireReport
 from ._result import FusionResult
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 SESSION_KEY: Final = pytest.StashKey[FusionSession]()
 SNAPSHOT_EXTENSION_KEY: Final[pytest.StashKey[type[FusionWireExtension]]] = pytest.StashKey()
 PENDING_KEY: Final = pytest.StashKey[bool]()
+PENDING_FILES_KEY: Final = pytest.StashKey[PendingFiles]()
 WORKER_REPORT: Final = "fusion_report"
 _NEEDS_SYRUPY: Final = (
     "fusion_snapshot needs syrupy's pytest plugin, which is not installed or not loaded "
@@ -186,6 +187,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(KeepFailedSnapshots(config), "fusion-keep-failed-snapshots")
     # Pending snapshots (issue 14): decided once; counted on the controller.
     config.stash[PENDING_KEY] = pending_enabled(config)
+    config.stash[PENDING_FILES_KEY] = PendingFiles()
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(PendingSummary(), "fusion-pending")
 
@@ -201,7 +203,7 @@ def _snapshot_extension(config: pytest.Config) -> type[FusionWireExtension]:
         from ._snapshot import FusionWireExtension  # noqa: PLC0415 - syrupy loads on first use
 
         extension = config.stash[SNAPSHOT_EXTENSION_KEY] = type(
-            "FusionWireSnapshot", (FusionWireExtension,), {"hook": config.hook}
+            "FusionWireSnapshot", (FusionWireExtension,), {"hook": config.hook, "_sites": {}}
         )
     return extension
 
@@ -276,6 +278,30 @@ def _reaches_the_contracts(config: pytest.Config) -> bool:
         if anchor is not None and (path == anchor or anchor.is_relative_to(path)):
             return True
     return False
+
+
+_RESOLVED_BY_THE_CALL_FIXTURES: Final = frozenset({"fusion_app", "fusion_context"})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``parametrize("fusion_context", ...)`` on a test that only names a call fixture.
+
+    The call fixtures resolve ``fusion_app`` and ``fusion_context`` themselves
+    (see ``_app_and_context``), so they are no longer in such a test's fixture
+    closure, where pytest looks for a parametrized name: a parametrized one
+    is put there, as it was when the call fixtures depended on them.
+    """
+    names = metafunc.fixturenames
+    if CALL_FIXTURES.isdisjoint(names):
+        return
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        argnames = marker.args[0] if marker.args else marker.kwargs.get("argnames", ())
+        if isinstance(argnames, str):
+            argnames = [name.strip() for name in argnames.split(",")]
+        for name in sorted(_RESOLVED_BY_THE_CALL_FIXTURES.intersection(argnames)):
+            if name not in names:
+                names.append(name)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -399,29 +425,93 @@ def _fusion_session(request: pytest.FixtureRequest, app: ToolApp | None) -> Fusi
     return session
 
 
-def _checked(request: pytest.FixtureRequest) -> bool:
+def _checked(request: pytest.FixtureRequest, session: FusionSession) -> bool:
+    """``check=`` of the test's ``fusion`` marker (only ``--fusion`` checks results)."""
+    if not session.contract:
+        return True
     marker = request.node.get_closest_marker("fusion")
     return bool(marker.kwargs.get("check", True)) if marker is not None else True
 
 
-@pytest.fixture
-def fusion_call(
-    request: pytest.FixtureRequest, fusion_app: ToolApp | None, fusion_context: Any
-) -> FusionCall:
-    """Call a tool and get a ``FusionResult``: ``fusion_call("billing", "get", id="INV-1")``."""
-    session = _fusion_session(request, fusion_app)
-    gate_of(request.config).warn_context(session, fusion_context)
-    return FusionCall(session, fusion_context, checked=_checked(request))
+def _app_and_context(request: pytest.FixtureRequest) -> tuple[ToolApp | None, Any]:
+    """The ``fusion_app`` and ``fusion_context`` fixtures' values, for a call fixture.
+
+    The call fixtures do not depend on them as fixtures: for a one-call test
+    pytest's work per fixture (a definition, a request, its dependencies
+    resolved again even for a session-scoped one) weighed more than the
+    call. When the test resolves one of them anyway (it names it, or a
+    ``usefixtures`` or ``parametrize`` does) or something overrides it (a
+    conftest, a module, a class), pytest resolves it as before, so the test
+    and the call see one value. Otherwise the default ``fusion_app`` is
+    resolved by pytest for the session's first call fixture only (so a
+    failure to load the app is reported as before), and the default
+    ``fusion_context``'s work runs here: the ``pytest_fusion_context`` hook.
+    """
+    session = request.config.stash[SESSION_KEY]
+    if _resolved_by_pytest(request, "fusion_app"):
+        app = request.getfixturevalue("fusion_app")
+    elif session.default_app is not None:
+        (app,) = session.default_app
+    else:  # the default, a session fixture: pytest runs it (or reports its failure) once
+        app = request.getfixturevalue("fusion_app")
+        session.default_app = (app,)
+    if _resolved_by_pytest(request, "fusion_context"):
+        return app, request.getfixturevalue("fusion_context")
+    return app, request.config.hook.pytest_fusion_context(app=app, request=request)
+
+
+def _resolved_by_pytest(request: pytest.FixtureRequest, name: str) -> bool:
+    """Whether the test resolves fixture ``name`` itself, or anything overrides the default."""
+    node = request.node
+    if name in getattr(node, "fixturenames", ()):
+        return True
+    callspec = getattr(node, "callspec", None)
+    if callspec is not None and name in callspec.params:
+        return True
+    # What else a test sees is defined on its parents (class, module, conftests, plugins).
+    overrides = request.config.stash[SESSION_KEY].overrides
+    key = (node.parent, name)
+    found = overrides.get(key)
+    if found is None:
+        found = overrides[key] = _overridden(request, name)
+    return found
+
+
+def _overridden(request: pytest.FixtureRequest, name: str) -> bool:
+    """Whether the ``name`` fixture the test sees is not this plugin's."""
+    try:
+        definitions = request._fixturemanager.getfixturedefs(name, request.node)
+    except Exception:  # noqa: BLE001 - another pytest: let it resolve the fixture
+        return True
+    if not definitions:
+        return True
+    function = definitions[-1].func
+    return (getattr(function, "__module__", None), getattr(function, "__name__", None)) != (
+        __name__,
+        name,
+    )
 
 
 @pytest.fixture
-def fusion_call_async(
-    request: pytest.FixtureRequest, fusion_app: ToolApp | None, fusion_context: Any
-) -> AsyncFusionCall:
+def fusion_call(request: pytest.FixtureRequest) -> FusionCall:
+    """Call a tool and get a ``FusionResult``: ``fusion_call("billing", "get", id="INV-1")``.
+
+    Its app and context are the ``fusion_app`` and ``fusion_context`` fixtures'
+    (see ``_app_and_context``).
+    """
+    app, context = _app_and_context(request)
+    session = _fusion_session(request, app)
+    gate_of(request.config).warn_context(session, context)
+    return FusionCall(session, context, checked=_checked(request, session))
+
+
+@pytest.fixture
+def fusion_call_async(request: pytest.FixtureRequest) -> AsyncFusionCall:
     """The async twin of ``fusion_call``, for async tests (``await`` its calls)."""
-    session = _fusion_session(request, fusion_app)
-    gate_of(request.config).warn_context(session, fusion_context)
-    return AsyncFusionCall(session, fusion_context, checked=_checked(request))
+    app, context = _app_and_context(request)
+    session = _fusion_session(request, app)
+    gate_of(request.config).warn_context(session, context)
+    return AsyncFusionCall(session, context, checked=_checked(request, session))
 
 
 @pytest.fixture
@@ -456,9 +546,10 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
         session=request.session.config._syrupy,  # type: ignore[attr-defined]
     )
     assertion.pending = request.config.stash[PENDING_KEY]
+    assertion.files = request.config.stash[PENDING_FILES_KEY]
     if assertion.pending:  # this run writes them again where they still differ
         first = assertion.extension.get_location(test_location=assertion.test_location, index=0)
-        remove_stale(Path(first))
+        assertion.files.remove_stale(Path(first))
     properties = request.node.user_properties
     assertion.on_pending = lambda path: properties.append((WRITTEN, str(path)))
     return assertion

@@ -40,3 +40,115 @@ class TestOverride:
 """
     )
     shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider").assert_outcomes(passed=3)
+
+
+def test_every_way_to_give_fusion_context_reaches_the_call_fixtures(shop: pytest.Pytester) -> None:
+    """The call fixtures resolve fusion_context themselves: every override still reaches them.
+
+    A conftest, a module and a class override; direct and indirect
+    parametrization on a test that names only fusion_call; usefixtures; and
+    a test naming both fixtures gets the very object the call uses.
+    """
+    shop.mkpydir("sub")
+    shop.path.joinpath("sub", "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.fixture\ndef fusion_context():\n    return ['conftest']\n"
+    )
+    shop.path.joinpath("sub", "test_sub.py").write_text(
+        """
+def test_conftest_override(fusion_call):
+    assert fusion_call("billing", "whoami").data == {"user": ["conftest"]}
+
+
+def test_same_object(fusion_call, fusion_context):
+    fusion_context.append("changed by the test")
+    assert fusion_call("billing", "whoami").data == {"user": ["conftest", "changed by the test"]}
+"""
+    )
+    shop.makepyfile(
+        test_module="""
+import pytest
+
+
+@pytest.fixture
+def fusion_context():
+    return "module"
+
+
+def test_module_override(fusion_call):
+    assert fusion_call("billing", "whoami").data == {"user": "module"}
+
+
+async def _call(fusion_call_async):
+    return await fusion_call_async("billing", "whoami")
+
+
+def test_module_override_async(fusion_call_async):
+    import asyncio
+
+    assert asyncio.run(_call(fusion_call_async)).data == {"user": "module"}
+""",
+        test_default="""
+import pytest
+
+
+def test_default_is_none(fusion_call):
+    assert fusion_call("billing", "whoami").data == {"user": None}
+
+
+@pytest.mark.parametrize("fusion_context", ["first", "second"])
+def test_direct_parametrize(fusion_call, request):
+    assert fusion_call("billing", "whoami").data == {"user": request.node.callspec.id}
+
+
+@pytest.mark.usefixtures("fusion_context")
+def test_usefixtures(fusion_call):
+    assert fusion_call("billing", "whoami").data == {"user": None}
+
+
+class TestIndirect:
+    @pytest.fixture
+    def fusion_context(self, request):
+        return f"indirect {request.param}"
+
+    @pytest.mark.parametrize("fusion_context", ["a"], indirect=True)
+    def test_indirect_parametrize(self, fusion_call):
+        assert fusion_call("billing", "whoami").data == {"user": "indirect a"}
+""",
+    )
+    shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider").assert_outcomes(passed=9)
+
+
+def test_the_hook_sees_the_requesting_test(shop: pytest.Pytester) -> None:
+    """pytest_fusion_context gets the test's request: its node, its fixtures, its finalizers."""
+    shop.makeconftest(
+        """
+import pytest
+
+CLOSED = []
+
+
+@pytest.fixture
+def user():
+    return "from-a-fixture"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_fusion_context(app, request):
+    request.addfinalizer(lambda: CLOSED.append(request.node.name))
+    return f"{request.node.name}: {request.getfixturevalue('user')}"
+"""
+    )
+    shop.makepyfile(
+        test_ctx="""
+from conftest import CLOSED
+
+
+def test_first(fusion_call):
+    assert fusion_call("billing", "whoami").data == {"user": "test_first: from-a-fixture"}
+
+
+def test_second():
+    assert CLOSED == ["test_first"]
+"""
+    )
+    shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider").assert_outcomes(passed=2)

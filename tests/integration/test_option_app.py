@@ -30,3 +30,56 @@ def test_no_app_is_a_clear_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(errors=0, failed=1)
     result.stdout.fnmatch_lines(["*no Fusion app or server is configured*--fusion-app*"])
+
+
+def test_every_way_to_give_fusion_app_reaches_the_call_fixtures(shop: pytest.Pytester) -> None:
+    """The call fixtures resolve fusion_app themselves: overrides and parameters still reach them.
+
+    A module's override, a class's override, direct parametrization on a test
+    naming only fusion_call, and a test naming fusion_app next to fusion_call
+    (the configured app, one object for both). A test after an override calls
+    the configured app again (it used to call the override's app).
+    """
+    shop.makepyfile(
+        test_apps="""
+import pytest
+
+from fusion_core import FusionApp, Tool
+
+import shop
+
+other = Tool("other", "Another tool")
+
+
+@other.action("ping", description="Pong")
+def ping(ctx: object = None) -> object:
+    return {"pong": True}
+
+
+OTHER = FusionApp([other], name="other")
+
+
+def test_configured_app_is_the_fixture(fusion_call, fusion_app):
+    assert fusion_app is shop.app
+    assert fusion_call("billing", "get", id="INV-1").data["id"] == "INV-1"
+
+
+@pytest.mark.parametrize("fusion_app", [OTHER])
+def test_direct_parametrize(fusion_call):
+    assert fusion_call("other", "ping").data == {"pong": True}
+
+
+class TestClassOverride:
+    @pytest.fixture
+    def fusion_app(self):
+        return OTHER
+
+    def test_class_override(self, fusion_call):
+        assert fusion_call("other", "ping").data == {"pong": True}
+
+
+def test_configured_app_again(fusion_call):
+    assert fusion_call("billing", "get", id="INV-2").data["id"] == "INV-2"
+"""
+    )
+    shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider").assert_outcomes(passed=4)

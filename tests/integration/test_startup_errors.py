@@ -96,3 +96,28 @@ def test_without_the_gate_each_call_fails_in_a_few_lines(pytester: pytest.Pytest
     result.assert_outcomes(errors=1, passed=1)
     result.stdout.fnmatch_lines(["could not start the MCP server 'false'*"])
     assert "Traceback" not in result.stdout.str()
+
+
+def test_an_app_that_does_not_load_is_tried_once_and_fails_every_call_test(
+    pytester: pytest.Pytester,
+) -> None:
+    """Without the gate an app whose module raises errors each calling test, imported once."""
+    pytester.makepyfile(
+        broken="import pathlib\n"
+        "with pathlib.Path('imports.log').open('a') as log:\n"
+        "    log.write('imported\\n')\n"
+        "raise RuntimeError('DATABASE_URL is not set')\n",
+        test_calls="def test_one(fusion_call):\n    fusion_call('x')\n\n\n"
+        "def test_two(fusion_call_async):\n    pass\n\n\n"
+        "def test_other():\n    pass\n",
+    )
+    pytester.syspathinsert()
+    result = pytester.runpytest_subprocess("--fusion-app=broken:app", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=2, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "ERROR test_calls.py::test_one - RuntimeError: DATABASE_URL is not set",
+            "ERROR test_calls.py::test_two - RuntimeError: DATABASE_URL is not set",
+        ]
+    )
+    assert pytester.path.joinpath("imports.log").read_text() == "imported\n"
