@@ -10,7 +10,7 @@ dict lookup. A str subclass is always encoded afresh.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 from ._json import to_json
@@ -34,6 +34,7 @@ __all__ = [
     "render_data",
     "render_directives",
     "render_error",
+    "render_rest",
     "render_rules",
     "render_suggestions",
     "render_ui",
@@ -140,3 +141,26 @@ def render_error(envelope: ErrorEnvelope) -> str:
         lines.append(f"<retry_after>{escape_text(envelope.retry_after)} seconds</retry_after>")
     lines.append("</tool_error>")
     return "\n".join(lines)
+
+
+def render_rest(
+    ui: Iterable[UiBlock],
+    raw: Iterable[str],
+    directives: Sequence[str],
+    rules: Sequence[str],
+    suggestions: Sequence[Suggestion],
+) -> list[str]:
+    """Every block after the data block, in the canonical order (WIRE.md section 1).
+
+    UI blocks, then raw (or embedded) blocks, then directives, rules and
+    suggestions, each only when it has items.
+    """
+    texts = [render_ui(block) for block in ui]
+    texts.extend(raw)
+    if directives:
+        texts.append(render_directives(directives))
+    if rules:
+        texts.append(render_rules(rules))
+    if suggestions:
+        texts.append(render_suggestions(suggestions))
+    return texts

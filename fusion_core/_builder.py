@@ -14,14 +14,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any, final
 
-from ._blocks import (
-    EMPTY_DATA_TEXT,
-    render_data,
-    render_directives,
-    render_rules,
-    render_suggestions,
-    render_ui,
-)
+from ._blocks import EMPTY_DATA_TEXT, render_data, render_rest
 from ._response import ToolResponse
 from ._text import require_unicode
 from ._ui import UiBlock, UiMeta
@@ -152,15 +145,9 @@ def after_data(builder: ResponseBuilder) -> list[str]:
     What an embedding Presenter adds of a child's response: the child's data
     is already in the parent's data block, so it is never written twice.
     """
-    texts = [render_ui(block) for block in builder._ui]
-    texts.extend(builder._raw)
-    if builder._directives:
-        texts.append(render_directives(builder._directives))
-    if builder._rules:
-        texts.append(render_rules(builder._rules))
-    if builder._suggestions:
-        texts.append(render_suggestions(builder._suggestions))
-    return texts
+    return render_rest(
+        builder._ui, builder._raw, builder._directives, builder._rules, builder._suggestions
+    )
 
 
 def sealed(builder: ResponseBuilder) -> tuple[Any, str] | None:

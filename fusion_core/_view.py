@@ -188,23 +188,12 @@ class ResponseView:
     validation: ValidationFailure | None = None
 
     def _key(self) -> tuple[Any, ...]:
-        from ._blocks import (  # noqa: PLC0415 - _blocks imports this module
-            render_data,
-            render_directives,
-            render_rules,
-            render_suggestions,
-            render_ui,
-        )
+        from ._blocks import render_data, render_rest  # noqa: PLC0415 - _blocks imports this module
         from ._json import to_json  # noqa: PLC0415 - same reason
 
-        blocks = [render_ui(block) for block in self.ui_blocks]
-        blocks.extend(self.embeds)
-        if self.directives:
-            blocks.append(render_directives(self.directives))
-        if self.rules:
-            blocks.append(render_rules(self.rules))
-        if self.suggestions:
-            blocks.append(render_suggestions(self.suggestions))
+        blocks = render_rest(
+            self.ui_blocks, self.embeds, self.directives, self.rules, self.suggestions
+        )
         enveloped = self.error is not None or self.validation is not None
         data = self.data
         if enveloped and data is None:
