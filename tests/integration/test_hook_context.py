@@ -152,3 +152,65 @@ def test_second():
 """
     )
     shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+def test_parametrized_overrides_parametrize_a_test_that_names_only_fusion_call(
+    shop: pytest.Pytester,
+) -> None:
+    """An override with ``params``, or depending on a parametrized fixture, runs once per param.
+
+    The call fixtures do not depend on ``fusion_context``/``fusion_app`` as
+    fixtures, so the override's closure is added at collection: without it
+    pytest refused the test ("The requested fixture has no parameter defined").
+    """
+    shop.makepyfile(
+        test_params="""
+import pytest
+
+from shop import app as SHOP
+
+
+@pytest.fixture(params=["alice", "bob"])
+def fusion_context(request):
+    return request.param
+
+
+def test_each_user(fusion_call, request):
+    assert fusion_call("billing", "whoami").data == {"user": request.node.callspec.id}
+
+
+class TestThroughADependency:
+    @pytest.fixture(params=["carol", "dave"])
+    def user(self, request):
+        return request.param
+
+    @pytest.fixture
+    def fusion_context(self, user):
+        return {"name": user}
+
+    def test_each_user(self, fusion_call, request):
+        user = request.node.callspec.params["user"]
+        assert fusion_call("billing", "whoami").data == {"user": {"name": user}}
+
+
+class TestAppParams:
+    @pytest.fixture(params=["one", "two"])
+    def fusion_app(self, request):
+        return SHOP
+
+    def test_each_app(self, fusion_call, request):
+        assert request.node.callspec.params["fusion_app"] in ("one", "two")
+        assert fusion_call("billing", "whoami", context="x").data == {"user": "x"}
+"""
+    )
+    result = shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(passed=8)  # the class of apps also sees the module's two users
+    result.stdout.fnmatch_lines(
+        [
+            "*test_each_user?alice? PASSED*",
+            "*test_each_user?bob? PASSED*",
+            "*TestThroughADependency::test_each_user?carol? PASSED*",
+            "*TestAppParams::test_each_app?two-bob? PASSED*",
+        ],
+        consecutive=False,
+    )
