@@ -46,6 +46,7 @@ SESSION_KEY: Final = pytest.StashKey[FusionSession]()
 SNAPSHOT_EXTENSION_KEY: Final[pytest.StashKey[type[FusionWireExtension]]] = pytest.StashKey()
 PENDING_KEY: Final = pytest.StashKey[bool]()
 PENDING_FILES_KEY: Final = pytest.StashKey[PendingFiles]()
+SNAPSHOT_CLASH_KEY: Final = pytest.StashKey[str]()
 WORKER_REPORT: Final = "fusion_report"
 _NEEDS_SYRUPY: Final = (
     "fusion_snapshot needs syrupy's pytest plugin, which is not installed or not loaded "
@@ -545,6 +546,41 @@ def fusion_call_async(request: pytest.FixtureRequest) -> AsyncFusionCall:
     return AsyncFusionCall(session, context, checked=_checked(request, session))
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests whose wire snapshots would share one file; ``fusion_snapshot`` fails them.
+
+    A ``.wire`` file is named after the test id as syrupy cleans it: without
+    backslash, ``/ ? * : | " < >`` and control characters, cut at 255 characters, so
+    ``test[a/b]`` and ``test[ab]`` (or two long ids with one prefix) would
+    read and write one file, each overwriting the other's snapshot. Found
+    here, on every worker alike, instead of by a snapshot that flips.
+    """
+    users = [item for item in items if "fusion_snapshot" in getattr(item, "fixturenames", ())]
+    if not users:
+        return
+    try:
+        from syrupy.location import PyTestLocation  # noqa: PLC0415 - syrupy is optional
+    except ImportError:
+        return
+    extension = _snapshot_extension(config)
+    owners: dict[str, list[pytest.Item]] = {}
+    for item in users:
+        where = extension.get_location(test_location=PyTestLocation(item), index=0)
+        owners.setdefault(where, []).append(item)
+    for where, group in owners.items():
+        if len(group) > 1:
+            names = ", ".join(item.nodeid for item in group)
+            message = (
+                f"the wire snapshots of {len(group)} tests would share one file, "
+                f"{Path(where).name!r}: {names}. Snapshot file names drop "
+                '\\ / ? * : | " < > and control characters and stop at 255 characters: '
+                "give the parameters ids that still differ (pytest.param(..., id=...) or ids=)"
+            )
+            for item in group:
+                item.stash[SNAPSHOT_CLASH_KEY] = message
+
+
 @pytest.fixture
 def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
     """Exact wire snapshots: ``assert result == fusion_snapshot``.
@@ -566,6 +602,9 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
         missing = not hasattr(request.config, "_syrupy")
     if missing:
         pytest.fail(_NEEDS_SYRUPY, pytrace=False)
+    clash = request.node.stash.get(SNAPSHOT_CLASH_KEY, None)
+    if clash is not None:
+        pytest.fail(clash, pytrace=False)
     from ._snapshot import PendingSnapshotAssertion  # noqa: PLC0415 - syrupy is optional
 
     option = request.config.option

@@ -98,3 +98,38 @@ def test_snapshots_under_xdist(shop: pytest.Pytester) -> None:
     assert len(files) == 12
     assert all(content.startswith(b"fusion-wire-snapshot 1\n") for content in files.values())
     shop.runpytest_subprocess(*args).assert_outcomes(passed=12)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("a/b", "ab"),  # syrupy drops / from a file name
+        ('x:"y"', "xy"),  # and : and quotes
+        ("p" * 300 + "1", "p" * 300 + "2"),  # and cuts a name at 255 characters
+    ],
+    ids=["slash", "colon-quote", "long"],
+)
+def test_tests_whose_snapshots_would_share_a_file_fail_naming_both(
+    shop: pytest.Pytester, first: str, second: str
+) -> None:
+    """Two ids that clean to one ``.wire`` name: both fail, naming each other; none is written."""
+    shop.makepyfile(
+        test_clash=f"""
+import pytest
+
+
+@pytest.mark.parametrize("key", [{first!r}, {second!r}], ids=[{first!r}, {second!r}])
+def test_get(fusion_call, fusion_snapshot, key):
+    assert fusion_call("billing", "get", id=key) == fusion_snapshot
+
+
+def test_alone(fusion_call, fusion_snapshot):
+    assert fusion_call("billing", "get", id="INV-1") == fusion_snapshot
+"""
+    )
+    result = shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider", "--snapshot-update")
+    result.assert_outcomes(passed=1, errors=2)
+    result.stdout.fnmatch_lines(["*the wire snapshots of 2 tests would share one file*"])
+    assert result.stdout.str().count("test_clash.py::test_get[") >= 4  # each names both
+    written = sorted(p.name for p in shop.path.rglob("*.wire"))
+    assert written == ["test_alone.wire"]
