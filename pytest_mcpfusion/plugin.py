@@ -8,7 +8,7 @@ and HTTP transports do, when a test first uses them.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -20,6 +20,7 @@ from fusion_core._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 
 from . import _profiles, hookspecs
 from ._assertrepr import explain
+from ._closure import add_overrides, not_ours
 from ._contract import GROUP, FusionContractFile, FusionContractGroup, contract_anchor
 from ._gate import CALL_FIXTURES, GATE_KEY, Gate, add_options, gate_of, write_reports
 from ._pending import (
@@ -281,54 +282,11 @@ def _reaches_the_contracts(config: pytest.Config) -> bool:
     return False
 
 
-_RESOLVED_BY_THE_CALL_FIXTURES: Final = frozenset({"fusion_app", "fusion_context"})
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Put ``fusion_app``/``fusion_context`` in the closure of a call-fixture test that needs them.
-
-    The call fixtures resolve ``fusion_app`` and ``fusion_context`` themselves
-    (see ``_app_and_context``), so they are no longer in the fixture closure
-    of a test that names only ``fusion_call``, where pytest looks for what to
-    parametrize. Where the test parametrizes one (``parametrize``) or sees
-    an override of it (a conftest, module or class fixture, which may have
-    ``params`` or depend on parametrized fixtures), its closure is added, as
-    it was when the call fixtures depended on them; pytest's own hook then
-    parametrizes it.
-    """
-    names = metafunc.fixturenames
-    if CALL_FIXTURES.isdisjoint(names):
-        return
-    wanted = {
-        name
-        for marker in metafunc.definition.iter_markers("parametrize")
-        for name in _argnames(marker)
-        if name in _RESOLVED_BY_THE_CALL_FIXTURES
-    }
-    definition = metafunc.definition
-    manager = definition.session._fixturemanager
-    overrides = metafunc.config.stash[SESSION_KEY].overrides
-    for name in sorted(_RESOLVED_BY_THE_CALL_FIXTURES - set(names)):
-        if name in wanted:
-            names.append(name)
-            continue
-        key = (definition.parent, name)  # what _resolved_by_pytest asks at run time
-        found = overrides.get(key)
-        if found is None:
-            found = overrides[key] = _not_ours(manager.getfixturedefs(name, definition), name)
-        if found:
-            closure, definitions = manager.getfixtureclosure(definition, (name,), wanted)
-            names.extend(needed for needed in closure if needed not in names)
-            for needed, defs in definitions.items():
-                metafunc._arg2fixturedefs.setdefault(needed, defs)
-
-
-def _argnames(marker: pytest.Mark) -> list[str]:
-    argnames = marker.args[0] if marker.args else marker.kwargs.get("argnames", ())
-    if isinstance(argnames, str):
-        return [name.strip() for name in argnames.split(",")]
-    return list(argnames)
+    """Overridden or parametrized ``fusion_app``/``fusion_context`` join a call test's closure."""
+    if not CALL_FIXTURES.isdisjoint(metafunc.fixturenames):
+        add_overrides(metafunc, metafunc.config.stash[SESSION_KEY].overrides)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -510,18 +468,7 @@ def _overridden(request: pytest.FixtureRequest, name: str) -> bool:
         definitions = request._fixturemanager.getfixturedefs(name, request.node)
     except Exception:  # noqa: BLE001 - another pytest: let it resolve the fixture
         return True
-    return _not_ours(definitions, name)
-
-
-def _not_ours(definitions: Sequence[Any] | None, name: str) -> bool:
-    """Whether the last (visible) of ``definitions`` is not this plugin's ``name`` fixture."""
-    if not definitions:
-        return True
-    function = definitions[-1].func
-    return (getattr(function, "__module__", None), getattr(function, "__name__", None)) != (
-        __name__,
-        name,
-    )
+    return not_ours(definitions, name)
 
 
 @pytest.fixture
