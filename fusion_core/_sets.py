@@ -239,7 +239,7 @@ class _Planner:
         if inner.get("type") != "model-fields":
             return None
         by_alias = bool(cls.model_config.get("serialize_by_alias"))
-        fields = _fields(self, inner["fields"].items(), by_alias, named=False)
+        fields = self._fields(inner["fields"].items(), by_alias, named=False)
         extras = self._extras(schema, inner)
         return ("model", cls, fields, extras) if fields or extras else None
 
@@ -249,13 +249,38 @@ class _Planner:
             plans = tuple(self.plan(field["schema"]) for field in schema["fields"])
             return ("tuple", plans, None) if any(plans) else None
         if kind == "dataclass":
-            fields = _fields(self, schema["schema"]["fields"], _by_alias(schema), named=True)
+            fields = self._fields(schema["schema"]["fields"], _by_alias(schema), named=True)
             return ("model", schema["cls"], fields, None) if fields else None
-        fields = _fields(self, schema["fields"].items(), self.by_alias, named=False)
+        fields = self._fields(schema["fields"].items(), self.by_alias, named=False)
         extras = self._extras(schema, schema)
         if not fields and extras is None:
             return None
         return ("typed-dict", fields, extras, frozenset(schema["fields"]))
+
+    def _fields(
+        self, fields: Iterable[Any], by_alias: bool, *, named: bool
+    ) -> tuple[tuple[str, str, SetPlan], ...]:
+        """(name, output key, plan) of each written field that may hold a set.
+
+        ``fields`` are ``(name, field)`` pairs, or fields that carry their
+        ``name`` (a dataclass's); a field excluded from output or with a
+        serializer of its own is left out. ``by_alias`` holds for the typed
+        dicts below too.
+        """
+        found = []
+        outer, self.by_alias = self.by_alias, by_alias
+        try:
+            for item in fields:
+                name, field = (item["name"], item) if named else item
+                if field.get("serialization_exclude") or "serialization" in field:
+                    continue
+                plan = self.plan(field["schema"])
+                if plan is not None:
+                    key = field.get("serialization_alias", name) if by_alias else name
+                    found.append((name, key, plan))
+        finally:
+            self.by_alias = outer
+        return tuple(found)
 
     def _extras(self, schema: Any, inner: Any) -> SetPlan | None:
         """The plan of the extra keys' values of ``extra="allow"``, if allowed."""
@@ -282,31 +307,6 @@ def _pass_through(serialization: Any) -> Any:
 
 def _by_alias(schema: Any) -> bool:
     return bool((schema.get("config") or {}).get("serialize_by_alias"))
-
-
-def _fields(
-    planner: _Planner, fields: Iterable[Any], by_alias: bool, *, named: bool
-) -> tuple[tuple[str, str, SetPlan], ...]:
-    """(name, output key, plan) of each written field that may hold a set.
-
-    ``fields`` are ``(name, field)`` pairs, or fields that carry their
-    ``name`` (a dataclass's); a field excluded from output or with a
-    serializer of its own is left out.
-    """
-    found = []
-    outer, planner.by_alias = planner.by_alias, by_alias
-    try:
-        for item in fields:
-            name, field = (item["name"], item) if named else item
-            if field.get("serialization_exclude") or "serialization" in field:
-                continue
-            plan = planner.plan(field["schema"])
-            if plan is not None:
-                key = field.get("serialization_alias", name) if by_alias else name
-                found.append((name, key, plan))
-    finally:
-        planner.by_alias = outer
-    return tuple(found)
 
 
 def _wrap(kind: str, plan: SetPlan | None) -> SetPlan | None:

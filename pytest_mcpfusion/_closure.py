@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import pytest
 
-__all__ = ["add_overrides", "not_ours"]
+__all__ = ["add_overrides", "overridden"]
 
 RESOLVED: Final = frozenset({"fusion_app", "fusion_context"})
 _PLUGIN: Final = "pytest_mcpfusion.plugin"  # where the default fixtures are defined
@@ -42,19 +42,33 @@ def add_overrides(metafunc: pytest.Metafunc, overrides: dict[tuple[object, str],
     for name in sorted(RESOLVED - set(names)):
         if name in wanted:
             names.append(name)
-            continue
-        key = (definition.parent, name)
-        found = overrides.get(key)
-        if found is None:
-            found = overrides[key] = not_ours(manager.getfixturedefs(name, definition), name)
-        if found:
+        elif overridden(overrides, manager, definition, name):
             closure, definitions = manager.getfixtureclosure(definition, (name,), wanted)
             names.extend(needed for needed in closure if needed not in names)
             for needed, defs in definitions.items():
                 metafunc._arg2fixturedefs.setdefault(needed, defs)
 
 
-def not_ours(definitions: Sequence[Any] | None, name: str) -> bool:
+def overridden(
+    overrides: dict[tuple[object, str], bool], manager: Any, node: pytest.Item, name: str
+) -> bool:
+    """Whether the ``name`` fixture ``node`` sees is not the plugin's (cached per parent).
+
+    Asked at collection (of the test's definition) and again at run time (of
+    the test), with one answer for every test of a class or module.
+    """
+    key = (node.parent, name)
+    found = overrides.get(key)
+    if found is None:
+        try:
+            definitions = manager.getfixturedefs(name, node)
+        except Exception:  # noqa: BLE001 - another pytest: let it resolve the fixture
+            definitions = None
+        found = overrides[key] = _not_ours(definitions, name)
+    return found
+
+
+def _not_ours(definitions: Sequence[Any] | None, name: str) -> bool:
     """Whether the last (visible) of ``definitions`` is not the plugin's ``name`` fixture."""
     if not definitions:
         return True

@@ -118,9 +118,8 @@ class FusionWireExtension(SingleFileSnapshotExtension):
             raw = AbstractSyrupyExtension.get_snapshot_name(
                 test_location=test_location, index=index
             )
-            if (
-                _PLAIN_NAME.fullmatch(raw) is None
-            ):  # syrupy drops or shortens what a file cannot hold
+            # syrupy drops or shortens what a file name cannot hold: its own answer then.
+            if _PLAIN_NAME.fullmatch(raw) is None:
                 raw = super().get_snapshot_name(test_location=test_location, index=index)
             found = cls._cache.names[key] = raw
         return found

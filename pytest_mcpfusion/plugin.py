@@ -20,7 +20,7 @@ from fusion_core._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 
 from . import _profiles, hookspecs
 from ._assertrepr import explain
-from ._closure import add_overrides, not_ours
+from ._closure import add_overrides, overridden
 from ._contract import GROUP, FusionContractFile, FusionContractGroup, contract_anchor
 from ._gate import CALL_FIXTURES, GATE_KEY, Gate, add_options, gate_of, write_reports
 from ._pending import (
@@ -455,20 +455,7 @@ def _resolved_by_pytest(request: pytest.FixtureRequest, name: str) -> bool:
         return True
     # What else a test sees is defined on its parents (class, module, conftests, plugins).
     overrides = request.config.stash[SESSION_KEY].overrides
-    key = (node.parent, name)
-    found = overrides.get(key)
-    if found is None:
-        found = overrides[key] = _overridden(request, name)
-    return found
-
-
-def _overridden(request: pytest.FixtureRequest, name: str) -> bool:
-    """Whether the ``name`` fixture the test sees is not this plugin's."""
-    try:
-        definitions = request._fixturemanager.getfixturedefs(name, request.node)
-    except Exception:  # noqa: BLE001 - another pytest: let it resolve the fixture
-        return True
-    return not_ours(definitions, name)
+    return overridden(overrides, request._fixturemanager, node, name)
 
 
 @pytest.fixture
