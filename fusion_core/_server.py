@@ -279,9 +279,13 @@ async def serve_stdio(
     """
     from mcp.server.stdio import stdio_server  # noqa: PLC0415 - mcp costs ~1 s to import
 
+    from ._pipes import served_pipes  # noqa: PLC0415 - with the SDK's transport
+
     server = build_server(app, name=name, version=version, context_factory=context_factory)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    with served_pipes() as pipes:
+        streams: Any = () if pipes is None else pipes
+        async with stdio_server(*streams) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 async def serve_http(
