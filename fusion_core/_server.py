@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from ._errors import AppLoadError
 from ._helpers import tool_error
+from ._tracing import spans_when_traced
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -138,7 +139,9 @@ def build_server(
     exception is logged and the client gets an ``INTERNAL_ERROR`` envelope
     without its text, and the server keeps serving. ``serverInfo`` carries
     ``name`` (default: the app's ``name``) and ``version`` (default: this
-    package's version).
+    package's version). The SDK's OpenTelemetry span of a request is made
+    when a tracer provider is set or the request carries trace context
+    (:mod:`fusion_core._tracing`).
     """
     from mcp.server.lowlevel import Server  # noqa: PLC0415 - mcp costs ~1 s to import
     from mcp_types import (  # noqa: PLC0415
@@ -181,6 +184,7 @@ def build_server(
     # CallToolResult, and only a dict keeps an absent isError absent.
     server.add_request_handler("tools/call", CallToolRequestParams, call_tool)
     server.get_tool_input_schema = _schema_lookup(app)
+    spans_when_traced(server)
     return server
 
 
@@ -275,7 +279,9 @@ async def serve_stdio(
     """Serve ``app`` over this process's stdin and stdout until stdin closes.
 
     Run it with ``anyio.run(serve_stdio, app)``, or from the command line:
-    ``python -m fusion_core serve pkg.module:app``.
+    ``python -m fusion_core serve pkg.module:app``. When stdin and stdout are
+    pipes or sockets they are read and written on the event loop
+    (:mod:`fusion_core._pipes`), otherwise by the SDK's own transport.
     """
     from mcp.server.stdio import stdio_server  # noqa: PLC0415 - mcp costs ~1 s to import
 
