@@ -141,10 +141,7 @@ class FusionSession:
         from ._transport import InProcess  # noqa: PLC0415 - avoids a name clash in __init__
 
         if self.app_spec is not None and load_app(self.app_spec) is app:
-            if self._serving_override:  # back from another app a test was given
-                self.close()
-                self._serving_override = False
-                self._discriminators = None
+            self.use_configured()
             self.transport()
             return
         if self.transport_name != "inproc":
@@ -159,6 +156,17 @@ class FusionSession:
         self._transport = InProcess(app)
         self._serving_override = True
         self._discriminators = None
+
+    def use_configured(self) -> None:
+        """Back to what the options configure, after an app a ``fusion_app`` override gave.
+
+        With nothing configured, the next call then fails with the usage
+        error, instead of calling the app another test was given.
+        """
+        if self._serving_override:
+            self.close()
+            self._serving_override = False
+            self._discriminators = None
 
     def close(self) -> None:
         """Close the transport (its event loop thread, client and server)."""

@@ -403,10 +403,16 @@ def fusion_context(fusion_app: ToolApp | None, request: pytest.FixtureRequest) -
 
 
 def _fusion_session(request: pytest.FixtureRequest, app: ToolApp | None) -> FusionSession:
-    """The session, serving ``app`` in process when a conftest overrode ``fusion_app``."""
+    """The session, serving ``app`` in process when a conftest overrode ``fusion_app``.
+
+    ``None`` (nothing configured, or a server without an app) ends an
+    earlier test's override: that app is not this test's.
+    """
     session = request.config.stash[SESSION_KEY]
     if app is not None:
         session.use_app(app)
+    else:
+        session.use_configured()
     return session
 
 

@@ -83,3 +83,38 @@ def test_configured_app_again(fusion_call):
 """
     )
     shop.runpytest("--fusion-app=shop:app", "-p", "no:cacheprovider").assert_outcomes(passed=4)
+
+
+def test_an_override_does_not_outlive_its_tests_without_a_configured_app(
+    shop: pytest.Pytester,
+) -> None:
+    """No app configured: a test after a module's override gets the usage error, not that app.
+
+    The override's in-process transport used to stay open, so a later test
+    that overrides nothing silently called the previous module's app.
+    """
+    shop.makepyfile(
+        test_a_override="""
+import pytest
+
+import shop
+
+
+@pytest.fixture
+def fusion_app():
+    return shop.app
+
+
+def test_with_the_override(fusion_call):
+    assert fusion_call("billing", "get", id="INV-1").data["id"] == "INV-1"
+""",
+        test_b_plain="""
+def test_without_any_app(fusion_call):
+    fusion_call("billing", "get", id="INV-2")
+""",
+    )
+    result = shop.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*test_without_any_app*", "*no Fusion app or server is configured*"]
+    )
