@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from ._errors import AppLoadError
 from ._helpers import tool_error
+from ._pipeline import RETRY_HINT
 from ._tracing import spans_when_traced
 
 if TYPE_CHECKING:
@@ -65,8 +66,9 @@ logger = logging.getLogger("fusion_core.server")
 DEFAULT_SERVER_NAME: Final = "fusion"
 """The ``serverInfo.name`` of an app that has no ``name``."""
 
-_INTERNAL_RECOVERY: Final = (
-    "This may be a transient error. Retry the same call with identical parameters."
+_UNSENDABLE_RECOVERY: Final = (
+    "The result cannot be sent; the same call will most likely fail the same way. "
+    "Tell the user which call failed."
 )
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
@@ -170,12 +172,14 @@ def build_server(
             problem = _unencodable(result)
             if problem is not None:
                 logger.error("the result of tool %r cannot be sent: %s", params.name, problem)
-                result = _internal_error(params.name, "could not encode this tool's result")
+                result = _internal_error(
+                    params.name, "could not encode this tool's result", _UNSENDABLE_RECOVERY
+                )
         except Exception:
             # A pipeline bug, not a handler failure (the app envelopes those):
             # keep its text off the wire, keep serving.
             logger.exception("serving tool %r raised", params.name)
-            result = _internal_error(params.name, "failed to run this tool")
+            result = _internal_error(params.name, "failed to run this tool", RETRY_HINT)
         return _wire(result)
 
     server: Server[Any] = Server(server_name, version=server_version, instructions=instructions)
@@ -203,12 +207,10 @@ def _wire(result: Mapping[str, Any]) -> dict[str, Any]:
     return wire
 
 
-def _internal_error(tool: str, what: str) -> ToolResponse:
+def _internal_error(tool: str, what: str, recovery: str) -> ToolResponse:
     """The server's own ``INTERNAL_ERROR`` envelope; the tool name in ASCII, so it can be sent."""
     shown = tool.encode("ascii", "backslashreplace").decode("ascii")
-    return tool_error(
-        "INTERNAL_ERROR", f"[{shown}] the server {what}", suggestion=_INTERNAL_RECOVERY
-    )
+    return tool_error("INTERNAL_ERROR", f"[{shown}] the server {what}", suggestion=recovery)
 
 
 def _unencodable(result: Mapping[str, Any]) -> str | None:

@@ -284,6 +284,8 @@ async def test_a_result_the_sdk_cannot_encode_is_an_envelope(
                 assert result.is_error, name
                 assert text.startswith('<tool_error code="INTERNAL_ERROR"'), name
                 assert f"[{name}] the server could not encode" in text
+                # Not "retry": the same call gives the same unsendable result.
+                assert "<recovery>The result cannot be sent; the same call will most" in text
                 assert result.structured_content is None
 
 
