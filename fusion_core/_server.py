@@ -30,6 +30,7 @@ import, and ``import fusion_core`` must stay fast.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import inspect
 import logging
@@ -271,6 +272,20 @@ def _schema_lookup(app: ToolApp) -> Callable[[str], Mapping[str, Any] | None]:
     return lookup
 
 
+def _settle_heap() -> None:
+    """Collect once, then freeze what survives (``gc.freeze``): the start-up heap.
+
+    The app, its pydantic models and the SDK are some 85,000 tracked
+    objects that live as long as the server; a full collection walked them
+    all (27 ms, a stall of every call in flight). Frozen, the collector
+    skips them, and a full collection while serving walks only what calls
+    created. Objects that are garbage later are still freed by reference
+    counting; only cycles among frozen objects are never collected.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 async def serve_stdio(
     app: ToolApp,
     *,
@@ -290,6 +305,7 @@ async def serve_stdio(
     from ._pipes import served_pipes  # noqa: PLC0415 - with the SDK's transport
 
     server = build_server(app, name=name, version=version, context_factory=context_factory)
+    _settle_heap()
     with served_pipes() as pipes:
         streams: Any = () if pipes is None else pipes
         async with stdio_server(*streams) as (read_stream, write_stream):
@@ -325,6 +341,7 @@ async def serve_http(
     from ._http_guard import BearerTokenMiddleware, bare_host, transport_security  # noqa: PLC0415
 
     server = build_server(app, name=name, version=version, context_factory=context_factory)
+    _settle_heap()
     security = transport_security(host, allowed_hosts, allowed_origins)
     asgi_app: Any = server.streamable_http_app(
         streamable_http_path=path, host=host, transport_security=security

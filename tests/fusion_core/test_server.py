@@ -317,6 +317,29 @@ async def test_stdio_subprocess_serves_exactly_the_app() -> None:
         await _assert_serves_app(client)
 
 
+def _frozen_objects() -> str:
+    import gc  # noqa: PLC0415
+
+    return str(gc.get_freeze_count())
+
+
+heap_app: Final = FusionApp(
+    [Tool("heap", "The collector's state").action("frozen", _frozen_objects)]
+)
+"""Served over stdio by ``test_the_start_up_heap_is_frozen_before_serving``."""
+
+
+async def test_the_start_up_heap_is_frozen_before_serving() -> None:
+    """The app, its models and the SDK are frozen (``gc.freeze``): full collections skip them."""
+    from mcp import Client, StdioServerParameters  # noqa: PLC0415
+
+    command = [*SERVE_STDIO[:-1], f"{__name__}:heap_app"]
+    parameters = StdioServerParameters(command=command[0], args=command[1:], cwd=ROOT)
+    async with Client(parameters, read_timeout_seconds=15) as client:
+        result = await client.call_tool("heap", {"action": "frozen"})
+    assert int(_seen(result)["texts"][0]) > 20_000
+
+
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
     """One ``--http`` server for the module, on a free loopback port."""
