@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 import orjson
+import pydantic_core
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationUnexpectedValue
 from pydantic_core import core_schema as cs
@@ -378,9 +379,8 @@ def inferred(value: Any, dumped: Any, depth: int = 0) -> Any:
             for index, member in enumerate(value):
                 dumped[index] = inferred(member, dumped[index], depth + 1)
     elif isinstance(value, dict):
-        if isinstance(dumped, dict) and len(value) == len(dumped):
-            # Keys are written in the dict's order (a key's JSON form may differ).
-            for member, key in zip(value.values(), list(dumped), strict=True):
+        if isinstance(dumped, dict):
+            for key, member in _members(value, dumped):
                 dumped[key] = inferred(member, dumped[key], depth + 1)
     elif isinstance(value, BaseModel):
         plan, refs = _plan_of(type(value))
@@ -392,6 +392,28 @@ def inferred(value: Any, dumped: Any, depth: int = 0) -> Any:
                 item = getattr(value, field.name)
                 dumped[field.name] = inferred(item, dumped[field.name], depth + 1)
     return dumped
+
+
+def _members(value: dict[Any, Any], dumped: dict[str, Any]) -> Iterable[tuple[str, Any]]:
+    """``(written key, value)`` pairs: which of ``value``'s values each key of ``dumped`` holds.
+
+    Keys are written in the dict's order, so with as many keys the pairs
+    follow it (a key's JSON form may differ from the key). Fewer keys means
+    some collided once written (``1`` and ``"1"`` are both ``"1"``): the
+    dump holds the last value written under each, and pydantic's own key
+    writer says which that is.
+    """
+    if len(value) == len(dumped):
+        return zip(list(dumped), value.values(), strict=True)
+    last: dict[str, Any] = {}
+    for key, member in value.items():
+        try:
+            written = pydantic_core.to_jsonable_python({key: None})
+        except (pydantic_core.PydanticSerializationError, TypeError, ValueError):
+            continue
+        if isinstance(written, dict) and len(written) == 1:
+            last[next(iter(written))] = member
+    return [(key, last[key]) for key in dumped if key in last]
 
 
 def _is_dataclass(value: Any) -> bool:
@@ -406,15 +428,15 @@ def _plan_of(model: type[BaseModel]) -> tuple[SetPlan | None, dict[str, SetPlan 
 def _container(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, dumped: Any) -> Any:
     """A list, dict or tuple: each item resorted by the item's plan (same size, same order)."""
     kind = plan[0]
-    sized = isinstance(value, list | dict | tuple) and isinstance(dumped, list | dict)
+    if kind == "dict" and isinstance(value, dict) and isinstance(dumped, dict):
+        for key, member in _members(value, dumped):
+            dumped[key] = resort(plan[1], refs, member, dumped[key])
+        return dumped
+    sized = isinstance(value, list | tuple) and isinstance(dumped, list)
     if not sized or len(value) != len(dumped):
         return dumped
     if kind == "list" and isinstance(value, list) and isinstance(dumped, list):
         return [resort(plan[1], refs, v, d) for v, d in zip(value, dumped, strict=True)]
-    if kind == "dict" and isinstance(value, dict) and isinstance(dumped, dict):
-        # Keys are written in the dict's order (a key's JSON form may differ).
-        pairs = zip(value.values(), dumped.items(), strict=True)
-        return {key: resort(plan[1], refs, v, d) for v, (key, d) in pairs}
     if kind == "tuple" and isinstance(value, tuple) and isinstance(dumped, list):
         plans = _tuple_plans(plan[1], plan[2], len(value))
         return [

@@ -44,15 +44,23 @@ _HASHABLE = st.recursive(
     ),
     max_leaves=8,
 )
+# Keys that collide once written: 1 and "1", True and "true", None and "None".
+_KEYS = (
+    st.text(max_size=4)
+    | st.integers(-2, 12)
+    | st.booleans()
+    | st.none()
+    | st.sampled_from(["1", "10", "-1", "true", "false", "None"])
+)
 RECIPES = st.recursive(
     _LEAVES,
     lambda inner: (
         st.lists(inner, max_size=4)
         | st.builds(lambda x: {"set": x}, st.lists(_HASHABLE, max_size=6))
         | st.builds(lambda x: {"frozenset": x}, st.lists(_HASHABLE, max_size=6))
-        | st.builds(lambda x: {"dict": x}, st.lists(st.tuples(st.text(max_size=4), inner),
-                                                     max_size=4))
+        | st.builds(lambda x: {"dict": x}, st.lists(st.tuples(_KEYS, inner), max_size=4))
         | st.builds(lambda x: {"frozenset_key": x}, st.lists(st.text(max_size=3), max_size=4))
+        | st.builds(lambda x: {"collide": x}, st.lists(inner, min_size=2, max_size=2))
     ),
     max_leaves=12,
 )  # fmt: skip
@@ -74,6 +82,8 @@ def build(recipe: Any) -> Any:
         return set(members) if kind == "set" else frozenset(members)
     if kind == "dict":
         return {key: build(value) for key, value in body}
+    if kind == "collide":  # one key once written, holding the second value
+        return {1: build(body[0]), "1": build(body[1])}
     return {frozenset(body): 1}  # a key JSON cannot hold: the error must be stable too
 
 
@@ -137,7 +147,14 @@ class Nodes(BaseModel):
     anything: Any = None
 
 
+class Keyed(BaseModel):
+    """A typed dict whose keys may collide once written (``1`` and ``"1"``)."""
+
+    by: dict[int | str, set[str]]
+
+
 NODES = Presenter("Nodes", schema=Nodes)
+KEYED = Presenter("Keyed", schema=Keyed)
 LOOSE = Presenter("Loose", schema=Loose)
 SLOW_LOOSE = Presenter("SlowLoose", schema=SlowLoose)
 TOOL = Tool("records", "Records of the shop")
@@ -191,6 +208,13 @@ def outputs(recipe: Any) -> list[str]:
                         "anything": Labels(set(labels)),
                     }
                 )
+                .build()
+                .texts
+            )
+        ),
+        _digest(
+            lambda: (
+                KEYED.make({"by": {1: labels, "1": {label[::-1] for label in labels}}})
                 .build()
                 .texts
             )
