@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from datetime import date, time, timedelta
 from typing import Any, Final
 
 import orjson
@@ -74,7 +76,8 @@ _LEAF_KINDS: Final = frozenset(
 )  # fmt: skip
 
 # Where a schema's sets are, as nested tuples: ("set", item plan), ("any",)
-# (inference), ("list", plan), ("dict", plan), ("nullable", plan),
+# (inference), ("list", plan), ("dict", plan, keys written by the default
+# key writer), ("nullable", plan),
 # ("tuple", plans, variadic index), ("model", cls, ((attribute, output key,
 # plan), ...), extras plan) (a dataclass too), ("root", root model cls, plan),
 # ("typed-dict", ((key, output key, plan), ...), extras plan, declared keys),
@@ -203,7 +206,9 @@ class _Planner:
         elif kind == "list":
             found = _wrap("list", self.plan(schema.get("items_schema", _ANY)))
         elif kind == "dict":
-            found = _wrap("dict", self.plan(schema.get("values_schema", _ANY)))
+            values = self.plan(schema.get("values_schema", _ANY))
+            keys = _keys_written_by_default(schema.get("keys_schema", _ANY))
+            found = None if values is None else ("dict", values, keys)
         elif kind == "nullable":
             found = _wrap("nullable", self.plan(schema["schema"]))
         elif kind == "tuple":
@@ -394,17 +399,24 @@ def inferred(value: Any, dumped: Any, depth: int = 0) -> Any:
     return dumped
 
 
-def _members(value: dict[Any, Any], dumped: dict[str, Any]) -> Iterable[tuple[str, Any]]:
+def _members(
+    value: dict[Any, Any], dumped: dict[str, Any], *, by_key_writer: bool = True
+) -> Iterable[tuple[str, Any]]:
     """``(written key, value)`` pairs: which of ``value``'s values each key of ``dumped`` holds.
 
     Keys are written in the dict's order, so with as many keys the pairs
     follow it (a key's JSON form may differ from the key). Fewer keys means
     some collided once written (``1`` and ``"1"`` are both ``"1"``): the
-    dump holds the last value written under each, and pydantic's own key
-    writer says which that is.
+    dump holds the last value written under each, and pydantic's default key
+    writer says which that is, unless the keys are written otherwise
+    (``by_key_writer`` false: a key schema with a serializer of its own;
+    keys whose form a model's config sets). Then nothing is paired: a wrong
+    pair would reorder a list that is no set.
     """
     if len(value) == len(dumped):
         return zip(list(dumped), value.values(), strict=True)
+    if not by_key_writer or any(_key_form_configurable(key) for key in value):
+        return []  # the model's config may write it otherwise than the default writer
     last: dict[str, Any] = {}
     for key, member in value.items():
         try:
@@ -414,6 +426,34 @@ def _members(value: dict[Any, Any], dumped: dict[str, Any]) -> Iterable[tuple[st
         if isinstance(written, dict) and len(written) == 1:
             last[next(iter(written))] = member
     return [(key, last[key]) for key in dumped if key in last]
+
+
+# Key schemas written as inference writes their values (no serializer of their own).
+_DEFAULT_KEY_KINDS: Final = frozenset(
+    {"any", "bool", "decimal", "enum", "float", "int", "literal", "none", "str", "uuid"}
+)
+
+
+def _keys_written_by_default(schema: Any) -> bool:
+    """Whether a dict's keys schema writes its keys as pydantic's default key writer does."""
+    if "serialization" in schema:
+        return False
+    kind = schema["type"]
+    if kind in ("nullable", *_TRANSPARENT):
+        return "schema" in schema and _keys_written_by_default(schema["schema"])
+    if kind == "union":
+        return all(
+            _keys_written_by_default(choice[0] if isinstance(choice, tuple) else choice)
+            for choice in schema["choices"]
+        )
+    return kind in _DEFAULT_KEY_KINDS
+
+
+def _key_form_configurable(key: Any) -> bool:
+    """Whether a model's config can change how pydantic writes this key (``ser_json_*``)."""
+    if isinstance(key, float):
+        return not math.isfinite(key)
+    return isinstance(key, timedelta | date | time | bytes | bytearray)
 
 
 def _is_dataclass(value: Any) -> bool:
@@ -429,7 +469,7 @@ def _container(plan: SetPlan, refs: Mapping[str, SetPlan | None], value: Any, du
     """A list, dict or tuple: each item resorted by the item's plan (same size, same order)."""
     kind = plan[0]
     if kind == "dict" and isinstance(value, dict) and isinstance(dumped, dict):
-        for key, member in _members(value, dumped):
+        for key, member in _members(value, dumped, by_key_writer=plan[2]):
             dumped[key] = resort(plan[1], refs, member, dumped[key])
         return dumped
     sized = isinstance(value, list | tuple) and isinstance(dumped, list)

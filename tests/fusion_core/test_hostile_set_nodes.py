@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import deque
+from datetime import timedelta
 from typing import Annotated, Any, NamedTuple, NotRequired
 
 import pytest
@@ -197,6 +198,50 @@ def test_a_dict_whose_keys_collide_when_written_keeps_its_sets_sorted(
     out = json.loads(Presenter("L", schema).make({"anything": value}).build().texts[0])
     assert out["anything"][key] == sorted(WORDS)
     assert len(out["anything"]) == len({str(k) for k in value})
+
+
+class FloatDeltas(BaseModel):
+    """A model whose config writes a ``timedelta`` key as seconds (``"86400"``)."""
+
+    model_config = ConfigDict(ser_json_timedelta="float")
+    anything: Any = None
+
+
+def test_keys_the_config_writes_its_own_way_are_never_paired_with_the_wrong_value() -> None:
+    """``86400`` and ``timedelta(days=1)`` collide only under this config: the list stays as is.
+
+    pydantic's default key writer says ``"P1D"`` for the timedelta, so pairing
+    by it would take the *set* under ``86400`` for the value written there and
+    sort the list that is really there: wrong bytes. Such keys are not paired.
+    """
+    words = sorted(WORDS, reverse=True)
+    row = {"anything": {86400: set(WORDS), timedelta(days=1): words}}
+    out = json.loads(Presenter("D", FloatDeltas).make(row).build().texts[0])
+    assert out == {"anything": {"86400": words}}
+
+
+class SlowKeyed(BaseModel):
+    """Typed dicts on the model path (a serializer elsewhere in the model)."""
+
+    anything: dict[int | str, Any] = {}
+    parity: dict[Annotated[int, PlainSerializer(lambda k: str(k % 2))], Any] = {}
+    card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
+
+
+def test_a_typed_dict_pairs_colliding_keys_only_when_written_by_the_default_writer() -> None:
+    """``dict[int | str, Any]``: the last value's sets sorted; a key serializer: left as written.
+
+    ``parity`` writes 1 and 3 as ``"1"``: the default writer would pair
+    ``"1"`` with the set under 1, not the list under 3 that is there.
+    """
+    words = sorted(WORDS, reverse=True)
+    row = {
+        "anything": {1: {"x"}, "1": set(WORDS)},
+        "parity": {1: set(WORDS), 2: [], 3: words},
+    }
+    out = json.loads(Presenter("K", SlowKeyed).make(row).build().texts[0])
+    assert out["anything"] == {"1": sorted(WORDS)}
+    assert out["parity"] == {"1": words, "0": []}
 
 
 class AliasTyped(TypedDict):
