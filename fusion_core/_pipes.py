@@ -45,12 +45,13 @@ _CHUNK: Final = 1 << 16
 class PipeReader:
     """Lines of a non-blocking descriptor, as ``async for line in reader`` gives them."""
 
-    __slots__ = ("_buffer", "_fd", "_scanned")
+    __slots__ = ("_buffer", "_fd", "_scanned", "_start")
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
         self._buffer = bytearray()
-        self._scanned = 0  # bytes of the buffer known to hold no newline
+        self._start = 0  # where the next line begins (the bytes before it are read)
+        self._scanned = 0  # up to here, no newline after _start
 
     def __aiter__(self) -> PipeReader:
         return self
@@ -58,12 +59,14 @@ class PipeReader:
     async def __anext__(self) -> str:
         buffer = self._buffer
         while True:
-            end = buffer.find(b"\n", self._scanned)
+            end = buffer.find(b"\n", max(self._start, self._scanned))
             if end >= 0:
-                line = bytes(buffer[: end + 1])
-                del buffer[: end + 1]
-                self._scanned = 0
+                line = bytes(buffer[self._start : end + 1])
+                self._start = self._scanned = end + 1
                 return line.decode("utf-8", "replace")
+            if self._start:  # keep only the unfinished line: reading stays linear
+                del buffer[: self._start]
+                self._start = 0
             self._scanned = len(buffer)
             try:
                 chunk = os.read(self._fd, _CHUNK)

@@ -90,6 +90,14 @@ async def test_a_line_longer_than_many_reads_arrives_whole() -> None:
 
 
 @pytest.mark.anyio
+async def test_many_lines_per_read_come_out_in_order() -> None:
+    """20,000 short lines written in uneven pieces: each read holds hundreds of lines."""
+    data = b"".join(b'{"n":%d}\n' % n for n in range(20_000))
+    chunks = [data[i : i + 7_777] for i in range(0, len(data), 7_777)]
+    assert await _lines_of(chunks) == [f'{{"n":{n}}}\n' for n in range(20_000)]
+
+
+@pytest.mark.anyio
 async def test_the_writer_waits_while_the_pipe_is_full() -> None:
     """8 MiB through a 64 KiB pipe read slowly: every byte arrives, in order, once."""
     read, write = _nonblocking_pipe()
