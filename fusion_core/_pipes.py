@@ -37,9 +37,15 @@ from typing import Final
 
 import anyio
 
+if sys.platform != "win32":
+    import fcntl
+
 __all__ = ["PipeReader", "PipeWriter", "served_pipes"]
 
 _CHUNK: Final = 1 << 16
+_STREAM_KINDS: Final = frozenset(
+    {stat.S_IFREG, stat.S_IFCHR, stat.S_IFIFO, stat.S_IFSOCK}
+)  # what stderr can be
 
 
 class PipeReader:
@@ -121,8 +127,6 @@ def _claimed(fd: int, diversion: int) -> Iterator[int]:
     On exit ``fd`` points at the wire again, in blocking mode (the mode
     belongs to the open file, which ``fd`` shares with the duplicate).
     """
-    import fcntl  # noqa: PLC0415 - POSIX only, and only here
-
     private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
     try:
         os.set_blocking(private, False)
@@ -147,8 +151,37 @@ def served_pipes() -> Iterator[tuple[PipeReader, PipeWriter] | None]:
         yield None
         return
     with contextlib.ExitStack() as stack:
-        null = os.open(os.devnull, os.O_RDONLY)
+        null = _above_std(os.open(os.devnull, os.O_RDONLY))
         stack.callback(os.close, null)
+        stray = _stray_output()
+        stack.callback(os.close, stray)
         stdin = stack.enter_context(_claimed(0, null))
-        stdout = stack.enter_context(_claimed(1, 2))
+        stdout = stack.enter_context(_claimed(1, stray))
         yield PipeReader(stdin), PipeWriter(stdout)
+
+
+def _stray_output() -> int:
+    """Where writes to fd 1 go while serving: stderr, or the null device without one.
+
+    A process started without fd 2 may have reused the number for anything
+    (the event loop's epoll, typically): only a writable file, terminal,
+    pipe or socket there is taken for stderr.
+    """
+    try:
+        mode = os.fstat(2).st_mode
+        writable = fcntl.fcntl(2, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY
+    except OSError:
+        writable = False
+    if writable and stat.S_IFMT(mode) in _STREAM_KINDS:
+        return _above_std(os.dup(2))
+    return _above_std(os.open(os.devnull, os.O_WRONLY))
+
+
+def _above_std(fd: int) -> int:
+    """``fd`` moved above 2: with a standard stream closed, a new descriptor takes its number."""
+    if fd > 2:  # above the three standard descriptors
+        return fd
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    finally:
+        os.close(fd)

@@ -199,6 +199,21 @@ def test_a_regular_file_or_terminal_keeps_the_sdk_transport(tmp_path: Any) -> No
     assert done.stdout == b"after\nblocking True True\n"
 
 
+def test_without_stderr_stray_output_goes_to_the_null_device() -> None:
+    """No fd 2 (a host that gives no stderr): stdout is diverted to the null device."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CLAIM],
+        input=b'{"a":1}\n',
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+        timeout=60,
+        check=True,
+        preexec_fn=lambda: os.close(2),
+    )
+    assert done.stdout == b'echo {"a":1}\nafter\nblocking True True\n'
+
+
 # --- a served app, byte for byte ----------------------------------------------------------
 
 
