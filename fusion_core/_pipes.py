@@ -32,6 +32,7 @@ import contextlib
 import os
 import stat
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Final
 
@@ -43,6 +44,7 @@ if sys.platform != "win32":
 __all__ = ["PipeReader", "PipeWriter", "served_pipes"]
 
 _CHUNK: Final = 1 << 16
+_serving: Final = threading.Lock()  # held while a served_pipes() owns fd 0 and 1
 _STREAM_KINDS: Final = frozenset(
     {stat.S_IFREG, stat.S_IFCHR, stat.S_IFIFO, stat.S_IFSOCK}
 )  # what stderr can be
@@ -145,12 +147,19 @@ def served_pipes() -> Iterator[tuple[PipeReader, PipeWriter] | None]:
     """The process's stdin and stdout as event-loop streams, or ``None``.
 
     ``None`` where they are not both pipes or sockets, or off POSIX: the
-    caller then uses the SDK's own transport.
+    caller then uses the SDK's own transport. One at a time per process:
+    a second, while the first serves, raises ``RuntimeError`` (its stdin
+    would be the null device).
     """
+    if not _serving.acquire(blocking=False):  # fd 0 is the null device by now
+        msg = "stdin and stdout are already served by another serve_stdio() in this process"
+        raise RuntimeError(msg)
     if sys.platform == "win32" or not all(_is_pipe_or_socket(fd) for fd in (0, 1)):
+        _serving.release()
         yield None
         return
     with contextlib.ExitStack() as stack:
+        stack.callback(_serving.release)
         null = _above_std(os.open(os.devnull, os.O_RDONLY))
         stack.callback(os.close, null)
         stray = _stray_output()

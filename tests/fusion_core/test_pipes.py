@@ -182,6 +182,39 @@ def test_served_pipes_divert_stray_output_and_restore_the_streams() -> None:
     assert done.stderr.splitlines() == [b"stray print", b"stray write", b"stray child"]
 
 
+_TWICE: Final = textwrap.dedent(
+    """
+    from fusion_core._pipes import served_pipes
+
+    with served_pipes() as first:
+        assert first is not None
+        try:
+            with served_pipes():
+                pass
+        except RuntimeError as exc:
+            print(exc, flush=True)  # fd 1 is stderr here
+    with served_pipes() as again:  # the first one is done: free again
+        assert again is not None
+    """
+)
+
+
+def test_one_served_pipes_at_a_time() -> None:
+    """A second claim while the first serves is refused; after it, stdio can be claimed again."""
+    done = subprocess.run(
+        [sys.executable, "-c", _TWICE],
+        input=b"",
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=True,
+    )
+    assert (
+        done.stderr
+        == b"stdin and stdout are already served by another serve_stdio() in this process\n"
+    )
+
+
 def test_a_regular_file_or_terminal_keeps_the_sdk_transport(tmp_path: Any) -> None:
     """Standard input from a file: not a pipe, so ``served_pipes()`` yields ``None``."""
     given = tmp_path / "in.jsonl"
