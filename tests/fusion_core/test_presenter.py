@@ -222,6 +222,25 @@ def test_models_with_validators_take_the_slow_path() -> None:
     assert Mask(Invoice).fast is True
 
 
+class Priced(BaseModel):
+    """Floats on the model path (a serializer keeps the model off the fast path)."""
+
+    price: float
+    ratio: float = 0.5
+    label: Annotated[str, PlainSerializer(str.upper)] = "x"
+
+
+def test_floats_on_the_model_path_are_written_as_javascript_writes_them() -> None:
+    """``100.0`` is ``100``, ``1e21`` is ``1e+21``: only a float-free mask skips the float pass."""
+    presenter = Presenter("P", Priced)
+    assert presenter._mask is not None
+    assert (presenter._mask.fast, presenter._mask.float_free) == (False, False)
+    text = presenter.make([{"price": 100.0, "ratio": 1e21}, {"price": 1e-7}]).build().texts[0]
+    assert '"price": 100,' in text
+    assert '"ratio": 1e+21' in text
+    assert '"price": 1e-7,' in text
+
+
 def test_model_instances_are_accepted() -> None:
     """Handlers may return model instances; they are masked like dicts."""
 
