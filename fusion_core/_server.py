@@ -143,8 +143,7 @@ def build_server(
     without its text, and the server keeps serving. ``serverInfo`` carries
     ``name`` (default: the app's ``name``) and ``version`` (default: this
     package's version). The SDK's OpenTelemetry span of a request is made
-    when a tracer provider is set or the request carries trace context
-    (:mod:`fusion_core._tracing`).
+    when a tracer provider is set or the request carries trace context.
     """
     from mcp.server.lowlevel import Server  # noqa: PLC0415 - mcp costs ~1 s to import
     from mcp_types import (  # noqa: PLC0415
@@ -297,8 +296,8 @@ async def serve_stdio(
 
     Run it with ``anyio.run(serve_stdio, app)``, or from the command line:
     ``python -m fusion_core serve pkg.module:app``. When stdin and stdout are
-    pipes or sockets they are read and written on the event loop
-    (:mod:`fusion_core._pipes`), otherwise by the SDK's own transport.
+    pipes or sockets they are read and written on the event loop, otherwise
+    by the SDK's own transport; a handler's stray output goes to stderr.
     """
     from mcp.server.stdio import stdio_server  # noqa: PLC0415 - mcp costs ~1 s to import
 
