@@ -173,7 +173,7 @@ class SlowLoose(Loose):
 class Keyed(BaseModel):
     """A typed dict field whose keys may collide once written."""
 
-    anything: dict[int | str | None, set[str]] = {}
+    anything: dict[int | float | str | None, set[str]] = {}
 
 
 COLLIDING = {
@@ -181,6 +181,7 @@ COLLIDING = {
     "str-int": ({"1": {"x"}, 1: set(WORDS)}, "1"),
     "three": ({1: {"x"}, "1": {"y"}, 2: set(), "2": set(WORDS)}, "2"),
     "none": ({None: {"x"}, "None": set(WORDS)}, "None"),
+    "float": ({1.5: {"x"}, "1.5": set(WORDS)}, "1.5"),
 }
 
 
@@ -220,11 +221,24 @@ def test_keys_the_config_writes_its_own_way_are_never_paired_with_the_wrong_valu
     assert out == {"anything": {"86400": words}}
 
 
+Parity = Annotated[int, PlainSerializer(lambda k: str(k % 2))]
+# A union whose choices carry labels, as a custom core schema may write them.
+Labelled = Annotated[
+    int | str,
+    GetPydanticSchema(
+        lambda _t, _h: cs.union_schema([(cs.int_schema(), "i"), (cs.str_schema(), "s")])
+    ),
+]
+
+
 class SlowKeyed(BaseModel):
     """Typed dicts on the model path (a serializer elsewhere in the model)."""
 
     anything: dict[int | str, Any] = {}
-    parity: dict[Annotated[int, PlainSerializer(lambda k: str(k % 2))], Any] = {}
+    maybe: dict[str | None, Any] = {}
+    labelled: dict[Labelled, Any] = {}
+    parity: dict[Parity, Any] = {}
+    parity_or_none: dict[Parity | None, Any] = {}
     card: Annotated[str, PlainSerializer(lambda _v: "****")] = ""
 
 
@@ -237,11 +251,17 @@ def test_a_typed_dict_pairs_colliding_keys_only_when_written_by_the_default_writ
     words = sorted(WORDS, reverse=True)
     row = {
         "anything": {1: {"x"}, "1": set(WORDS)},
+        "maybe": {None: {"x"}, "None": set(WORDS)},
+        "labelled": {1: {"x"}, "1": set(WORDS)},
         "parity": {1: set(WORDS), 2: [], 3: words},
+        "parity_or_none": {1: set(WORDS), None: [], 3: words},
     }
     out = json.loads(Presenter("K", SlowKeyed).make(row).build().texts[0])
     assert out["anything"] == {"1": sorted(WORDS)}
+    assert out["maybe"] == {"None": sorted(WORDS)}
+    assert out["labelled"] == {"1": sorted(WORDS)}
     assert out["parity"] == {"1": words, "0": []}
+    assert out["parity_or_none"] == {"1": words, "None": []}
 
 
 class AliasTyped(TypedDict):
