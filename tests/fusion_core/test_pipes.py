@@ -168,16 +168,17 @@ _CLAIM: Final = textwrap.dedent(
 )
 
 
+def _python(code: str, **options: Any) -> subprocess.CompletedProcess[bytes]:
+    """``code`` run by a fresh interpreter in the repository root; it must exit 0."""
+    done: subprocess.CompletedProcess[bytes] = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, timeout=60, check=True, **options
+    )
+    return done
+
+
 def test_served_pipes_divert_stray_output_and_restore_the_streams() -> None:
     """While serving only the writer reaches stdout; afterwards fd 0 and 1 are as they were."""
-    done = subprocess.run(
-        [sys.executable, "-c", _CLAIM],
-        input=b'{"a":1}\n{"b":2}\n',
-        capture_output=True,
-        cwd=ROOT,
-        timeout=60,
-        check=True,
-    )
+    done = _python(_CLAIM, input=b'{"a":1}\n{"b":2}\n', capture_output=True)
     assert done.stdout == b'echo {"a":1}\necho {"b":2}\nafter\nblocking True True\n'
     assert done.stderr.splitlines() == [b"stray print", b"stray write", b"stray child"]
 
@@ -201,14 +202,7 @@ _TWICE: Final = textwrap.dedent(
 
 def test_one_served_pipes_at_a_time() -> None:
     """A second claim while the first serves is refused; after it, stdio can be claimed again."""
-    done = subprocess.run(
-        [sys.executable, "-c", _TWICE],
-        input=b"",
-        capture_output=True,
-        cwd=ROOT,
-        timeout=60,
-        check=True,
-    )
+    done = _python(_TWICE, input=b"", capture_output=True)
     assert (
         done.stderr
         == b"stdin and stdout are already served by another serve_stdio() in this process\n"
@@ -220,28 +214,18 @@ def test_a_regular_file_or_terminal_keeps_the_sdk_transport(tmp_path: Any) -> No
     given = tmp_path / "in.jsonl"
     given.write_bytes(b"{}\n")
     with given.open("rb") as stdin:
-        done = subprocess.run(
-            [sys.executable, "-c", _CLAIM],
-            stdin=stdin,
-            capture_output=True,
-            cwd=ROOT,
-            timeout=60,
-            check=True,
-        )
+        done = _python(_CLAIM, stdin=stdin, capture_output=True)
     assert done.stderr == b"fallback\n"
     assert done.stdout == b"after\nblocking True True\n"
 
 
 def test_without_stderr_stray_output_goes_to_the_null_device() -> None:
     """No fd 2 (a host that gives no stderr): stdout is diverted to the null device."""
-    done = subprocess.run(
-        [sys.executable, "-c", _CLAIM],
+    done = _python(
+        _CLAIM,
         input=b'{"a":1}\n',
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        cwd=ROOT,
-        timeout=60,
-        check=True,
         preexec_fn=lambda: os.close(2),
     )
     assert done.stdout == b'echo {"a":1}\nafter\nblocking True True\n'
