@@ -298,6 +298,8 @@ async def serve_stdio(
     ``python -m fusion_core serve pkg.module:app``. When stdin and stdout are
     pipes or sockets they are read and written on the event loop, otherwise
     by the SDK's own transport; a handler's stray output goes to stderr.
+    Before serving, the process's heap is collected and frozen
+    (``gc.freeze()``), so that full collections skip what start-up built.
     """
     from mcp.server.stdio import stdio_server  # noqa: PLC0415 - mcp costs ~1 s to import
 
@@ -334,6 +336,8 @@ async def serve_http(
     on for other binds). With ``bearer_token``, every request must carry
     ``Authorization: Bearer <token>``. ``on_listening`` is called with the URL
     once the server accepts connections (``port=0`` picks a free port).
+    Before serving, the process's heap is collected and frozen
+    (``gc.freeze()``), so that full collections skip what start-up built.
     """
     import uvicorn  # noqa: PLC0415 - comes with mcp; as slow to import
 
