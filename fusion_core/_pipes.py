@@ -129,7 +129,7 @@ def _claimed(fd: int, diversion: int) -> Iterator[int]:
     On exit ``fd`` points at the wire again, in blocking mode (the mode
     belongs to the open file, which ``fd`` shares with the duplicate).
     """
-    private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    private = _dup_above_std(fd)
     try:
         os.set_blocking(private, False)
         os.dup2(diversion, fd)
@@ -182,8 +182,13 @@ def _stray_output() -> int:
     except OSError:
         writable = False
     if writable and stat.S_IFMT(mode) in _STREAM_KINDS:
-        return _above_std(os.dup(2))
+        return _dup_above_std(2)
     return _above_std(os.open(os.devnull, os.O_WRONLY))
+
+
+def _dup_above_std(fd: int) -> int:
+    """A close-on-exec duplicate of ``fd`` numbered above the three standard descriptors."""
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
 
 
 def _above_std(fd: int) -> int:
@@ -191,6 +196,6 @@ def _above_std(fd: int) -> int:
     if fd > 2:  # above the three standard descriptors
         return fd
     try:
-        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+        return _dup_above_std(fd)
     finally:
         os.close(fd)

@@ -42,7 +42,6 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 from ._errors import AppLoadError
 from ._helpers import tool_error
 from ._pipeline import RETRY_HINT
-from ._tracing import spans_when_traced
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -151,6 +150,8 @@ def build_server(
         ListToolsResult,
         PaginatedRequestParams,
     )
+
+    from ._tracing import spans_when_traced  # noqa: PLC0415 - imports opentelemetry, as mcp
 
     server_name, server_version = _server_identity(app, name, version)
 

@@ -207,8 +207,8 @@ class _Planner:
             found = _wrap("list", self.plan(schema.get("items_schema", _ANY)))
         elif kind == "dict":
             values = self.plan(schema.get("values_schema", _ANY))
-            keys = _keys_written_by_default(schema.get("keys_schema", _ANY))
-            found = None if values is None else ("dict", values, keys)
+            keys = schema.get("keys_schema", _ANY)
+            found = None if values is None else ("dict", values, _keys_written_by_default(keys))
         elif kind == "nullable":
             found = _wrap("nullable", self.plan(schema["schema"]))
         elif kind == "tuple":
@@ -221,12 +221,7 @@ class _Planner:
         elif kind in {"dataclass", "typed-dict", "named-tuple"}:
             found = self._record(kind, schema)
         elif kind in {"union", "tagged-union"}:
-            choices = schema["choices"]
-            members = choices.values() if isinstance(choices, dict) else choices
-            planned = tuple(
-                (member, self.plan(member))
-                for member in (c[0] if isinstance(c, tuple) else c for c in members)
-            )
+            planned = tuple((member, self.plan(member)) for member in _choices(schema))
             found = ("union", planned) if any(plan for _m, plan in planned) else None
         elif kind in _LEAF_KINDS:
             return None
@@ -295,6 +290,13 @@ class _Planner:
             return None
         extras_schema = inner.get("extras_schema")
         return _INFERRED if extras_schema is None else self.plan(extras_schema)
+
+
+def _choices(schema: Any) -> Iterable[Any]:
+    """The member schemas of a union (a choice may be ``(schema, label)``) or a tagged union."""
+    choices = schema["choices"]
+    for choice in choices.values() if isinstance(choices, dict) else choices:
+        yield choice[0] if isinstance(choice, tuple) else choice
 
 
 def _pass_through(serialization: Any) -> Any:
@@ -442,10 +444,7 @@ def _keys_written_by_default(schema: Any) -> bool:
     if kind in ("nullable", *_TRANSPARENT):
         return "schema" in schema and _keys_written_by_default(schema["schema"])
     if kind == "union":
-        return all(
-            _keys_written_by_default(choice[0] if isinstance(choice, tuple) else choice)
-            for choice in schema["choices"]
-        )
+        return all(_keys_written_by_default(choice) for choice in _choices(schema))
     return kind in _DEFAULT_KEY_KINDS
 
 

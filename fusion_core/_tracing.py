@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, final
 
+from opentelemetry import propagate, trace  # comes with mcp: this module is imported with it
+
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
     from mcp.server.lowlevel import Server
@@ -32,8 +34,6 @@ _SDK_MIDDLEWARE = "OpenTelemetryMiddleware"
 
 def tracing_inert(meta: object) -> bool:
     """Whether a request with this ``_meta`` gets a span that nothing records or reads."""
-    from opentelemetry import propagate, trace  # noqa: PLC0415 - comes with mcp, loaded by then
-
     provider = trace.get_tracer_provider()
     if not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
         return False
