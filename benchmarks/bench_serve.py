@@ -13,7 +13,16 @@ Real subprocesses, over stdio and streamable HTTP:
 - **bare-inline** (sync tools only): the same, but calling the sync function
   on the event loop, as FastMCP 1.x did. It blocks the loop, which neither
   fusion_core nor today's SDK allows (a blocking handler would stall every
-  other call); shown because it is the floor of what a sync tool can cost.
+  other call); shown because it is the floor of what a sync tool can cost;
+- **bare-json** (HTTP only): the bare server answering each request with one
+  JSON body (the SDK's ``json_response=True``) rather than its default SSE
+  stream. ``serve_http`` answers in JSON when no handler can send messages
+  while it runs (no ``context_factory``), as here, so this baseline has the
+  same transport work as fusion and the difference is the pipeline alone.
+  The target applies to **bare**, the server a user gets from the SDK.
+
+Both bare HTTP servers bind as ``uvicorn.run`` does (Nagle's algorithm off on
+their connections, as ``serve_http``'s).
 
 For every protocol version the installed SDK negotiates (each handshake
 version, pinned, and the stateless 2026-07-28), sequentially (one client, one
@@ -141,8 +150,14 @@ def _is_async_tool(tool: Tool) -> bool:
     return all(inspect.iscoroutinefunction(a.handler) for a in tool.actions.values())
 
 
-def _run_bare(http: bool, inline: bool) -> None:
-    """Child process: serve the bare server on stdio, or HTTP on a free loopback port."""
+def _run_bare(http: bool, inline: bool, json_response: bool) -> None:
+    """Child process: serve the bare server on stdio, or HTTP on a free loopback port.
+
+    Over HTTP it is served as ``uvicorn.run(app, host=..., port=...)`` serves
+    an app: uvicorn binds through asyncio, whose connections have Nagle's
+    algorithm off (a listener from ``uvicorn.Config.bind_socket()`` would
+    keep it on, ``serve_http``'s own ``_without_nagle`` docstring says why).
+    """
     server = _bare_server(inline)
     if not http:
         from mcp.server.stdio import stdio_server  # noqa: PLC0415
@@ -155,15 +170,21 @@ def _run_bare(http: bool, inline: bool) -> None:
         return
     import uvicorn  # noqa: PLC0415
 
-    asgi = server.streamable_http_app()
+    asgi = server.streamable_http_app(json_response=json_response)
     config = uvicorn.Config(asgi, host="127.0.0.1", port=0, log_level="warning")
-    sock = config.bind_socket()
-    print(
-        f"{'bare-inline' if inline else 'bare'} over streamable HTTP at http://127.0.0.1:{sock.getsockname()[1]}/mcp",
-        file=sys.stderr,
-        flush=True,
-    )
-    anyio.run(uvicorn.Server(config).serve, [sock])
+    name = "bare-inline" if inline else "bare-json" if json_response else "bare"
+
+    class _Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            port = self.servers[0].sockets[0].getsockname()[1]
+            print(
+                f"{name} over streamable HTTP at http://127.0.0.1:{port}/mcp",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    anyio.run(_Server(config).serve)
 
 
 # ---------------------------------------------------------------- the clients
@@ -179,6 +200,7 @@ def _commands() -> dict[str, list[str]]:
         "fusion": [sys.executable, "-m", "fusion_core", "serve", "bench_serve:app"],
         "bare": bare,
         "bare-inline": [*bare, "--inline"],
+        "bare-json": [*bare, "--json"],
     }
 
 
@@ -239,6 +261,15 @@ async def _clients(target: Any, mode: str, count: int) -> AsyncIterator[list[Any
 
 
 SERVERS: Final = ("fusion", "bare", "bare-inline")
+HTTP_SERVERS: Final = (*SERVERS, "bare-json")
+
+
+def _baselines(transport: str, call_label: str) -> tuple[str, ...]:
+    """The servers measured for one call: bare-inline for sync tools, bare-json over HTTP."""
+    servers = SERVERS if call_label.endswith("(sync)") else SERVERS[:2]
+    return (*servers, "bare-json") if transport == "http" else servers
+
+
 TARGET: Final = 1 / 0.95  # time per call, fusion / bare: calls/s at least 0.95x
 
 
@@ -357,7 +388,7 @@ def _describe(server: str, series: Series) -> str:
 
 
 def _report(case: str, cell: dict[str, Series]) -> list[float]:
-    """One figure per baseline the cell has; the calls/s ratios."""
+    """One figure per baseline the cell has; the calls/s ratio against the fair one, ``bare``."""
     rates = []
     times = {server: series.per_call for server, series in cell.items()}
     fusion = cell["fusion"]
@@ -373,7 +404,8 @@ def _report(case: str, cell: dict[str, Series]) -> list[float]:
             f"{_describe('fusion', fusion)}  {_describe(baseline, base)}",
             flush=True,
         )
-        rates.append(1 / figure.median)
+        if baseline == "bare":
+            rates.append(1 / figure.median)
     return rates
 
 
@@ -389,15 +421,16 @@ async def _measure(
     for concurrent in (False, True):
         count = CONCURRENCY if concurrent and label.startswith("http") else 1
         async with contextlib.AsyncExitStack() as stack:
+            every = HTTP_SERVERS if label == "http" else SERVERS
             sessions = {
                 server: await stack.enter_async_context(connect(server, mode, count))
-                for server in SERVERS
+                for server in every
             }
             negotiated = sessions["fusion"][0].protocol_version
             assert all(s[0].protocol_version == negotiated for s in sessions.values())
             server_pids = pids()
             for call_label, call in CALLS.items():
-                servers = SERVERS if call_label.endswith("(sync)") else SERVERS[:2]
+                servers = _baselines(label, call_label)
                 expected = await sessions["fusion"][0].call_tool(*call)
                 for server in servers:
                     assert (await sessions[server][0].call_tool(*call)).content == (
@@ -468,7 +501,9 @@ async def _bench(options: argparse.Namespace) -> None:
         }
 
     async with contextlib.AsyncExitStack() as stack:
-        http = {server: stack.enter_context(_http_server(commands[server])) for server in SERVERS}
+        http = {
+            server: stack.enter_context(_http_server(commands[server])) for server in HTTP_SERVERS
+        }
 
         def http_connect(server: str, mode: str, count: int) -> Any:
             return _clients(http[server][0], mode, count)
@@ -493,12 +528,13 @@ def main() -> None:
     parser.add_argument("role", nargs="?", default="bench", choices=["bench", "bare"])
     parser.add_argument("--http", action="store_true", help="(bare) serve HTTP, not stdio")
     parser.add_argument("--inline", action="store_true", help="(bare) sync tools on the loop")
+    parser.add_argument("--json", action="store_true", help="(bare) JSON answers over HTTP")
     parser.add_argument("--quick", action="store_true", help="only the newest handshake version")
     parser.add_argument("--calls", type=int, default=20, help="sequential calls per round")
     parser.add_argument("--rounds", type=int, default=11, help="interleaved rounds per cell")
     options = parser.parse_args()
     if options.role == "bare":
-        _run_bare(options.http, options.inline)
+        _run_bare(options.http, options.inline, options.json)
         return
     options.pipeline = _pipeline_cpu()
     anyio.run(_bench, options)

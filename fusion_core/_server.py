@@ -328,6 +328,7 @@ async def serve_http(
     allowed_origins: Sequence[str] = (),
     bearer_token: str | None = None,
     on_listening: Callable[[str], None] | None = None,
+    json_response: bool | None = None,
 ) -> None:
     """Serve ``app`` over streamable HTTP at ``http://host:port/path`` until stopped.
 
@@ -337,6 +338,13 @@ async def serve_http(
     on for other binds). With ``bearer_token``, every request must carry
     ``Authorization: Bearer <token>``. ``on_listening`` is called with the URL
     once the server accepts connections (``port=0`` picks a free port).
+    ``json_response`` chooses how a request's answer travels: one
+    ``application/json`` body, or an SSE stream that can also carry the
+    messages a handler sends while it runs (progress, logs, requests to the
+    client). By default (``None``) the answer is JSON unless a
+    ``context_factory`` is given: without one, a handler has no way to send
+    such messages, and the stream would only ever carry the answer, at about
+    a third more of the server's time per call.
     Before serving, the process's heap is collected and frozen
     (``gc.freeze()``), so that full collections skip what start-up built.
     """
@@ -347,13 +355,18 @@ async def serve_http(
     server = build_server(app, name=name, version=version, context_factory=context_factory)
     _settle_heap()
     security = transport_security(host, allowed_hosts, allowed_origins)
+    if json_response is None:
+        json_response = context_factory is None
     asgi_app: Any = server.streamable_http_app(
-        streamable_http_path=path, host=host, transport_security=security
+        streamable_http_path=path,
+        host=host,
+        transport_security=security,
+        json_response=json_response,
     )
     if bearer_token is not None:
         asgi_app = BearerTokenMiddleware(asgi_app, bearer_token)
     config = uvicorn.Config(asgi_app, host=bare_host(host), port=port, log_level=log_level)
-    sock = config.bind_socket()
+    sock = _without_nagle(config.bind_socket())
     bound = bare_host(host)
     url = f"http://{f'[{bound}]' if ':' in bound else host}:{sock.getsockname()[1]}{path}"
 
@@ -367,6 +380,25 @@ async def serve_http(
         await _Server(config).serve(sockets=[sock])
     finally:
         sock.close()
+
+
+def _without_nagle(sock: socket.socket) -> socket.socket:
+    """``sock`` (a bound listening socket), its connections sent without Nagle's delay.
+
+    asyncio turns Nagle's algorithm off on every TCP connection it serves,
+    but only when the socket says ``proto == IPPROTO_TCP``; uvicorn's
+    ``bind_socket()`` opens its listener with ``proto`` 0, which accepted
+    connections inherit, so they kept Nagle. An answer written as two
+    segments (headers, then body) then waited for the client's delayed ACK:
+    44 ms for every JSON answer on Linux, against 2 ms of work. The same
+    descriptor is returned as a TCP socket object, and the option is also set
+    on the listener, which Linux passes on to accepted connections.
+    """
+    if sock.family not in (socket.AF_INET, socket.AF_INET6) or sock.type != socket.SOCK_STREAM:
+        return sock  # a Unix socket: no Nagle
+    tcp = socket.socket(sock.family, sock.type, socket.IPPROTO_TCP, fileno=sock.detach())
+    tcp.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return tcp
 
 
 def load_app(spec: str) -> ToolApp:

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import subprocess
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
-__all__ = ["serve_http"]
+import anyio
+
+from fusion_core import serve_http as serve_in_process
+from fusion_core._server import ToolApp
+
+__all__ = ["serve_http", "serving"]
 
 _LISTENING: Final = " over streamable HTTP at "
 
@@ -55,3 +61,29 @@ def serve_http(
         if drain is not None:
             drain.join(timeout=10)
         process.stderr.close()
+
+
+@contextlib.asynccontextmanager
+async def serving(app: ToolApp, host: str = "127.0.0.1", **options: Any) -> AsyncIterator[str]:
+    """``fusion_core.serve_http(app)`` in this process on a free port of ``host``; its URL.
+
+    ``options`` go to ``serve_http``; the server is cancelled on exit.
+    """
+    ready = anyio.Event()
+    urls: list[str] = []
+
+    def listening(url: str) -> None:
+        urls.append(url)
+        ready.set()
+
+    async with anyio.create_task_group() as group:
+        serve = functools.partial(
+            serve_in_process, app, host=host, port=0, on_listening=listening, **options
+        )
+        group.start_soon(serve)
+        with anyio.fail_after(15):
+            await ready.wait()
+        try:
+            yield urls[0]
+        finally:
+            group.cancel_scope.cancel()

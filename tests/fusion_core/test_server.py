@@ -8,13 +8,12 @@ over stdio, and to the same command with ``--http``.
 from __future__ import annotations
 
 import contextlib
-import functools
 import http.client
 import logging
 import subprocess
 import sys
 import textwrap
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
@@ -24,8 +23,9 @@ import pytest
 import fusion_core
 from fusion_core import FusionApp, Tool, ToolResponse, success, success_structured
 from fusion_core.__main__ import main
-from fusion_core._server import AppLoadError, ToolApp, build_server, load_app, serve_http
+from fusion_core._server import AppLoadError, ToolApp, build_server, load_app
 from tests._support.servers import serve_http as serve_command
+from tests._support.servers import serving
 
 from ._fake_app import CALLS, ROOT, SERVE_STDIO, FakeApp, app, http_server
 
@@ -567,29 +567,6 @@ def test_cli_refuses_a_missing_blank_or_command_line_token(
 # --- HTTP security: every loopback address, named hosts, the bearer token -----------------
 
 
-@contextlib.asynccontextmanager
-async def _serving(host: str, **options: Any) -> AsyncIterator[str]:
-    """``serve_http`` in this process on a free port of ``host``; cancelled on exit."""
-    ready = anyio.Event()
-    urls: list[str] = []
-
-    def listening(url: str) -> None:
-        urls.append(url)
-        ready.set()
-
-    async with anyio.create_task_group() as group:
-        serve = functools.partial(
-            serve_http, app, host=host, port=0, on_listening=listening, **options
-        )
-        group.start_soon(serve)
-        with anyio.fail_after(15):
-            await ready.wait()
-        try:
-            yield urls[0]
-        finally:
-            group.cancel_scope.cancel()
-
-
 def _ipv6_loopback() -> bool:
     import socket  # noqa: PLC0415
 
@@ -609,7 +586,7 @@ async def test_every_loopback_bind_checks_host_and_origin(host: str) -> None:
     """DNS rebinding: a forged Host gets 421 and a foreign Origin 403, on any loopback spelling."""
     if ":" in host and not _ipv6_loopback():
         pytest.skip("this machine has no IPv6 loopback")
-    async with _serving(host) as url:
+    async with serving(app, host) as url:
         netloc = urlsplit(url).netloc
         port = urlsplit(url).port
 
@@ -631,7 +608,7 @@ async def test_every_loopback_bind_checks_host_and_origin(host: str) -> None:
 async def test_allowed_hosts_and_origins_extend_the_checks() -> None:
     """``allowed_hosts``/``allowed_origins`` add names; everything else is still refused."""
     options = {"allowed_hosts": ["mcp.test"], "allowed_origins": ["https://app.test"]}
-    async with _serving("127.0.0.3", **options) as url:
+    async with serving(app, "127.0.0.3", **options) as url:
         port = urlsplit(url).port
 
         def statuses() -> list[int]:
@@ -649,7 +626,7 @@ async def test_allowed_hosts_and_origins_extend_the_checks() -> None:
 
 async def test_a_bearer_token_guards_every_request() -> None:
     """Without the exact ``Authorization: Bearer <token>`` header: 401, whatever else is right."""
-    async with _serving("127.0.0.1", bearer_token="t0ken") as url:
+    async with serving(app, "127.0.0.1", bearer_token="t0ken") as url:
 
         def statuses() -> list[int]:
             return [
