@@ -33,11 +33,12 @@ COLOURS = {True: "#2f6db5", False: "#e08a2c"}
 def headline(figure: dict[str, Any]) -> bool:
     """Whether a figure goes on the chart (both states of it): a target, or TOON's.
 
-    Of the serving figures (one per transport, protocol version, shape and
-    call), only the newest protocol's: the others are in results.json.
+    Of the serving figures (one per transport, protocol version, shape, call
+    and baseline), only the newest protocol's against the fair baseline,
+    ``bare``: the others are in results.json.
     """
     if figure["bench"] == "serve":
-        return "2026-07-28" in figure["case"]
+        return "2026-07-28" in figure["case"] and figure["case"].endswith(", vs bare")
     return figure["target"] is not None or figure["candidate"] == "toon_success"
 
 

@@ -206,3 +206,57 @@ def _peer(sock: socket.socket) -> Any:
         return sock.getpeername()
     except OSError:
         return None
+
+
+class _LargeApp:
+    """One tool answering 2 MiB of text: over the SDK client's default SSE event limit."""
+
+    text: Final = "x" * (2 << 20)
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [{"name": "large", "inputSchema": {"type": "object"}}]
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
+    ) -> ToolResponse:
+        return success(self.text)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_json_answer_reaches_a_default_sdk_client_at_any_size(mode: str) -> None:
+    """The SDK client caps one SSE event at 1 MiB by default, not a JSON body: 2 MiB arrive."""
+    from mcp import Client  # noqa: PLC0415
+
+    async with (
+        serving(_LargeApp()) as url,
+        Client(url, mode=mode, read_timeout_seconds=30) as client,
+    ):
+        result = await client.call_tool("large", {})
+    assert not result.is_error
+    assert [getattr(block, "text", None) for block in result.content] == [_LargeApp.text]
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, or ``error`` itself."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+async def test_a_streamed_answer_over_the_sdk_event_limit_needs_a_client_that_lifts_it() -> None:
+    """As one SSE event, 2 MiB pass only a client that lifts the SDK's limit (FusionClient)."""
+    from mcp import Client  # noqa: PLC0415
+
+    from fusion_core import FusionClient  # noqa: PLC0415
+
+    async with serving(_LargeApp(), json_response=False) as url:
+        refused: list[BaseException] = []
+        try:
+            async with Client(url, mode="legacy", read_timeout_seconds=10) as client:
+                await client.call_tool("large", {})
+        except Exception as error:  # noqa: BLE001 - the SDK raises a group; read its leaves
+            refused = _leaves(error)
+        assert any("exceeded the 1048576 byte limit" in str(leaf) for leaf in refused), refused
+        async with FusionClient.http(url, mode="legacy") as fusion:
+            answer = await fusion.call("large", {})
+    assert [block["text"] for block in answer["content"]] == [_LargeApp.text]
