@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import socket
 import subprocess
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -16,7 +17,7 @@ import anyio
 from fusion_core import serve_http as serve_in_process
 from fusion_core._server import ToolApp
 
-__all__ = ["serve_http", "serving"]
+__all__ = ["ipv6_loopback", "serve_http", "serving"]
 
 _LISTENING: Final = " over streamable HTTP at "
 
@@ -87,3 +88,13 @@ async def serving(app: ToolApp, host: str = "127.0.0.1", **options: Any) -> Asyn
             yield urls[0]
         finally:
             group.cancel_scope.cancel()
+
+
+def ipv6_loopback() -> bool:
+    """Whether this machine can bind ``::1`` (some containers have no IPv6)."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -196,3 +196,23 @@ CALLS: Final[dict[str, tuple[str, dict[str, Any] | None]]] = {
     "echo-empty": ("echo", {"text": ""}),
     "unknown-tool": ("no_such_tool", {"x": 1}),
 }
+
+
+Answer = Callable[[Mapping[str, Any] | None, Any], Awaitable[ToolResponse]]
+"""What a :class:`OneToolApp` runs on a call: ``answer(arguments, ctx)``."""
+
+
+class OneToolApp:
+    """A ``ToolApp`` of one tool taking any object, answered by ``answer(arguments, ctx)``."""
+
+    def __init__(self, name: str, answer: Answer) -> None:
+        self.tool = name
+        self.answer = answer
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [{"name": self.tool, "inputSchema": {"type": "object"}}]
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
+    ) -> ToolResponse:
+        return await self.answer(arguments, ctx)

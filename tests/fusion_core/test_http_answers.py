@@ -25,7 +25,9 @@ import uvicorn
 
 from fusion_core import ToolResponse, success
 from fusion_core._server import _without_nagle
-from tests._support.servers import serving
+from tests._support.servers import ipv6_loopback, serving
+
+from ._fake_app import OneToolApp
 
 pytestmark = pytest.mark.anyio
 
@@ -35,22 +37,19 @@ _INITIALIZE: Final = (
 )
 
 
-class _ProgressApp:
-    """One tool that reports progress through the SDK request context it is given."""
+async def _report_progress(_arguments: Mapping[str, Any] | None, ctx: Any) -> ToolResponse:
+    """Reports progress through the SDK request context it is given, then answers."""
+    if ctx is not None and ctx.meta is not None:
+        token = ctx.meta.get("progress_token")
+        if token is not None:
+            await ctx.session.send_progress_notification(
+                token, 0.5, total=1.0, message="half way", related_request_id=ctx.request_id
+            )
+    return success({"done": True})
 
-    def definitions(self) -> list[dict[str, Any]]:
-        return [{"name": "work", "inputSchema": {"type": "object"}}]
 
-    async def call(
-        self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
-    ) -> ToolResponse:
-        if ctx is not None and ctx.meta is not None:
-            token = ctx.meta.get("progress_token")
-            if token is not None:
-                await ctx.session.send_progress_notification(
-                    token, 0.5, total=1.0, message="half way", related_request_id=ctx.request_id
-                )
-        return success({"done": True})
+def _progress_app() -> OneToolApp:
+    return OneToolApp("work", _report_progress)
 
 
 def _request_context(request: Any) -> Any:
@@ -91,7 +90,7 @@ async def test_answers_are_json_unless_a_handler_can_stream(
     options: dict[str, Any], content_type: str
 ) -> None:
     """JSON by default; an SSE stream when a context factory lets handlers send, or when asked."""
-    async with serving(_ProgressApp(), **options) as url:
+    async with serving(_progress_app(), **options) as url:
 
         def answer() -> tuple[str, bytes]:
             with _connection(url) as connection:
@@ -113,7 +112,7 @@ async def test_with_a_context_factory_progress_reaches_the_client(mode: str) -> 
         seen.append((progress, total, message))
 
     async with (
-        serving(_ProgressApp(), context_factory=_request_context) as url,
+        serving(_progress_app(), context_factory=_request_context) as url,
         Client(url, mode=mode, read_timeout_seconds=15) as client,
     ):
         result = await client.call_tool("work", {}, progress_callback=on_progress)
@@ -131,7 +130,7 @@ async def test_json_answers_drop_what_a_handler_sends_and_keep_the_answer() -> N
         seen.append(progress)
 
     async with (
-        serving(_ProgressApp(), context_factory=_request_context, json_response=True) as url,
+        serving(_progress_app(), context_factory=_request_context, json_response=True) as url,
         Client(url, mode="legacy", read_timeout_seconds=15) as client,
     ):
         result = await client.call_tool("work", {}, progress_callback=on_progress)
@@ -144,19 +143,10 @@ def _listener(host: str) -> socket.socket:
     return _without_nagle(uvicorn.Config(app="unused:app", host=host, port=0).bind_socket())
 
 
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-    except OSError:
-        return False
-    return True
-
-
 @pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
 async def test_served_connections_have_no_nagle_delay(host: str) -> None:
     """The listener's connections are served with TCP_NODELAY, as asyncio's own are."""
-    if ":" in host and not _ipv6_loopback():
+    if ":" in host and not ipv6_loopback():
         pytest.skip("this machine has no IPv6 loopback")
     listener = _listener(host)
     assert listener.proto == socket.IPPROTO_TCP
@@ -184,7 +174,7 @@ async def test_served_connections_have_no_nagle_delay(host: str) -> None:
 
 async def test_serve_http_connections_have_no_nagle_delay() -> None:
     """End to end: the server's side of a client's connection has TCP_NODELAY set."""
-    async with serving(_ProgressApp()) as url:
+    async with serving(_progress_app()) as url:
         with _connection(url) as connection:
             await anyio.to_thread.run_sync(_initialize, connection, urlsplit(url).path)
             assert connection.sock is not None
@@ -208,18 +198,16 @@ def _peer(sock: socket.socket) -> Any:
         return None
 
 
-class _LargeApp:
-    """One tool answering 2 MiB of text: over the SDK client's default SSE event limit."""
+_LARGE: Final = "x" * (2 << 20)
+"""2 MiB of text: over the SDK client's default SSE event limit (1 MiB)."""
 
-    text: Final = "x" * (2 << 20)
 
-    def definitions(self) -> list[dict[str, Any]]:
-        return [{"name": "large", "inputSchema": {"type": "object"}}]
+async def _large(_arguments: Mapping[str, Any] | None, _ctx: Any) -> ToolResponse:
+    return success(_LARGE)
 
-    async def call(
-        self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
-    ) -> ToolResponse:
-        return success(self.text)
+
+def _large_app() -> OneToolApp:
+    return OneToolApp("large", _large)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
@@ -228,12 +216,12 @@ async def test_a_json_answer_reaches_a_default_sdk_client_at_any_size(mode: str)
     from mcp import Client  # noqa: PLC0415
 
     async with (
-        serving(_LargeApp()) as url,
+        serving(_large_app()) as url,
         Client(url, mode=mode, read_timeout_seconds=30) as client,
     ):
         result = await client.call_tool("large", {})
     assert not result.is_error
-    assert [getattr(block, "text", None) for block in result.content] == [_LargeApp.text]
+    assert [getattr(block, "text", None) for block in result.content] == [_LARGE]
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -249,7 +237,7 @@ async def test_a_streamed_answer_over_the_sdk_event_limit_needs_a_client_that_li
 
     from fusion_core import FusionClient  # noqa: PLC0415
 
-    async with serving(_LargeApp(), json_response=False) as url:
+    async with serving(_large_app(), json_response=False) as url:
         refused: list[BaseException] = []
         try:
             async with Client(url, mode="legacy", read_timeout_seconds=10) as client:
@@ -259,4 +247,4 @@ async def test_a_streamed_answer_over_the_sdk_event_limit_needs_a_client_that_li
         assert any("exceeded the 1048576 byte limit" in str(leaf) for leaf in refused), refused
         async with FusionClient.http(url, mode="legacy") as fusion:
             answer = await fusion.call("large", {})
-    assert [block["text"] for block in answer["content"]] == [_LargeApp.text]
+    assert [block["text"] for block in answer["content"]] == [_LARGE]

@@ -24,10 +24,10 @@ import fusion_core
 from fusion_core import FusionApp, Tool, ToolResponse, success, success_structured
 from fusion_core.__main__ import main
 from fusion_core._server import AppLoadError, ToolApp, build_server, load_app
+from tests._support.servers import ipv6_loopback, serving
 from tests._support.servers import serve_http as serve_command
-from tests._support.servers import serving
 
-from ._fake_app import CALLS, ROOT, SERVE_STDIO, FakeApp, app, http_server
+from ._fake_app import CALLS, ROOT, SERVE_STDIO, FakeApp, OneToolApp, app, http_server
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -102,23 +102,19 @@ async def test_arguments_reach_the_app_unvalidated() -> None:
     assert _seen(result)["texts"][0].startswith('<tool_error code="VALIDATION_ERROR"')
 
 
-class _RaisingApp:
-    """An app whose pipeline itself raises (a bug): the server must survive it."""
+def _raising_app() -> OneToolApp:
+    """An app whose pipeline itself raises on its first call (a bug): the server must survive."""
+    calls = 0
 
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def definitions(self) -> list[dict[str, Any]]:
-        return [{"name": "boom", "inputSchema": {"type": "object"}}]
-
-    async def call(
-        self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
-    ) -> ToolResponse:
-        self.calls += 1
-        if self.calls == 1:
+    async def answer(_arguments: Mapping[str, Any] | None, _ctx: Any) -> ToolResponse:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
             msg = "secret detail <in> the exception"
             raise RuntimeError(msg)
         return success("recovered")
+
+    return OneToolApp("boom", answer)
 
 
 async def test_an_app_that_raises_gets_an_internal_error_envelope(
@@ -128,7 +124,7 @@ async def test_an_app_that_raises_gets_an_internal_error_envelope(
     from mcp import Client  # noqa: PLC0415
 
     with caplog.at_level(logging.ERROR, logger="fusion_core.server"):
-        async with Client(build_server(_RaisingApp())) as client:
+        async with Client(build_server(_raising_app())) as client:
             failed = await client.call_tool("boom", {})
             recovered = await client.call_tool("boom", {})
     text = _seen(failed)["texts"][0]
@@ -140,23 +136,16 @@ async def test_an_app_that_raises_gets_an_internal_error_envelope(
     assert "secret detail" in caplog.text
 
 
-class _ContextApp:
-    """Echoes the ``ctx`` the server hands it."""
-
-    def definitions(self) -> list[dict[str, Any]]:
-        return [{"name": "whoami", "inputSchema": {"type": "object"}}]
-
-    async def call(
-        self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
-    ) -> ToolResponse:
-        return success({"ctx": ctx})
+async def _echo_ctx(_arguments: Mapping[str, Any] | None, ctx: Any) -> ToolResponse:
+    """Echoes the ``ctx`` the server hands the app."""
+    return success({"ctx": ctx})
 
 
 async def test_without_a_context_factory_the_app_gets_none() -> None:
     """The default ``ctx`` is ``None``, as for an in-process ``await app.call(...)``."""
     from mcp import Client  # noqa: PLC0415
 
-    async with Client(build_server(_ContextApp())) as client:
+    async with Client(build_server(OneToolApp("whoami", _echo_ctx))) as client:
         result = await client.call_tool("whoami", {})
     assert _seen(result)["texts"] == ['{\n  "ctx": null\n}']
 
@@ -172,31 +161,26 @@ async def test_the_context_factory_builds_the_app_ctx(is_async: bool) -> None:
     async def async_factory(request: Any) -> Any:
         return factory(request)
 
-    server = build_server(_ContextApp(), context_factory=async_factory if is_async else factory)
+    server = build_server(
+        OneToolApp("whoami", _echo_ctx), context_factory=async_factory if is_async else factory
+    )
     async with Client(server, mode="legacy") as client:
         result = await client.call_tool("whoami", {})
     assert _seen(result)["texts"] == ['{\n  "ctx": "tools/call via 2025-11-25"\n}']
 
 
-class _ListStructuredApp:
+async def _list_structured(_arguments: Mapping[str, Any] | None, _ctx: Any) -> ToolResponse:
     """``structuredContent`` that is not a JSON object."""
-
-    def definitions(self) -> list[dict[str, Any]]:
-        return [{"name": "rows", "inputSchema": {"type": "object"}}]
-
-    async def call(
-        self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
-    ) -> ToolResponse:
-        return success_structured([1, 2])
+    return success_structured([1, 2])
 
 
 async def test_non_object_structured_content_needs_protocol_2026() -> None:
     """Pinned SDK behaviour: before 2026-07-28 only an object may be structuredContent."""
     from mcp import Client, MCPError  # noqa: PLC0415
 
-    async with Client(build_server(_ListStructuredApp())) as client:
+    async with Client(build_server(OneToolApp("rows", _list_structured))) as client:
         assert (await client.call_tool("rows", {})).structured_content == [1, 2]
-    async with Client(build_server(_ListStructuredApp()), mode="legacy") as client:
+    async with Client(build_server(OneToolApp("rows", _list_structured)), mode="legacy") as client:
         with pytest.raises(MCPError, match="invalid result"):
             await client.call_tool("rows", {})
 
@@ -567,24 +551,13 @@ def test_cli_refuses_a_missing_blank_or_command_line_token(
 # --- HTTP security: every loopback address, named hosts, the bearer token -----------------
 
 
-def _ipv6_loopback() -> bool:
-    import socket  # noqa: PLC0415
-
-    try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-    except OSError:
-        return False
-    return True
-
-
 LOOPBACK_BINDS: Final = ["127.0.0.1", "127.0.0.2", "127.1", "2130706434", "localhost", "::1"]
 
 
 @pytest.mark.parametrize("host", LOOPBACK_BINDS)
 async def test_every_loopback_bind_checks_host_and_origin(host: str) -> None:
     """DNS rebinding: a forged Host gets 421 and a foreign Origin 403, on any loopback spelling."""
-    if ":" in host and not _ipv6_loopback():
+    if ":" in host and not ipv6_loopback():
         pytest.skip("this machine has no IPv6 loopback")
     async with serving(app, host) as url:
         netloc = urlsplit(url).netloc
