@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import gc
 import http.client
+import logging
 import socket
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
@@ -248,3 +249,28 @@ async def test_a_streamed_answer_over_the_sdk_event_limit_needs_a_client_that_li
         async with FusionClient.http(url, mode="legacy") as fusion:
             answer = await fusion.call("large", {})
     assert [block["text"] for block in answer["content"]] == [_LARGE]
+
+
+@pytest.mark.parametrize("json_response", [True, False], ids=["json", "sse"])
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_an_http_server_survives_results_it_cannot_encode(
+    json_response: bool, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Lone surrogates or objects in a result, either answer form: envelopes, then serving on."""
+    from mcp import Client  # noqa: PLC0415
+
+    from .test_server import HOSTILE_RESULTS, hostile_app  # noqa: PLC0415
+
+    with caplog.at_level(logging.CRITICAL, logger="fusion_core.server"):
+        async with (
+            serving(hostile_app, json_response=json_response) as url,
+            Client(url, mode=mode, read_timeout_seconds=15) as client,
+        ):
+            for name in [*HOSTILE_RESULTS, *HOSTILE_RESULTS]:
+                result = await client.call_tool(name, {})
+                assert result.is_error is (name != "fine"), name
+                text = getattr(result.content[0], "text", "")
+                if name == "fine":
+                    assert text == "still serving ✓"
+                else:
+                    assert text.startswith('<tool_error code="INTERNAL_ERROR"'), name
