@@ -210,6 +210,7 @@ class FusionClient:
         "_max_bytes",
         "_mode",
         "_overflow",
+        "_overflow_marks",
         "_target",
         "_timeout",
     )
@@ -234,6 +235,9 @@ class FusionClient:
         self._timeout = timeout
         self._max_bytes = max_response_bytes
         self._overflow: Overflow | None = None
+        # Over HTTP the session outlives an overflow: the error names the answer that
+        # tripped (how a JSON body's error begins, how a server-sent event's does).
+        self._overflow_marks: tuple[str, str] | None = None
         self._ended: ProcessExit | None = None
         self._client: Client | None = None
         self._lost: str | None = None
@@ -294,17 +298,26 @@ class FusionClient:
     ) -> FusionClient:
         """A client for a streamable HTTP server, e.g. ``http://127.0.0.1:8000/mcp``.
 
-        An answer streamed as server-sent events stops at ``max_response_bytes``
-        as it arrives; a plain JSON answer is measured once received.
+        An answer stops at ``max_response_bytes`` as it arrives, whether it
+        comes as one JSON body or as a server-sent event; a JSON answer must
+        come uncompressed (the client asks for that), since a compressed one
+        cannot be bounded before it is inflated.
         """
-        from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+        from ._http_bound import (  # noqa: PLC0415 - imports httpx
+            OVERFLOW_MARK,
+            SSE_OVERFLOW_MARK,
+            bounded_http,
+        )
 
         if not url.startswith(("http://", "https://")):
             msg = f"a streamable HTTP server needs an http:// or https:// URL, got {url!r}"
             raise ValueError(msg)
-        transport = streamable_http_client(url, max_sse_event_size=max_response_bytes)
+        overflow = Overflow(max_response_bytes if max_response_bytes is not None else sys.maxsize)
+        transport = bounded_http(url, overflow=overflow, max_sse_event_size=max_response_bytes)
         client = cls(transport, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes)
         client._label = url
+        client._overflow = overflow
+        client._overflow_marks = (OVERFLOW_MARK, SSE_OVERFLOW_MARK)
         return client
 
     @classmethod
@@ -479,8 +492,9 @@ class FusionClient:
         except TimeoutError:
             raise self._timed_out(call) from None
         except MCPError as exc:
-            if self._overflow is not None and self._overflow.tripped:
-                raise self._too_large(call, self._overflow.received) from exc
+            over, received = self._overflow_in(exc)
+            if over:
+                raise self._too_large(call, received) from exc
             if exc.code == REQUEST_TIMEOUT:
                 raise self._timed_out(call) from exc
             if exc.code == CONNECTION_CLOSED:
@@ -498,6 +512,19 @@ class FusionClient:
             if size > self._max_bytes:
                 raise self._too_large(call, size)
         return raw.root
+
+    def _overflow_in(self, error: Exception) -> tuple[bool, int | None]:
+        """Whether ``error`` ended a request whose answer went over the size limit.
+
+        And how many bytes had arrived (``None`` when the SDK's own event
+        limit stopped a server-sent event, which does not say).
+        """
+        overflow, marks, text = self._overflow, self._overflow_marks, str(error)
+        if overflow is not None and overflow.tripped and (marks is None or marks[0] in text):
+            return True, overflow.received
+        if marks is not None and marks[1] in text:
+            return True, None
+        return False, None
 
     def _closed(self, call: str) -> ServerConnectionError:
         """The connection ended during ``call``: a stdio server says how it ended."""
@@ -517,12 +544,12 @@ class FusionClient:
         )
         return ServerLimitError(msg, call=call, kind="timeout", limit=limit)
 
-    def _too_large(self, call: str, received: int) -> ServerLimitError:
+    def _too_large(self, call: str, received: int | None) -> ServerLimitError:
         limit = self._max_bytes or 0
+        read = f" ({received:,} read)" if received is not None else ""
         msg = (
-            f"{call} on {self._label!r} answered with more than {limit:,} bytes "
-            f"({received:,} read); if such answers are intended, raise "
-            "max_response_bytes= (None reads any size)"
+            f"{call} on {self._label!r} answered with more than {limit:,} bytes{read}; "
+            "if such answers are intended, raise max_response_bytes= (None reads any size)"
         )
         return ServerLimitError(msg, call=call, kind="size", limit=limit, received=received)
 

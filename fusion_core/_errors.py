@@ -178,8 +178,9 @@ class ServerLimitError(ServerResultError):
     ``call`` names the request (tool and arguments), ``limit`` is the limit
     that was reached (seconds for ``kind == "timeout"``, bytes for
     ``kind == "size"``) and ``received`` how many bytes had arrived (size
-    only). The message says which constructor argument raises the limit; the
-    pytest plugin names its own option instead.
+    only; ``None`` for a server-sent event, which the SDK's own limit stops
+    without saying). The message says which constructor argument raises the
+    limit; the pytest plugin names its own option instead.
     """
 
     def __init__(

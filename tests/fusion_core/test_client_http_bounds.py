@@ -1,0 +1,131 @@
+"""FusionClient over HTTP bounds every answer as it arrives, JSON bodies included.
+
+The SDK's HTTP client caps a server-sent event but reads a JSON answer whole;
+``FusionClient.http`` counts a JSON answer's bytes while they arrive and stops
+at ``max_response_bytes``, so a hostile server cannot grow the test process.
+A JSON answer compressed despite the client's ``Accept-Encoding: identity``
+(a gzip bomb inflates past any count) is refused.
+"""
+
+from __future__ import annotations
+
+import gzip
+import socket
+from collections.abc import Mapping
+from typing import Any, Final
+
+import anyio
+import pytest
+
+from fusion_core import FusionClient, ServerLimitError, ToolResponse, success
+from tests._support.servers import serving
+
+from ._fake_app import OneToolApp
+
+pytestmark = pytest.mark.anyio
+
+_BIG: Final = "y" * (4 << 20)
+"""4 MiB of text: far over the limits the tests set."""
+
+
+async def _answer(arguments: Mapping[str, Any] | None, _ctx: Any) -> ToolResponse:
+    return success(_BIG if (arguments or {}).get("big") else "small")
+
+
+def _app() -> OneToolApp:
+    return OneToolApp("answer", _answer)
+
+
+@pytest.mark.parametrize("json_response", [True, False], ids=["json", "sse"])
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_an_answer_over_the_limit_stops_as_it_arrives(json_response: bool, mode: str) -> None:
+    """A 4 MiB answer against a 64 KiB limit: ServerLimitError, and the session goes on."""
+    limit = 64 * 1024
+    async with (
+        serving(_app(), json_response=json_response) as url,
+        FusionClient.http(url, mode=mode, max_response_bytes=limit) as client,
+    ):
+        with pytest.raises(ServerLimitError) as info:
+            await client.call("answer", {"big": True})
+        small = await client.call("answer", {})
+        with pytest.raises(ServerLimitError):
+            await client.call("answer", {"big": True})
+        again = await client.call("answer", {})
+    assert info.value.kind == "size"
+    assert info.value.limit == limit
+    assert "max_response_bytes=" in str(info.value)
+    if json_response:
+        # Counted while it arrived: stopped within a read of the limit, not at 4 MiB.
+        assert info.value.received is not None
+        assert limit < info.value.received < limit + (1 << 20)
+    assert [block["text"] for block in small["content"]] == ["small"]
+    assert again == small
+
+
+async def test_a_json_answer_under_the_limit_arrives_whole() -> None:
+    """The bound changes nothing below it: 4 MiB arrive with a limit of 8 MiB (the default)."""
+    async with serving(_app()) as url, FusionClient.http(url) as client:
+        answer = await client.call("answer", {"big": True})
+    assert [block["text"] for block in answer["content"]] == [_BIG]
+
+
+class _GzippedToolAnswers:
+    """ASGI middleware that gzips every tool answer, whatever the client accepts."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start: dict[str, Any] = {}
+        body = bytearray()
+
+        async def capture(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+                return
+            body.extend(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+            data = bytes(body)
+            if b'"content":[' in data:  # a tools/call answer; the handshake stays plain
+                data = gzip.compress(data)
+                headers.append((b"content-encoding", b"gzip"))
+            headers.append((b"content-length", str(len(data)).encode()))
+            await send({**start, "headers": headers})
+            await send({"type": "http.response.body", "body": data})
+
+        await self.app(scope, receive, capture)
+
+
+async def _serve_gzipped(*, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+    """The one-tool app over HTTP (JSON answers), its tool answers gzipped; yields its URL."""
+    import uvicorn  # noqa: PLC0415
+
+    from fusion_core import build_server  # noqa: PLC0415
+
+    asgi = build_server(_app()).streamable_http_app(json_response=True)
+    config = uvicorn.Config(
+        _GzippedToolAnswers(asgi), host="127.0.0.1", port=0, log_level="critical"
+    )
+    with socket.create_server(("127.0.0.1", 0)) as sock:
+        task_status.started(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp")
+        await uvicorn.Server(config).serve(sockets=[sock])
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_json_answer_compressed_anyway_is_refused(mode: str) -> None:
+    """A server that gzips JSON the client asked for uncompressed: a clear error, not a bomb."""
+    from mcp import MCPError  # noqa: PLC0415
+
+    async with anyio.create_task_group() as group:
+        url = await group.start(_serve_gzipped)
+        try:
+            async with FusionClient.http(url, mode=mode) as client:
+                with pytest.raises(MCPError, match="compressed its JSON answer \\(gzip\\)"):
+                    await client.call("answer", {})
+        finally:
+            group.cancel_scope.cancel()
