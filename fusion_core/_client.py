@@ -300,9 +300,12 @@ class FusionClient:
 
         An answer stops at ``max_response_bytes`` as it arrives, whether it
         comes as one JSON body or as a server-sent event; a JSON answer must
-        come uncompressed (the client asks for that), since a compressed one
-        cannot be bounded before it is inflated.
+        then come uncompressed (the client asks for that), since a compressed
+        one cannot be bounded before it is inflated. With ``None`` the SDK's
+        transport reads answers of any size, compressed or not.
         """
+        from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+
         from ._http_bound import (  # noqa: PLC0415 - imports httpx
             OVERFLOW_MARK,
             SSE_OVERFLOW_MARK,
@@ -312,7 +315,12 @@ class FusionClient:
         if not url.startswith(("http://", "https://")):
             msg = f"a streamable HTTP server needs an http:// or https:// URL, got {url!r}"
             raise ValueError(msg)
-        overflow = Overflow(max_response_bytes if max_response_bytes is not None else sys.maxsize)
+        if max_response_bytes is None:
+            unbounded = streamable_http_client(url, max_sse_event_size=None)
+            client = cls(unbounded, mode=mode, timeout=timeout, max_response_bytes=None)
+            client._label = url
+            return client
+        overflow = Overflow(max_response_bytes)
         transport = bounded_http(url, overflow=overflow, max_sse_event_size=max_response_bytes)
         client = cls(transport, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes)
         client._label = url

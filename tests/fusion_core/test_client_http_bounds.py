@@ -127,5 +127,10 @@ async def test_a_json_answer_compressed_anyway_is_refused(mode: str) -> None:
             async with FusionClient.http(url, mode=mode) as client:
                 with pytest.raises(MCPError, match="compressed its JSON answer \\(gzip\\)"):
                     await client.call("answer", {})
+                with pytest.raises(MCPError, match="compressed its JSON answer"):
+                    await client.call("answer", {})  # the session goes on
+            async with FusionClient.http(url, mode=mode, max_response_bytes=None) as client:
+                unbounded = await client.call("answer", {})  # no limit: inflated as sent
         finally:
             group.cancel_scope.cancel()
+    assert [block["text"] for block in unbounded["content"]] == ["small"]
