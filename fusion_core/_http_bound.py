@@ -87,7 +87,8 @@ class _BoundedBody(httpx2.AsyncByteStream):
             received += len(chunk)
             if received > self._overflow.limit:
                 self._overflow.received = received
-                msg = f"{OVERFLOW_MARK} {self._overflow.limit:,} bytes"
+                limit = self._overflow.limit
+                msg = f"{OVERFLOW_MARK} {limit:,} bytes (the client's max_response_bytes)"
                 raise httpx2.StreamError(msg)
             yield chunk
 

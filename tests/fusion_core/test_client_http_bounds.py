@@ -9,6 +9,7 @@ A JSON answer compressed despite the client's ``Accept-Encoding: identity``
 
 from __future__ import annotations
 
+import functools
 import gzip
 import socket
 from collections.abc import Mapping
@@ -101,16 +102,24 @@ class _GzippedToolAnswers:
         await self.app(scope, receive, capture)
 
 
-async def _serve_gzipped(*, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
-    """The one-tool app over HTTP (JSON answers), its tool answers gzipped; yields its URL."""
+async def _serve(
+    *, gzipped: bool = False, instructions: str | None = None, task_status: Any
+) -> None:
+    """The one-tool app over HTTP (JSON answers), served until cancelled; started with its URL.
+
+    ``gzipped``: its tool answers gzipped whatever the client accepts;
+    ``instructions``: what its ``initialize`` answer carries.
+    """
     import uvicorn  # noqa: PLC0415
 
     from fusion_core import build_server  # noqa: PLC0415
 
-    asgi = build_server(_app()).streamable_http_app(json_response=True)
-    config = uvicorn.Config(
-        _GzippedToolAnswers(asgi), host="127.0.0.1", port=0, log_level="critical"
+    asgi: Any = build_server(_app(), instructions=instructions).streamable_http_app(
+        json_response=True
     )
+    if gzipped:
+        asgi = _GzippedToolAnswers(asgi)
+    config = uvicorn.Config(asgi, host="127.0.0.1", port=0, log_level="critical")
     with socket.create_server(("127.0.0.1", 0)) as sock:
         task_status.started(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp")
         await uvicorn.Server(config).serve(sockets=[sock])
@@ -122,7 +131,7 @@ async def test_a_json_answer_compressed_anyway_is_refused(mode: str) -> None:
     from mcp import MCPError  # noqa: PLC0415
 
     async with anyio.create_task_group() as group:
-        url = await group.start(_serve_gzipped)
+        url = await group.start(functools.partial(_serve, gzipped=True))
         try:
             async with FusionClient.http(url, mode=mode) as client:
                 with pytest.raises(MCPError, match="compressed its JSON answer \\(gzip\\)"):
@@ -134,3 +143,17 @@ async def test_a_json_answer_compressed_anyway_is_refused(mode: str) -> None:
         finally:
             group.cancel_scope.cancel()
     assert [block["text"] for block in unbounded["content"]] == ["small"]
+
+
+async def test_a_handshake_answer_over_the_limit_names_the_limit() -> None:
+    """An ``initialize`` answer over the limit: the connection fails, saying which limit."""
+    from fusion_core import ServerConnectionError  # noqa: PLC0415
+
+    async with anyio.create_task_group() as group:
+        url = await group.start(functools.partial(_serve, instructions="x" * (2 << 20)))
+        try:
+            with pytest.raises(ServerConnectionError, match="the client's max_response_bytes"):
+                async with FusionClient.http(url, mode="legacy", max_response_bytes=1 << 20):
+                    pass
+        finally:
+            group.cancel_scope.cancel()
