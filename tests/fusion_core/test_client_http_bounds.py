@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import gzip
 import socket
+import warnings
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -103,14 +104,21 @@ class _GzippedToolAnswers:
 
 
 async def _serve(
-    *, gzipped: bool = False, instructions: str | None = None, task_status: Any
+    *,
+    gzipped: bool = False,
+    polite_gzip: bool = False,
+    instructions: str | None = None,
+    task_status: Any,
 ) -> None:
     """The one-tool app over HTTP (JSON answers), served until cancelled; started with its URL.
 
     ``gzipped``: its tool answers gzipped whatever the client accepts;
-    ``instructions``: what its ``initialize`` answer carries.
+    ``polite_gzip``: every answer gzipped when the client accepts gzip
+    (Starlette's ``GZipMiddleware``); ``instructions``: what its
+    ``initialize`` answer carries.
     """
     import uvicorn  # noqa: PLC0415
+    from starlette.middleware.gzip import GZipMiddleware  # noqa: PLC0415
 
     from fusion_core import build_server  # noqa: PLC0415
 
@@ -119,6 +127,8 @@ async def _serve(
     )
     if gzipped:
         asgi = _GzippedToolAnswers(asgi)
+    if polite_gzip:
+        asgi = GZipMiddleware(asgi, minimum_size=1)
     config = uvicorn.Config(asgi, host="127.0.0.1", port=0, log_level="critical")
     with socket.create_server(("127.0.0.1", 0)) as sock:
         task_status.started(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp")
@@ -157,3 +167,39 @@ async def test_a_handshake_answer_over_the_limit_names_the_limit() -> None:
                     pass
         finally:
             group.cancel_scope.cancel()
+
+
+async def _chatty(_arguments: Mapping[str, Any] | None, ctx: Any) -> ToolResponse:
+    """100 log messages of 2 KiB on the call's stream, then a small answer."""
+    from mcp.shared.exceptions import MCPDeprecationWarning  # noqa: PLC0415
+
+    with warnings.catch_warnings():  # deprecated from 2026-07-28; sent on handshake sessions
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        for index in range(100):
+            await ctx.session.send_log_message(
+                "info", f"{index:03d} " + "z" * 2048, related_request_id=ctx.request_id
+            )
+    return success("small")
+
+
+async def test_the_limit_is_per_message_not_per_stream() -> None:
+    """An SSE stream of 200 KiB of small messages passes a 64 KiB limit: each one is under it."""
+    app = OneToolApp("chatty", _chatty)
+    async with (
+        serving(app, context_factory=lambda request: request) as url,
+        FusionClient.http(url, mode="legacy", max_response_bytes=64 * 1024) as client,
+    ):
+        answer = await client.call("chatty", {})
+    assert [block["text"] for block in answer["content"]] == ["small"]
+
+
+async def test_a_server_that_compresses_when_asked_answers_plainly() -> None:
+    """The client asks for identity, so a server that honours Accept-Encoding does not gzip."""
+    async with anyio.create_task_group() as group:
+        url = await group.start(functools.partial(_serve, polite_gzip=True))
+        try:
+            async with FusionClient.http(url, mode="legacy") as client:
+                answer = await client.call("answer", {})
+        finally:
+            group.cancel_scope.cancel()
+    assert [block["text"] for block in answer["content"]] == ["small"]
