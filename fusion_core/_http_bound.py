@@ -51,8 +51,11 @@ async def bounded_http(
     from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: PLC0415
 
     async def bound(response: httpx2.Response) -> None:
-        media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        if media_type == "application/json" and isinstance(response.stream, httpx2.AsyncByteStream):
+        # The SDK's own test of a body it reads whole (answers and error bodies alike).
+        content_type = response.headers.get("content-type", "").lower()
+        if content_type.startswith("application/json") and isinstance(
+            response.stream, httpx2.AsyncByteStream
+        ):
             encoding = response.headers.get("content-encoding", "identity").strip().lower()
             response.stream = _BoundedBody(response.stream, overflow, encoding=encoding)
 

@@ -71,11 +71,17 @@ async def test_a_json_answer_under_the_limit_arrives_whole() -> None:
     assert [block["text"] for block in answer["content"]] == [_BIG]
 
 
-class _GzippedToolAnswers:
-    """ASGI middleware that gzips every tool answer, whatever the client accepts."""
+class _ToolAnswers:
+    """ASGI middleware that rewrites every tool answer; the handshake stays as it was.
 
-    def __init__(self, app: Any) -> None:
+    ``gzipped``: compressed whatever the client accepts; ``content_type``: sent
+    with that ``Content-Type`` instead.
+    """
+
+    def __init__(self, app: Any, *, gzipped: bool, content_type: bytes | None) -> None:
         self.app = app
+        self.gzipped = gzipped
+        self.content_type = content_type
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -91,11 +97,16 @@ class _GzippedToolAnswers:
             body.extend(message.get("body", b""))
             if message.get("more_body"):
                 return
-            headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+            headers = list(start["headers"])
             data = bytes(body)
-            if b'"content":[' in data:  # a tools/call answer; the handshake stays plain
-                data = gzip.compress(data)
-                headers.append((b"content-encoding", b"gzip"))
+            if b'"content":[' in data:  # a tools/call answer
+                if self.content_type is not None:
+                    headers = [(k, v) for k, v in headers if k.lower() != b"content-type"]
+                    headers.append((b"content-type", self.content_type))
+                if self.gzipped:
+                    data = gzip.compress(data)
+                    headers.append((b"content-encoding", b"gzip"))
+            headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
             headers.append((b"content-length", str(len(data)).encode()))
             await send({**start, "headers": headers})
             await send({"type": "http.response.body", "body": data})
@@ -106,13 +117,14 @@ class _GzippedToolAnswers:
 async def _serve(
     *,
     gzipped: bool = False,
+    content_type: bytes | None = None,
     polite_gzip: bool = False,
     instructions: str | None = None,
     task_status: Any,
 ) -> None:
     """The one-tool app over HTTP (JSON answers), served until cancelled; started with its URL.
 
-    ``gzipped``: its tool answers gzipped whatever the client accepts;
+    ``gzipped``, ``content_type``: its tool answers rewritten (:class:`_ToolAnswers`);
     ``polite_gzip``: every answer gzipped when the client accepts gzip
     (Starlette's ``GZipMiddleware``); ``instructions``: what its
     ``initialize`` answer carries.
@@ -125,8 +137,8 @@ async def _serve(
     asgi: Any = build_server(_app(), instructions=instructions).streamable_http_app(
         json_response=True
     )
-    if gzipped:
-        asgi = _GzippedToolAnswers(asgi)
+    if gzipped or content_type is not None:
+        asgi = _ToolAnswers(asgi, gzipped=gzipped, content_type=content_type)
     if polite_gzip:
         asgi = GZipMiddleware(asgi, minimum_size=1)
     config = uvicorn.Config(asgi, host="127.0.0.1", port=0, log_level="critical")
@@ -203,3 +215,21 @@ async def test_a_server_that_compresses_when_asked_answers_plainly() -> None:
         finally:
             group.cancel_scope.cancel()
     assert [block["text"] for block in answer["content"]] == ["small"]
+
+
+@pytest.mark.parametrize(
+    "content_type", [b"application/JSON; charset=utf-8", b"application/json-seq"]
+)
+async def test_every_body_the_sdk_reads_whole_is_bounded(content_type: bytes) -> None:
+    """The SDK reads whole any body whose type starts with application/json: so is it bounded."""
+    limit = 64 * 1024
+    async with anyio.create_task_group() as group:
+        url = await group.start(functools.partial(_serve, content_type=content_type))
+        try:
+            async with FusionClient.http(url, mode="legacy", max_response_bytes=limit) as client:
+                with pytest.raises(ServerLimitError) as info:
+                    await client.call("answer", {"big": True})
+        finally:
+            group.cancel_scope.cancel()
+    assert info.value.received is not None
+    assert limit < info.value.received < limit + (1 << 20)
