@@ -1,10 +1,11 @@
 """A streamable HTTP client transport that bounds every JSON answer as it arrives.
 
 The SDK's HTTP client caps one server-sent event (``max_sse_event_size``),
-but reads a plain ``application/json`` answer whole (``response.aread()``)
+but reads a body whose ``Content-Type`` starts with ``application/json`` (an
+answer, or the JSON-RPC error of a 4xx/5xx) whole, ``response.aread()``,
 before anything can look at its size: a server that answers with gigabytes
-grows the test process with them. This transport counts the bytes of each
-JSON answer while they arrive and gives up as soon as they pass the limit:
+grows the test process with them. This transport counts the bytes of every
+such body while they arrive and gives up as soon as they pass the limit:
 it records the overflow (:class:`~fusion_core._stdio.Overflow`) and raises
 an ``httpx`` stream error, which the SDK turns into an error answer to the
 pending request, and :class:`~fusion_core.FusionClient` reports the limit.
