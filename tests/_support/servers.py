@@ -17,7 +17,7 @@ import anyio
 from fusion_core import serve_http as serve_in_process
 from fusion_core._server import ToolApp
 
-__all__ = ["ipv6_loopback", "serve_http", "serving"]
+__all__ = ["ipv6_loopback", "serve_http", "serving", "serving_asgi"]
 
 _LISTENING: Final = " over streamable HTTP at "
 
@@ -98,3 +98,21 @@ def ipv6_loopback() -> bool:
     except OSError:
         return False
     return True
+
+
+@contextlib.asynccontextmanager
+async def serving_asgi(asgi: Any) -> AsyncIterator[str]:
+    """Any ASGI app (``/mcp`` inside), served by uvicorn in this process on a free loopback port.
+
+    Yields the URL of ``/mcp``; the server is cancelled and its socket closed on exit.
+    """
+    import uvicorn  # noqa: PLC0415 - comes with mcp, slow to import
+
+    config = uvicorn.Config(asgi, host="127.0.0.1", port=0, log_level="critical")
+    with socket.create_server(("127.0.0.1", 0)) as sock:
+        async with anyio.create_task_group() as group:
+            group.start_soon(functools.partial(uvicorn.Server(config).serve, sockets=[sock]))
+            try:
+                yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+            finally:
+                group.cancel_scope.cancel()

@@ -27,7 +27,7 @@ from fusion_core._client import (
     tool_result_wire,
 )
 from tests._support.dying import DYING_APP, DYING_SERVER
-from tests._support.servers import serve_http
+from tests._support.servers import serve_http, serving_asgi
 
 from . import bare_sdk_server
 from ._fake_app import BARE_SDK_SERVER, CALLS, ROOT, SERVE_STDIO, app, http_server
@@ -225,6 +225,29 @@ def test_bare_server_texts_come_back_verbatim(bare_client: BlockingFusionClient,
         "content": [{"type": "text", "text": text} for text in texts],
         "isError": is_error,
     }
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"json_response": True}, {"stateless_http": True}],
+    ids=["sse", "json", "stateless"],
+)
+async def test_bare_server_over_http_texts_come_back_verbatim(
+    options: dict[str, Any], mode: str
+) -> None:
+    """The same server over streamable HTTP, as the SDK serves it: every byte, bounded reads."""
+    asgi = bare_sdk_server.mcp.streamable_http_app(**options)
+    async with serving_asgi(asgi) as url, FusionClient.http(url, mode=mode) as client:
+        tools = await client.list_tools()
+        answers = {tool: await client.call(tool) for tool in bare_sdk_server.TEXTS}
+    assert [tool["name"] for tool in tools] == list(bare_sdk_server.TEXTS)
+    for tool, (texts, is_error) in bare_sdk_server.TEXTS.items():
+        assert answers[tool] == {
+            "content": [{"type": "text", "text": text} for text in texts],
+            "isError": is_error,
+        }, tool
 
 
 # --- usage errors ------------------------------------------------------------------

@@ -9,18 +9,15 @@ A JSON answer compressed despite the client's ``Accept-Encoding: identity``
 
 from __future__ import annotations
 
-import functools
 import gzip
-import socket
 import warnings
 from collections.abc import Mapping
 from typing import Any, Final
 
-import anyio
 import pytest
 
 from fusion_core import FusionClient, ServerLimitError, ToolResponse, success
-from tests._support.servers import serving
+from tests._support.servers import serving, serving_asgi
 
 from ._fake_app import OneToolApp
 
@@ -114,22 +111,20 @@ class _ToolAnswers:
         await self.app(scope, receive, capture)
 
 
-async def _serve(
+def _asgi(
     *,
     gzipped: bool = False,
     content_type: bytes | None = None,
     polite_gzip: bool = False,
     instructions: str | None = None,
-    task_status: Any,
-) -> None:
-    """The one-tool app over HTTP (JSON answers), served until cancelled; started with its URL.
+) -> Any:
+    """The one-tool app's ASGI app (JSON answers).
 
     ``gzipped``, ``content_type``: its tool answers rewritten (:class:`_ToolAnswers`);
     ``polite_gzip``: every answer gzipped when the client accepts gzip
     (Starlette's ``GZipMiddleware``); ``instructions``: what its
     ``initialize`` answer carries.
     """
-    import uvicorn  # noqa: PLC0415
     from starlette.middleware.gzip import GZipMiddleware  # noqa: PLC0415
 
     from fusion_core import build_server  # noqa: PLC0415
@@ -141,10 +136,7 @@ async def _serve(
         asgi = _ToolAnswers(asgi, gzipped=gzipped, content_type=content_type)
     if polite_gzip:
         asgi = GZipMiddleware(asgi, minimum_size=1)
-    config = uvicorn.Config(asgi, host="127.0.0.1", port=0, log_level="critical")
-    with socket.create_server(("127.0.0.1", 0)) as sock:
-        task_status.started(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp")
-        await uvicorn.Server(config).serve(sockets=[sock])
+    return asgi
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
@@ -152,18 +144,14 @@ async def test_a_json_answer_compressed_anyway_is_refused(mode: str) -> None:
     """A server that gzips JSON the client asked for uncompressed: a clear error, not a bomb."""
     from mcp import MCPError  # noqa: PLC0415
 
-    async with anyio.create_task_group() as group:
-        url = await group.start(functools.partial(_serve, gzipped=True))
-        try:
-            async with FusionClient.http(url, mode=mode) as client:
-                with pytest.raises(MCPError, match="compressed its JSON answer \\(gzip\\)"):
-                    await client.call("answer", {})
-                with pytest.raises(MCPError, match="compressed its JSON answer"):
-                    await client.call("answer", {})  # the session goes on
-            async with FusionClient.http(url, mode=mode, max_response_bytes=None) as client:
-                unbounded = await client.call("answer", {})  # no limit: inflated as sent
-        finally:
-            group.cancel_scope.cancel()
+    async with serving_asgi(_asgi(gzipped=True)) as url:
+        async with FusionClient.http(url, mode=mode) as client:
+            with pytest.raises(MCPError, match="compressed its JSON answer \\(gzip\\)"):
+                await client.call("answer", {})
+            with pytest.raises(MCPError, match="compressed its JSON answer"):
+                await client.call("answer", {})  # the session goes on
+        async with FusionClient.http(url, mode=mode, max_response_bytes=None) as client:
+            unbounded = await client.call("answer", {})  # no limit: inflated as sent
     assert [block["text"] for block in unbounded["content"]] == ["small"]
 
 
@@ -171,14 +159,10 @@ async def test_a_handshake_answer_over_the_limit_names_the_limit() -> None:
     """An ``initialize`` answer over the limit: the connection fails, saying which limit."""
     from fusion_core import ServerConnectionError  # noqa: PLC0415
 
-    async with anyio.create_task_group() as group:
-        url = await group.start(functools.partial(_serve, instructions="x" * (2 << 20)))
-        try:
-            with pytest.raises(ServerConnectionError, match="the client's max_response_bytes"):
-                async with FusionClient.http(url, mode="legacy", max_response_bytes=1 << 20):
-                    pass
-        finally:
-            group.cancel_scope.cancel()
+    async with serving_asgi(_asgi(instructions="x" * (2 << 20))) as url:
+        with pytest.raises(ServerConnectionError, match="the client's max_response_bytes"):
+            async with FusionClient.http(url, mode="legacy", max_response_bytes=1 << 20):
+                pass
 
 
 async def _chatty(_arguments: Mapping[str, Any] | None, ctx: Any) -> ToolResponse:
@@ -207,13 +191,11 @@ async def test_the_limit_is_per_message_not_per_stream() -> None:
 
 async def test_a_server_that_compresses_when_asked_answers_plainly() -> None:
     """The client asks for identity, so a server that honours Accept-Encoding does not gzip."""
-    async with anyio.create_task_group() as group:
-        url = await group.start(functools.partial(_serve, polite_gzip=True))
-        try:
-            async with FusionClient.http(url, mode="legacy") as client:
-                answer = await client.call("answer", {})
-        finally:
-            group.cancel_scope.cancel()
+    async with (
+        serving_asgi(_asgi(polite_gzip=True)) as url,
+        FusionClient.http(url, mode="legacy") as client,
+    ):
+        answer = await client.call("answer", {})
     assert [block["text"] for block in answer["content"]] == ["small"]
 
 
@@ -223,13 +205,11 @@ async def test_a_server_that_compresses_when_asked_answers_plainly() -> None:
 async def test_every_body_the_sdk_reads_whole_is_bounded(content_type: bytes) -> None:
     """The SDK reads whole any body whose type starts with application/json: so is it bounded."""
     limit = 64 * 1024
-    async with anyio.create_task_group() as group:
-        url = await group.start(functools.partial(_serve, content_type=content_type))
-        try:
-            async with FusionClient.http(url, mode="legacy", max_response_bytes=limit) as client:
-                with pytest.raises(ServerLimitError) as info:
-                    await client.call("answer", {"big": True})
-        finally:
-            group.cancel_scope.cancel()
+    async with (
+        serving_asgi(_asgi(content_type=content_type)) as url,
+        FusionClient.http(url, mode="legacy", max_response_bytes=limit) as client,
+    ):
+        with pytest.raises(ServerLimitError) as info:
+            await client.call("answer", {"big": True})
     assert info.value.received is not None
     assert limit < info.value.received < limit + (1 << 20)
