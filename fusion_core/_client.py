@@ -394,10 +394,14 @@ class FusionClient:
             return
         try:
             await client.__aexit__(exc_type, exc, traceback)
-        except Exception as error:
+        except BaseException as error:
+            if exc is not None and all(leaf is exc for leaf in _leaves(error)):
+                # The block's own exception, wrapped in exception groups by the
+                # transport's task groups on its way out: let it go on as raised.
+                return
             # The transport failed under the connection (an HTTP server that went
             # away): the calls say so; closing does not raise it a second time.
-            if not _connection_failure(error):
+            if not isinstance(error, Exception) or not _connection_failure(error):
                 raise
             self._lost = "; ".join(_reason(leaf) for leaf in _leaves(error))
 

@@ -8,6 +8,7 @@ ones included.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 from collections.abc import Iterator
@@ -248,6 +249,35 @@ async def test_bare_server_over_http_texts_come_back_verbatim(
             "content": [{"type": "text", "text": text} for text in texts],
             "isError": is_error,
         }, tool
+
+
+class _MineError(Exception):
+    """An exception of the test's own, raised inside the client's block."""
+
+
+async def _fail_inside(client: FusionClient, error: Exception) -> None:
+    async with client:
+        await client.list_tools()
+        raise error
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("transport", ["stdio", "http", "http-unbounded", "in-memory"])
+async def test_an_exception_in_the_block_comes_out_as_raised(transport: str) -> None:
+    """Not wrapped in the transport's exception groups: ``pytest.raises`` and tracebacks see it."""
+    with contextlib.ExitStack() as stack:
+        if transport == "stdio":
+            client = FusionClient.stdio(SERVE_STDIO, cwd=ROOT, timeout=TIMEOUT)
+        elif transport == "in-memory":
+            client = FusionClient.in_memory(app, timeout=TIMEOUT)
+        else:
+            url = stack.enter_context(http_server())
+            limit = None if transport == "http-unbounded" else 1 << 20
+            client = FusionClient.http(url, timeout=TIMEOUT, max_response_bytes=limit)
+        mine = _MineError("the test's own failure")
+        with pytest.raises(_MineError) as info:
+            await _fail_inside(client, mine)
+    assert info.value is mine
 
 
 # --- usage errors ------------------------------------------------------------------
