@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import re
 import sys
@@ -342,16 +343,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(arguments)
     from ._errors import FusionError, ServerConnectionError  # noqa: PLC0415
 
+    # The SDK's client logs what then reaches us as an exception (a bad answer,
+    # with its traceback); the one line below reports it.
+    sdk_log = logging.getLogger("mcp")
+    level = sdk_log.level
+    sdk_log.setLevel(logging.CRITICAL)
     try:
         if args.command == "list":
             return _list(args.target)
         if args.command == "call":
             return _call(args)
         return _check(args)
-    except (_CliError, FusionError, OSError, ValueError) as exc:
+    except Exception as exc:
+        if not isinstance(exc, (_CliError, FusionError, OSError, ValueError, *_sdk_errors())):
+            raise
         print(f"fusion {args.command}: {exc}", file=sys.stderr)
         # A server that cannot start is a usage error, as pytest --fusion says (4).
         return 4 if isinstance(exc, ServerConnectionError) and _starting(exc) else 1
+    finally:
+        sdk_log.setLevel(level)
+
+
+def _sdk_errors() -> tuple[type[Exception], ...]:
+    """The SDK's error for an answer it could not read (``MCPError``), once the SDK is loaded."""
+    module = sys.modules.get("mcp.shared.exceptions")
+    return (module.MCPError,) if module is not None else ()
 
 
 def _starting(exc: BaseException) -> bool:
