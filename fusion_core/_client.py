@@ -304,8 +304,6 @@ class FusionClient:
         one cannot be bounded before it is inflated. With ``None`` the SDK's
         transport reads answers of any size, compressed or not.
         """
-        from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
-
         from ._http_bound import (  # noqa: PLC0415 - imports httpx
             OVERFLOW_MARK,
             SSE_OVERFLOW_MARK,
@@ -316,6 +314,8 @@ class FusionClient:
             msg = f"a streamable HTTP server needs an http:// or https:// URL, got {url!r}"
             raise ValueError(msg)
         if max_response_bytes is None:
+            from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+
             unbounded = streamable_http_client(url, max_sse_event_size=None)
             client = cls(unbounded, mode=mode, timeout=timeout, max_response_bytes=None)
             client._label = url

@@ -344,7 +344,7 @@ async def serve_http(
     client). By default (``None``) the answer is JSON unless a
     ``context_factory`` is given: without one, a handler has no way to send
     such messages, and the stream would only ever carry the answer, at about
-    a third more of the server's time per call.
+    twice the server's CPU per call.
     Before serving, the process's heap is collected and frozen
     (``gc.freeze()``), so that full collections skip what start-up built.
     """

@@ -30,18 +30,18 @@ if TYPE_CHECKING:
 __all__ = ["spans_when_traced", "tracing_inert"]
 
 _SDK_MIDDLEWARE = "OpenTelemetryMiddleware"
+_INERT_PROVIDERS = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)  # record nothing
 
 
 def tracing_inert(meta: object) -> bool:
     """Whether a request with this ``_meta`` gets a span that nothing records or reads."""
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
+    if not isinstance(trace.get_tracer_provider(), _INERT_PROVIDERS):
         return False
     if not meta:
         return True
     if not isinstance(meta, Mapping):
         return False  # not the SDK's dict: its middleware judges it
-    return all(field not in meta for field in propagate.get_global_textmap().fields)
+    return propagate.get_global_textmap().fields.isdisjoint(meta)
 
 
 @final

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import http.client
 import os
 import socket
 import subprocess
@@ -11,13 +12,21 @@ import threading
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 import anyio
 
 from fusion_core import serve_http as serve_in_process
 from fusion_core._server import ToolApp
 
-__all__ = ["ipv6_loopback", "serve_http", "serving", "serving_asgi"]
+__all__ = [
+    "http_connection",
+    "ipv6_loopback",
+    "post_initialize",
+    "serve_http",
+    "serving",
+    "serving_asgi",
+]
 
 _LISTENING: Final = " over streamable HTTP at "
 
@@ -116,3 +125,45 @@ async def serving_asgi(asgi: Any) -> AsyncIterator[str]:
                 yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
             finally:
                 group.cancel_scope.cancel()
+
+
+@contextlib.contextmanager
+def http_connection(url: str) -> Iterator[http.client.HTTPConnection]:
+    """A plain ``http.client`` connection to ``url``'s host and port; closed on exit."""
+    parsed = urlsplit(url)
+    assert parsed.hostname is not None
+    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=15)
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def post_initialize(
+    connection: http.client.HTTPConnection,
+    path: str,
+    headers: Mapping[str, str] | None = None,
+    *,
+    version: str = "2025-06-18",
+) -> tuple[int, str, bytes]:
+    """POST an MCP ``initialize`` of ``version`` (``headers`` may forge ``Host``).
+
+    The answer's status, ``Content-Type`` and body.
+    """
+    body = (
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"%s",'
+        b'"capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}' % version.encode()
+    )
+    extra = dict(headers or {})
+    connection.putrequest("POST", path, skip_host="Host" in extra)
+    sent = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "Content-Length": str(len(body)),
+        **extra,
+    }
+    for key, value in sent.items():
+        connection.putheader(key, value)
+    connection.endheaders(body)
+    response = connection.getresponse()
+    return response.status, response.getheader("Content-Type", ""), response.read()

@@ -6,23 +6,19 @@ the CLI reaches it through the same client any other MCP server would get.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+import anyio
 import pytest
 
 import fusion_core
+from tests._support.servers import serving_asgi
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = "examples.billing.app:app"
@@ -251,31 +247,14 @@ def test_serve_still_reports_usage_errors() -> None:
     assert "need --http (stdio has no address)" in run.stderr
 
 
-@contextlib.contextmanager
-def _served_in_a_thread(asgi: Any) -> Iterator[str]:
-    """``asgi`` served by uvicorn in a thread of this process; its ``/mcp`` URL."""
-    import uvicorn  # noqa: PLC0415
-
-    server = uvicorn.Server(uvicorn.Config(asgi, log_level="critical"))
-    with socket.create_server(("127.0.0.1", 0)) as sock:
-        thread = threading.Thread(
-            target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True
-        )
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
-        finally:
-            server.should_exit = True
-            thread.join(timeout=10)
-
-
+@pytest.mark.anyio
 @pytest.mark.parametrize("case", ["not JSON", "deep nesting", "truncated"])
-def test_a_hostile_answer_is_one_clear_line_and_exit_one(case: str) -> None:
+async def test_a_hostile_answer_is_one_clear_line_and_exit_one(case: str) -> None:
     """A server answering ``tools/call`` with a body the SDK cannot read: no traceback."""
     from .test_client_http_hostile import HOSTILE, _hostile_app  # noqa: PLC0415
 
-    with _served_in_a_thread(_hostile_app(HOSTILE[case][0])) as url:
-        run = _fusion("call", url, "hostile")
+    async with serving_asgi(_hostile_app(HOSTILE[case][0])) as url:
+        run = await anyio.to_thread.run_sync(lambda: _fusion("call", url, "hostile"))
     assert run.returncode == 1, run.stderr
     assert run.stderr.startswith("fusion call: "), run.stderr
     assert "Traceback" not in run.stderr

@@ -11,12 +11,11 @@ second one waited for the client's delayed ACK: 44 ms a call on Linux).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import http.client
 import logging
 import socket
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -25,17 +24,13 @@ import pytest
 import uvicorn
 
 from fusion_core import ToolResponse, success
+from fusion_core._client import _leaves
 from fusion_core._server import _without_nagle
-from tests._support.servers import ipv6_loopback, serving
+from tests._support.servers import http_connection, ipv6_loopback, post_initialize, serving
 
 from ._fake_app import OneToolApp
 
 pytestmark = pytest.mark.anyio
-
-_INITIALIZE: Final = (
-    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
-    b'"capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}'
-)
 
 
 async def _report_progress(_arguments: Mapping[str, Any] | None, ctx: Any) -> ToolResponse:
@@ -57,24 +52,11 @@ def _request_context(request: Any) -> Any:
     return request
 
 
-@contextlib.contextmanager
-def _connection(url: str) -> Iterator[http.client.HTTPConnection]:
-    parsed = urlsplit(url)
-    assert parsed.hostname is not None
-    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=15)
-    try:
-        yield connection
-    finally:
-        connection.close()
-
-
 def _initialize(connection: http.client.HTTPConnection, path: str) -> tuple[str, bytes]:
     """POST ``initialize``; the answer's ``Content-Type`` and body."""
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    connection.request("POST", path, body=_INITIALIZE, headers=headers)
-    response = connection.getresponse()
-    assert response.status == 200
-    return response.headers["Content-Type"], response.read()
+    status, content_type, body = post_initialize(connection, path, version="2025-11-25")
+    assert status == 200
+    return content_type, body
 
 
 @pytest.mark.parametrize(
@@ -94,7 +76,7 @@ async def test_answers_are_json_unless_a_handler_can_stream(
     async with serving(_progress_app(), **options) as url:
 
         def answer() -> tuple[str, bytes]:
-            with _connection(url) as connection:
+            with http_connection(url) as connection:
                 return _initialize(connection, urlsplit(url).path)
 
         got_type, body = await anyio.to_thread.run_sync(answer)
@@ -176,7 +158,7 @@ async def test_served_connections_have_no_nagle_delay(host: str) -> None:
 async def test_serve_http_connections_have_no_nagle_delay() -> None:
     """End to end: the server's side of a client's connection has TCP_NODELAY set."""
     async with serving(_progress_app()) as url:
-        with _connection(url) as connection:
+        with http_connection(url) as connection:
             await anyio.to_thread.run_sync(_initialize, connection, urlsplit(url).path)
             assert connection.sock is not None
             client_end = connection.sock.getsockname()
@@ -223,13 +205,6 @@ async def test_a_json_answer_reaches_a_default_sdk_client_at_any_size(mode: str)
         result = await client.call_tool("large", {})
     assert not result.is_error
     assert [getattr(block, "text", None) for block in result.content] == [_LARGE]
-
-
-def _leaves(error: BaseException) -> list[BaseException]:
-    """The exceptions inside (nested) exception groups, or ``error`` itself."""
-    if isinstance(error, BaseExceptionGroup):
-        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
-    return [error]
 
 
 async def test_a_streamed_answer_over_the_sdk_event_limit_needs_a_client_that_lifts_it() -> None:

@@ -8,7 +8,6 @@ over stdio, and to the same command with ``--http``.
 from __future__ import annotations
 
 import contextlib
-import http.client
 import logging
 import subprocess
 import sys
@@ -24,7 +23,7 @@ import fusion_core
 from fusion_core import FusionApp, Tool, ToolResponse, success, success_structured
 from fusion_core.__main__ import main
 from fusion_core._server import AppLoadError, ToolApp, build_server, load_app
-from tests._support.servers import ipv6_loopback, serving
+from tests._support.servers import http_connection, ipv6_loopback, post_initialize, serving
 from tests._support.servers import serve_http as serve_command
 
 from ._fake_app import CALLS, ROOT, SERVE_STDIO, FakeApp, OneToolApp, app, http_server
@@ -472,31 +471,10 @@ def _cli_http(*options: str, env: Mapping[str, str] | None = None) -> Iterator[s
         yield url
 
 
-_INITIALIZE: Final = (
-    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
-    b'"capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}'
-)
-
-
 def _post(url: str, headers: Mapping[str, str]) -> int:
     """POST ``initialize`` to ``url`` with ``headers`` (``Host`` may be forged); the status."""
-    parsed = urlsplit(url)
-    assert parsed.hostname is not None
-    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=15)
-    try:
-        connection.putrequest("POST", parsed.path, skip_host="Host" in headers)
-        sent = {
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-            "Content-Length": str(len(_INITIALIZE)),
-            **headers,
-        }
-        for key, value in sent.items():
-            connection.putheader(key, value)
-        connection.endheaders(_INITIALIZE)
-        return connection.getresponse().status
-    finally:
-        connection.close()
+    with http_connection(url) as connection:
+        return post_initialize(connection, urlsplit(url).path, headers)[0]
 
 
 def test_cli_http_prints_its_url_and_serves_there() -> None:
