@@ -123,7 +123,7 @@ def ratios_of(baseline: str, times: Mapping[str, Sequence[float]]) -> dict[str, 
 
 def speedups() -> bool:
     """Whether fusion_core's C accelerator runs in this process."""
-    from fusion_core import _json  # noqa: PLC0415 - after sys.path is set up
+    from fusion_core._write import _json  # noqa: PLC0415 - after sys.path is set up
 
     return bool(_json.SPEEDUPS)
 

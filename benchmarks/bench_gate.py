@@ -16,7 +16,7 @@ from _rows import invoice_rows
 
 from fusion_core import check, response, ui, view_of
 from pytest_mcpfusion import FusionResult
-from pytest_mcpfusion._forbidden import Forbidden, unknown_references
+from pytest_mcpfusion._contract._forbidden import Forbidden, unknown_references
 
 DEFINITIONS = [{"name": "billing", "inputSchema": {"type": "object"}}]
 FORBIDDEN = Forbidden.of(["password", "internal_margin", "stripe_customer_secret"], ["CANARY-7f"])

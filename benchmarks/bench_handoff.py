@@ -22,7 +22,7 @@ import anyio.to_thread
 from _harness import compare, header, options, report
 from anyio import CapacityLimiter
 
-from fusion_core._workers import WorkerPool
+from fusion_core._tools._workers import WorkerPool
 
 CALLS = 2_000
 

@@ -30,9 +30,9 @@ from typing import TypeVar
 from _harness import compare, header, report
 
 import fusion_core as fc
-from fusion_core import _json
-from fusion_core._check import check
-from fusion_core._parse import parse
+from fusion_core._read._check import check
+from fusion_core._read._parse import parse
+from fusion_core._write import _json
 
 T = TypeVar("T")
 TARGET = 0.7

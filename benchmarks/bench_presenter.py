@@ -18,7 +18,7 @@ from _harness import compare, header, options, report
 from pydantic import MISSING, BaseModel, Field
 
 from fusion_core import ui
-from fusion_core._presenter import Presenter
+from fusion_core._present._presenter import Presenter
 
 
 class Invoice(BaseModel):

@@ -11,12 +11,8 @@
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from . import ui
-    from ._app import FusionApp
-    from ._builder import ResponseBuilder, response
-    from ._check import ContractError, Violation, ambiguities, check, check_strict
-    from ._client import BlockingFusionClient, FusionClient
-    from ._errors import (
+    from fusion_core import ui
+    from fusion_core._errors import (
         AppLoadError,
         CharacterReferenceError,
         CycleError,
@@ -31,11 +27,13 @@ if TYPE_CHECKING:
         UIError,
         WireFormatError,
     )
-    from ._helpers import error, required, success, success_structured, tool_error, toon_success
-    from ._json import MAX_DEPTH, to_json, to_plain
-    from ._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE
-    from ._parse import parse
-    from ._parsed import (
+    from fusion_core._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE
+    from fusion_core._mcp._client import BlockingFusionClient, FusionClient
+    from fusion_core._mcp._server import ToolApp, build_server, load_app, serve_http, serve_stdio
+    from fusion_core._present._presenter import FieldError, Presenter, PresenterValidationError
+    from fusion_core._read._check import ContractError, Violation, ambiguities, check, check_strict
+    from fusion_core._read._parse import parse
+    from fusion_core._read._parsed_blocks import (
         Block,
         DataBlock,
         DirectivesBlock,
@@ -48,12 +46,27 @@ if TYPE_CHECKING:
         ValidationErrorBlock,
         ValidationField,
     )
-    from ._presenter import FieldError, Presenter, PresenterValidationError
-    from ._response import ToolResponse, view_of
-    from ._server import ToolApp, build_server, load_app, serve_http, serve_stdio
-    from ._tool import Action, Group, Tool
-    from ._ui import UiBlock, UiMeta, fence
-    from ._view import ErrorDetails, ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
+    from fusion_core._tools._app import FusionApp
+    from fusion_core._tools._tool import Action, Group, Tool
+    from fusion_core._write._builder import ResponseBuilder, response
+    from fusion_core._write._json import MAX_DEPTH, to_json, to_plain
+    from fusion_core._write._one_call import (
+        error,
+        required,
+        success,
+        success_structured,
+        tool_error,
+        toon_success,
+    )
+    from fusion_core._write._response import ToolResponse, view_of
+    from fusion_core._write._ui import UiBlock, UiMeta, fence
+    from fusion_core._write._view import (
+        ErrorDetails,
+        ErrorEnvelope,
+        ResponseView,
+        Suggestion,
+        ValidationFailure,
+    )
 
 __all__ = [
     "MAX_DEPTH",
@@ -133,16 +146,16 @@ __version__ = "0.1.0"
 # builder alone: never for pydantic (Presenters, tools), lxml (``check``) or
 # the mcp SDK (server and client). ``ui`` is the ``fusion_core.ui`` module.
 _SOURCES: dict[str, str] = {
-    "FusionApp": "._app",
-    "ResponseBuilder": "._builder",
-    "response": "._builder",
-    "ContractError": "._check",
-    "Violation": "._check",
-    "ambiguities": "._check",
-    "check": "._check",
-    "check_strict": "._check",
-    "BlockingFusionClient": "._client",
-    "FusionClient": "._client",
+    "FusionApp": "._tools._app",
+    "ResponseBuilder": "._write._builder",
+    "response": "._write._builder",
+    "ContractError": "._read._check",
+    "Violation": "._read._check",
+    "ambiguities": "._read._check",
+    "check": "._read._check",
+    "check_strict": "._read._check",
+    "BlockingFusionClient": "._mcp._client",
+    "FusionClient": "._mcp._client",
     "AppLoadError": "._errors",
     "CharacterReferenceError": "._errors",
     "CycleError": "._errors",
@@ -156,50 +169,50 @@ _SOURCES: dict[str, str] = {
     "SizeLimitError": "._errors",
     "UIError": "._errors",
     "WireFormatError": "._errors",
-    "error": "._helpers",
-    "required": "._helpers",
-    "success": "._helpers",
-    "success_structured": "._helpers",
-    "tool_error": "._helpers",
-    "toon_success": "._helpers",
-    "MAX_DEPTH": "._json",
-    "to_json": "._json",
-    "to_plain": "._json",
+    "error": "._write._one_call",
+    "required": "._write._one_call",
+    "success": "._write._one_call",
+    "success_structured": "._write._one_call",
+    "tool_error": "._write._one_call",
+    "toon_success": "._write._one_call",
+    "MAX_DEPTH": "._write._json",
+    "to_json": "._write._json",
+    "to_plain": "._write._json",
     "MAX_MESSAGE_SIZE": "._limits",
     "MAX_RESPONSE_SIZE": "._limits",
-    "parse": "._parse",
-    "Block": "._parsed",
-    "DataBlock": "._parsed",
-    "DirectivesBlock": "._parsed",
-    "EmbedBlock": "._parsed",
-    "ParsedResponse": "._parsed",
-    "RulesBlock": "._parsed",
-    "SuggestionsBlock": "._parsed",
-    "ToolErrorBlock": "._parsed",
-    "UiBlockText": "._parsed",
-    "ValidationErrorBlock": "._parsed",
-    "ValidationField": "._parsed",
-    "FieldError": "._presenter",
-    "Presenter": "._presenter",
-    "PresenterValidationError": "._presenter",
-    "ToolResponse": "._response",
-    "view_of": "._response",
-    "ToolApp": "._server",
-    "build_server": "._server",
-    "load_app": "._server",
-    "serve_http": "._server",
-    "serve_stdio": "._server",
-    "Action": "._tool",
-    "Group": "._tool",
-    "Tool": "._tool",
-    "UiBlock": "._ui",
-    "UiMeta": "._ui",
-    "fence": "._ui",
-    "ErrorDetails": "._view",
-    "ErrorEnvelope": "._view",
-    "ResponseView": "._view",
-    "Suggestion": "._view",
-    "ValidationFailure": "._view",
+    "parse": "._read._parse",
+    "Block": "._read._parsed_blocks",
+    "DataBlock": "._read._parsed_blocks",
+    "DirectivesBlock": "._read._parsed_blocks",
+    "EmbedBlock": "._read._parsed_blocks",
+    "ParsedResponse": "._read._parsed_blocks",
+    "RulesBlock": "._read._parsed_blocks",
+    "SuggestionsBlock": "._read._parsed_blocks",
+    "ToolErrorBlock": "._read._parsed_blocks",
+    "UiBlockText": "._read._parsed_blocks",
+    "ValidationErrorBlock": "._read._parsed_blocks",
+    "ValidationField": "._read._parsed_blocks",
+    "FieldError": "._present._presenter",
+    "Presenter": "._present._presenter",
+    "PresenterValidationError": "._present._presenter",
+    "ToolResponse": "._write._response",
+    "view_of": "._write._response",
+    "ToolApp": "._mcp._server",
+    "build_server": "._mcp._server",
+    "load_app": "._mcp._server",
+    "serve_http": "._mcp._server",
+    "serve_stdio": "._mcp._server",
+    "Action": "._tools._tool",
+    "Group": "._tools._tool",
+    "Tool": "._tools._tool",
+    "UiBlock": "._write._ui",
+    "UiMeta": "._write._ui",
+    "fence": "._write._ui",
+    "ErrorDetails": "._write._view",
+    "ErrorEnvelope": "._write._view",
+    "ResponseView": "._write._view",
+    "Suggestion": "._write._view",
+    "ValidationFailure": "._write._view",
     "ui": ".ui",
 }
 

@@ -15,8 +15,14 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from ._http_guard import TOKEN_ENV, is_loopback, token_from_env
-from ._server import AppLoadError, _server_identity, load_app, serve_http, serve_stdio
+from fusion_core._mcp._server import (
+    AppLoadError,
+    _server_identity,
+    load_app,
+    serve_http,
+    serve_stdio,
+)
+from fusion_core._mcp._server_http_guard import TOKEN_ENV, is_loopback, token_from_env
 
 __all__ = ["main"]
 
@@ -173,6 +179,6 @@ def _say(*lines: str) -> None:
 
 if __name__ == "__main__":
     # The whole command line (list, call, check, --version; serve comes back here).
-    from ._cli import main as cli
+    from fusion_core._cli import main as cli
 
     sys.exit(cli())

@@ -25,10 +25,10 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from ._numbers import read_json
+from fusion_core._write._numbers import read_json
 
 if TYPE_CHECKING:
-    from ._client import BlockingFusionClient
+    from fusion_core._mcp._client import BlockingFusionClient
 
 __all__ = ["main"]
 
@@ -71,7 +71,7 @@ def _version() -> str:
     try:
         return version("pytest-mcpfusion")
     except PackageNotFoundError:  # a source tree that was never installed
-        from . import __version__  # noqa: PLC0415
+        from fusion_core import __version__  # noqa: PLC0415
 
         return __version__
 
@@ -151,8 +151,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _client(target: str) -> BlockingFusionClient:
     """A client for the target: app spec, URL, or stdio command."""
-    from ._client import BlockingFusionClient  # noqa: PLC0415 - mcp is slow to import
-    from ._server import load_app  # noqa: PLC0415
+    from fusion_core._mcp._client import BlockingFusionClient  # noqa: PLC0415 - mcp is slow to import
+    from fusion_core._mcp._server import load_app  # noqa: PLC0415
 
     if _APP_SPEC.match(target):
         return BlockingFusionClient.in_memory(load_app(target))
@@ -247,7 +247,7 @@ def _list(target: str) -> int:
 
 
 def _call(args: argparse.Namespace) -> int:
-    from ._snapshot import dump_snapshot  # noqa: PLC0415
+    from fusion_core._snapshot._format import dump_snapshot  # noqa: PLC0415
 
     pairs: list[str] = list(args.pairs)
     action = pairs.pop(0) if pairs and "=" not in pairs[0] else None
@@ -312,7 +312,7 @@ def _read(path: str) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from ._check import check  # noqa: PLC0415
+    from fusion_core._read._check import check  # noqa: PLC0415
 
     calls = _calls(args)
     failed = 0
@@ -337,11 +337,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     if arguments[:1] == ["serve"]:
-        from .__main__ import main as serve  # noqa: PLC0415 - the serve command's own module
+        from fusion_core.__main__ import main as serve  # noqa: PLC0415 - the serve command's own module
 
         return serve(arguments)
     args = _parser().parse_args(arguments)
-    from ._errors import FusionError, ServerConnectionError  # noqa: PLC0415
+    from fusion_core._errors import FusionError, ServerConnectionError  # noqa: PLC0415
 
     # The SDK's client logs what then reaches us as an exception (a bad answer,
     # with its traceback); the one line below reports it.

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from ._errors import SizeLimitError
+from fusion_core._errors import SizeLimitError
 
 __all__ = [
     "MAX_MESSAGE_SIZE",

@@ -9,7 +9,7 @@ Each returns a :class:`~fusion_core.UiBlock` and takes optional keyword meta:
 
 from __future__ import annotations
 
-from ._ui import (
+from fusion_core._write._ui import (
     UiBlock,
     UiMeta,
     code_block,

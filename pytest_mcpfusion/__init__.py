@@ -15,13 +15,13 @@ needs it).
 
 from typing import TYPE_CHECKING, Any
 
-from ._gate import FusionContextWarning, FusionIsolationWarning
-from ._report import WireReport
-from ._result import FusionResult
-from ._session import AsyncFusionCall, FusionCall
+from pytest_mcpfusion._contract._verdicts import FusionContextWarning, FusionIsolationWarning
+from pytest_mcpfusion._report._summary import WireReport
+from pytest_mcpfusion._result import FusionResult
+from pytest_mcpfusion._session import AsyncFusionCall, FusionCall
 
 if TYPE_CHECKING:
-    from ._snapshot import FusionWireExtension
+    from pytest_mcpfusion._snapshots._extension import FusionWireExtension
 
 __all__ = [
     "AsyncFusionCall",
@@ -39,7 +39,7 @@ if not TYPE_CHECKING:  # type checkers see the import above, and flag misspelt n
     def __getattr__(name: str) -> Any:
         """Import :class:`FusionWireExtension` (and so syrupy) on first use (PEP 562)."""
         if name == "FusionWireExtension":
-            from ._snapshot import FusionWireExtension  # noqa: PLC0415 - syrupy is optional
+            from pytest_mcpfusion._snapshots._extension import FusionWireExtension  # noqa: PLC0415 - syrupy is optional
 
             return FusionWireExtension
         msg = f"module {__name__!r} has no attribute {name!r}"

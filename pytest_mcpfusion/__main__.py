@@ -13,7 +13,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ._review import (
+from pytest_mcpfusion._review._markdown import render_markdown
+from pytest_mcpfusion._review._session import (
     apply_to_all,
     find_pending,
     list_pending,
@@ -22,7 +23,6 @@ from ._review import (
     stdin_is_terminal,
     use_color,
 )
-from ._review_markdown import render_markdown
 
 __all__ = ["main"]
 

@@ -6,9 +6,8 @@ from dataclasses import fields
 from typing import Any
 
 from fusion_core import ResponseView, ToolResponse, view_of
-from fusion_core._snapshot import diff_snapshots, dump_snapshot
-
-from ._result import FusionResult
+from fusion_core._snapshot._format import diff_snapshots, dump_snapshot
+from pytest_mcpfusion._result import FusionResult
 
 __all__ = ["explain"]
 

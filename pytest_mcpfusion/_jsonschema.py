@@ -393,6 +393,6 @@ def violations(
 
 def _any_json() -> SearchStrategy[Any]:
     """Any JSON value (where a schema accepts anything)."""
-    from .strategies import json_values  # noqa: PLC0415 - strategies imports this module
+    from pytest_mcpfusion.strategies import json_values  # noqa: PLC0415 - strategies imports this module
 
     return json_values()

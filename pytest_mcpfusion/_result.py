@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, final
 
-from fusion_core._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
+from fusion_core._write._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult

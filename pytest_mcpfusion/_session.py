@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Any, Final, final
 import pytest
 
 from fusion_core import ResponseView, ServerConnectionError, ServerLimitError, check
-from fusion_core._snapshot import block_kinds
-
-from ._definitions import discriminator_of
-from ._report import WireReport
-from ._result import FusionResult
-from ._transport import Limits, StartupError, Transport, open_transport
+from fusion_core._read._definitions import discriminator_of
+from fusion_core._snapshot._format import block_kinds
+from pytest_mcpfusion._report._summary import WireReport
+from pytest_mcpfusion._result import FusionResult
+from pytest_mcpfusion._transport import Limits, StartupError, Transport, open_transport
 
 if TYPE_CHECKING:
     from fusion_core import ToolApp
@@ -137,8 +136,7 @@ class FusionSession:
         if current is not None and current.app is app:
             return
         from fusion_core import load_app  # noqa: PLC0415 - only for overrides
-
-        from ._transport import InProcess  # noqa: PLC0415 - avoids a name clash in __init__
+        from pytest_mcpfusion._transport import InProcess  # noqa: PLC0415 - avoids a name clash in __init__
 
         if self.app_spec is not None and load_app(self.app_spec) is app:
             self.use_configured()
@@ -215,7 +213,7 @@ class FusionSession:
 
     def problems(self, result: FusionResult, action: str | None = None) -> list[str]:
         """``result``'s contract violations and house-rule findings, counted in the report."""
-        from ._gate import gate_of  # noqa: PLC0415 - _gate imports this module's users
+        from pytest_mcpfusion._contract._verdicts import gate_of  # noqa: PLC0415 - _gate imports this module's users
 
         # One read for both: the strict rules are split off by review().
         found = check(result.wire_dict, strict=True)

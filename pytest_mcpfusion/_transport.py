@@ -38,7 +38,7 @@ from fusion_core import (
     parse,
     view_of,
 )
-from fusion_core._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
+from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal

@@ -23,8 +23,8 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from ._report import WireReport
-    from ._result import FusionResult
+    from pytest_mcpfusion._report._summary import WireReport
+    from pytest_mcpfusion._result import FusionResult
 
 hookspec = pytest.hookspec
 

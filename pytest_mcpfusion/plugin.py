@@ -16,32 +16,42 @@ import pytest
 
 import fusion_core
 from fusion_core import AppLoadError, ResponseView, ToolResponse, load_app
-from fusion_core._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
-
-from . import _profiles, hookspecs
-from ._assertrepr import explain
-from ._closure import add_overrides, overridden
-from ._contract import GROUP, FusionContractFile, FusionContractGroup, contract_anchor
-from ._gate import CALL_FIXTURES, GATE_KEY, Gate, add_options, gate_of, write_reports
-from ._pending import (
+from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
+from pytest_mcpfusion import _profiles, hookspecs
+from pytest_mcpfusion._assertrepr import explain
+from pytest_mcpfusion._closure import add_overrides, overridden
+from pytest_mcpfusion._contract._collect import (
+    GROUP,
+    FusionContractFile,
+    FusionContractGroup,
+    contract_anchor,
+)
+from pytest_mcpfusion._contract._verdicts import (
+    CALL_FIXTURES,
+    GATE_KEY,
+    Gate,
+    add_options,
+    gate_of,
+    write_reports,
+)
+from pytest_mcpfusion._report._summary import WireReport
+from pytest_mcpfusion._report._tokens import offline_tokenizer
+from pytest_mcpfusion._result import FusionResult
+from pytest_mcpfusion._session import AsyncFusionCall, FusionCall, FusionSession
+from pytest_mcpfusion._snapshots._pending import (
     WRITTEN,
     PendingFiles,
     PendingSummary,
     add_pending_option,
     pending_enabled,
 )
-from ._report import WireReport
-from ._result import FusionResult
-from ._safekeeping import KeepFailedSnapshots, escape_surrogates
-from ._session import AsyncFusionCall, FusionCall, FusionSession
-from ._tokens import offline_tokenizer
+from pytest_mcpfusion._snapshots._safekeeping import KeepFailedSnapshots, escape_surrogates
 
 if TYPE_CHECKING:
     from syrupy.assertion import SnapshotAssertion
 
     from fusion_core import ToolApp
-
-    from ._snapshot import FusionWireExtension
+    from pytest_mcpfusion._snapshots._extension import FusionWireExtension
 
 SESSION_KEY: Final = pytest.StashKey[FusionSession]()
 SNAPSHOT_EXTENSION_KEY: Final[pytest.StashKey[type[FusionWireExtension]]] = pytest.StashKey()
@@ -95,7 +105,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="hypothesis examples per contract test (default 25; ini: fusion_examples)",
     )
     add_options(group, parser)  # strictness, reports, forbidden values, isolation (_gate)
-    add_pending_option(group, parser)  # issue 14: pending snapshots (pytest_mcpfusion._pending)
+    add_pending_option(
+        group, parser
+    )  # issue 14: pending snapshots (pytest_mcpfusion._snapshots._pending)
     parser.addini("fusion_app", "the app under test, as MODULE:APP", default="")
     parser.addini("fusion_server", "a server command or URL", default="")
     parser.addini("fusion_examples", "hypothesis examples per contract test", default="25")
@@ -202,7 +214,7 @@ def _snapshot_extension(config: pytest.Config) -> type[FusionWireExtension]:
     """
     extension = config.stash.get(SNAPSHOT_EXTENSION_KEY, None)
     if extension is None:
-        from ._snapshot import FusionWireExtension  # noqa: PLC0415 - syrupy loads on first use
+        from pytest_mcpfusion._snapshots._extension import FusionWireExtension  # noqa: PLC0415 - syrupy loads on first use
 
         extension = config.stash[SNAPSHOT_EXTENSION_KEY] = type(
             "FusionWireSnapshot", (FusionWireExtension,), {"hook": config.hook, "_sites": {}}
@@ -359,7 +371,7 @@ def pytest_terminal_summary(
 
 
 def _known_actions(fusion: FusionSession) -> set[str]:
-    from ._definitions import actions_of  # noqa: PLC0415 - only for the report
+    from fusion_core._read._definitions import actions_of  # noqa: PLC0415 - only for the report
 
     try:
         definitions = fusion.transport().definitions()
@@ -545,7 +557,7 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
     clash = request.node.stash.get(SNAPSHOT_CLASH_KEY, None)
     if clash is not None:
         pytest.fail(clash, pytrace=False)
-    from ._snapshot import PendingSnapshotAssertion  # noqa: PLC0415 - syrupy is optional
+    from pytest_mcpfusion._snapshots._extension import PendingSnapshotAssertion  # noqa: PLC0415 - syrupy is optional
 
     option = request.config.option
     assertion = PendingSnapshotAssertion(

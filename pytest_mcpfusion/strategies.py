@@ -53,10 +53,9 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 import fusion_core as fc
+import pytest_mcpfusion._jsonschema as _js
 from fusion_core import ui
-
-from . import _jsonschema as _js
-from ._definitions import discriminator_of
+from fusion_core._read._definitions import discriminator_of
 
 __all__ = [
     "action_arguments",

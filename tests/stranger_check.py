@@ -101,7 +101,7 @@ def test_sdist_holds_the_docs_and_no_tests(dist: tuple[Path, str]) -> None:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     pages = {f"docs/{page.name}" for page in (ROOT / "docs").glob("*.md")}
     assert pages <= names
-    assert {"LICENSE", "mkdocs.yml", "fusion_core/_speedups.c", "README.md"} <= names
+    assert {"LICENSE", "mkdocs.yml", "fusion_core/_write/_speedups.c", "README.md"} <= names
     strays = sorted(n for n in names if n.startswith(("tests/", "examples/", "benchmarks/")))
     assert strays == []
 

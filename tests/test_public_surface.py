@@ -1,7 +1,7 @@
 """Users are only ever sent to public names.
 
-The modules behind the front doors (``fusion_core._schema``,
-``pytest_mcpfusion._report``...) are private: they may move or change in any
+The modules behind the front doors (``fusion_core._present._mask``,
+``pytest_mcpfusion._report._summary``...) are private: they may move or change in any
 release. So no docs page, README or example imports one, no message, warning
 or help text a user reads names one, and no docstring the API reference
 renders points at one. A user who needs a name gets it from ``fusion_core``,
@@ -23,9 +23,9 @@ import fusion_core
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("fusion_core", "pytest_mcpfusion")
-# `fusion_core._schema`, `pytest_mcpfusion/_report.py`, `from fusion_core._x import`:
-# a private module named by its dotted or file path (`__main__` is the public
-# `python -m` entry point, not private).
+# `fusion_core._present._mask`, `pytest_mcpfusion/_report/_summary.py`,
+# `from fusion_core._x import`: a private module named by its dotted or file
+# path (`__main__` is the public `python -m` entry point, not private).
 PRIVATE = re.compile(r"\b(?:fusion_core|pytest_mcpfusion)[./]_(?!_)\w+")
 # The public front doors and the hook specifications (the hooks reference).
 FRONT_DOORS = (
@@ -62,8 +62,8 @@ def test_page_names_no_private_module(page: Path) -> None:
 def test_the_pattern_catches_private_imports() -> None:
     """The check above can fail: it sees the usual spellings of a private module."""
     caught = [
-        "from fusion_core._schema import Mask",
-        "import pytest_mcpfusion._report",
+        "from fusion_core._present._mask import Mask",
+        "import pytest_mcpfusion._report._summary",
         "see fusion_core/_limits.py",
         "(fusion_core._limits): page the data",
     ]
@@ -130,7 +130,7 @@ def test_api_reference_docstrings_name_no_private_module() -> None:
 def test_size_limit_errors_name_the_public_constant(monkeypatch: pytest.MonkeyPatch) -> None:
     """Writer and reader refusals name ``fusion_core.MAX_RESPONSE_SIZE``, which users can import."""
     monkeypatch.setattr("fusion_core._limits.MAX_RESPONSE_SIZE", 100)
-    monkeypatch.setattr("fusion_core._parse.MAX_RESPONSE_SIZE", 100)
+    monkeypatch.setattr("fusion_core._read._parse.MAX_RESPONSE_SIZE", 100)
     with pytest.raises(fusion_core.SizeLimitError) as written:
         fusion_core.response("x" * 101).build()
     with pytest.raises(fusion_core.WireFormatError) as read:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import anyio
 
 from fusion_core import serve_http as serve_in_process
-from fusion_core._server import ToolApp
+from fusion_core._mcp._server import ToolApp
 
 __all__ = [
     "http_connection",

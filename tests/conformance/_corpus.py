@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from fusion_core._numbers import js_number
+from fusion_core._write._numbers import js_number
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CORPUS = REPO.parent / "shared" / "conformance"

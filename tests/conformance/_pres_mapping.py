@@ -9,11 +9,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import MISSING, BaseModel, ConfigDict, Field, create_model
 
-from fusion_core import _helpers, _ui
-from fusion_core._builder import ResponseBuilder
-from fusion_core._numbers import js_scalar
-from fusion_core._presenter import Presenter
-from fusion_core._tool import Tool
+from fusion_core._present._presenter import Presenter
+from fusion_core._tools._tool import Tool
+from fusion_core._write import _one_call as _helpers
+from fusion_core._write import _ui
+from fusion_core._write._builder import ResponseBuilder
+from fusion_core._write._numbers import js_scalar
 
 from ._corpus import decode
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from fusion_core._blocks import render_data
-from fusion_core._check import check
 from fusion_core._errors import WireFormatError
-from fusion_core._parse import parse
-from fusion_core._safexml import parse_xml
+from fusion_core._read._check import check
+from fusion_core._read._parse import parse
+from fusion_core._read._safexml import parse_xml
+from fusion_core._write._blocks import render_data
 
 from ._corpus import load_cases
 

@@ -18,12 +18,12 @@ import pytest
 from pydantic import ValidationError
 
 from fusion_core import ToolResponse, UIError, success, success_structured, view_of
-from fusion_core._app import FusionApp
-from fusion_core._builder import ResponseBuilder
-from fusion_core._check import check
-from fusion_core._numbers import js_number
-from fusion_core._parse import parse
-from fusion_core._presenter import PresenterValidationError
+from fusion_core._present._presenter import PresenterValidationError
+from fusion_core._read._check import check
+from fusion_core._read._parse import parse
+from fusion_core._tools._app import FusionApp
+from fusion_core._write._builder import ResponseBuilder
+from fusion_core._write._numbers import js_number
 
 from . import _pres_mapping as mapping
 from ._corpus import decode, has_intlike_key, has_unsafe_int, js_like, load_cases, walk

@@ -35,10 +35,10 @@ from fusion_core import (
     ui,
     view_of,
 )
-from fusion_core._check import check
 from fusion_core._errors import SerializationError
-from fusion_core._numbers import js_number
-from fusion_core._parse import parse
+from fusion_core._read._check import check
+from fusion_core._read._parse import parse
+from fusion_core._write._numbers import js_number
 
 from ._corpus import (
     decode,

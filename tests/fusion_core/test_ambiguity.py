@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 
 from fusion_core import ambiguities, check, parse, response, tool_error
-from fusion_core._ambiguity import STRICT_RULES
+from fusion_core._read._strict import STRICT_RULES
 from pytest_mcpfusion.strategies import responses
 
 from .test_hostile import P_IDS, P_VALUES

@@ -11,12 +11,12 @@ import anyio
 import pytest
 from pydantic import BaseModel, Field
 
-from fusion_core._app import FusionApp
-from fusion_core._builder import response
-from fusion_core._helpers import success_structured
-from fusion_core._presenter import Presenter
-from fusion_core._response import view_of
-from fusion_core._tool import Tool
+from fusion_core._present._presenter import Presenter
+from fusion_core._tools._app import FusionApp
+from fusion_core._tools._tool import Tool
+from fusion_core._write._builder import response
+from fusion_core._write._one_call import success_structured
+from fusion_core._write._response import view_of
 from tests._support.blocking import Holder
 
 

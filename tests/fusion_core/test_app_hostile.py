@@ -339,7 +339,7 @@ def test_any_call_is_answered_with_a_response_that_can_be_sent(
     name: str, action: Any, arguments: dict[str, Any]
 ) -> None:
     """Property: whatever the name and arguments, ``call()`` answers, and the answer encodes."""
-    from fusion_core._server import _unencodable  # noqa: PLC0415 - the server's own check
+    from fusion_core._mcp._server import _unencodable  # noqa: PLC0415 - the server's own check
 
     logging.disable(logging.CRITICAL)
     try:

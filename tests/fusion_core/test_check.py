@@ -8,9 +8,9 @@ import pytest
 
 import fusion_core as fc
 from fusion_core import ui
-from fusion_core._check import ContractError, Violation, check, check_strict
 from fusion_core._errors import FusionError
-from fusion_core._parsed import ParsedResponse
+from fusion_core._read._check import ContractError, Violation, check, check_strict
+from fusion_core._read._parsed_blocks import ParsedResponse
 
 
 def _wire(*texts: str, **extra: Any) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from fusion_core import ToolResponse, check, view_of
-from fusion_core._client import (
+from fusion_core._mcp._client import (
     BlockingFusionClient,
     FusionClient,
     ServerConnectionError,

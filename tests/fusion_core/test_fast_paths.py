@@ -2,7 +2,7 @@
 
 The escapes, item leads, table cells, remembered item encodings and
 integral floats each skip their general code for common input
-(``fusion_core._text``, ``_ui``, ``_blocks``, ``_numbers``); here each is
+(``fusion_core._write._text``, ``_ui``, ``_blocks``, ``_numbers``); here each is
 compared with that general code on generated text (any code point,
 surrogates, noncharacters and XML specials included), str subclasses that
 answer ``isprintable`` or ``in`` wrongly, and numbers around the limits.
@@ -18,9 +18,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from fusion_core import SerializationError, UIError, _blocks, ui
-from fusion_core._numbers import _digits_and_point, js_number
-from fusion_core._text import (
+from fusion_core import SerializationError, UIError, ui
+from fusion_core._write import _blocks
+from fusion_core._write._numbers import _digits_and_point, js_number
+from fusion_core._write._text import (
     _ATTR_SPECIAL,
     _TEXT_SPECIAL,
     _THEMATIC_LEAD,
@@ -33,8 +34,8 @@ from fusion_core._text import (
     lead_item,
     require_unicode,
 )
-from fusion_core._ui import _cell
-from fusion_core._view import Suggestion
+from fusion_core._write._ui import _cell
+from fusion_core._write._view import Suggestion
 
 # Text weighted toward what the escapes and leads look at.
 _SPECIALS = "&<>\"']\r\n\t\x00\x0b\x85\u2028\u2029\ud800\udfff\ufffe\uffff\\- |`"

@@ -25,12 +25,12 @@ from pydantic import (
 from pydantic_core import core_schema
 
 from fusion_core import ToolResponse, to_json, tool_error, view_of
-from fusion_core._app import FusionApp
-from fusion_core._builder import response
-from fusion_core._helpers import success, success_structured, toon_success
-from fusion_core._presenter import Presenter, PresenterValidationError
-from fusion_core._tool import Tool
-from fusion_core._view import ErrorEnvelope, ResponseView
+from fusion_core._present._presenter import Presenter, PresenterValidationError
+from fusion_core._tools._app import FusionApp
+from fusion_core._tools._tool import Tool
+from fusion_core._write._builder import response
+from fusion_core._write._one_call import success, success_structured, toon_success
+from fusion_core._write._view import ErrorEnvelope, ResponseView
 
 SECRETS = ("hunter2", "sk-live-42", "tenant-9", "margin-77", "line-cost-3")
 

@@ -19,7 +19,7 @@ from fusion_core import (
     toon_success,
     view_of,
 )
-from fusion_core._toon import encode_toon
+from fusion_core._write._toon import encode_toon
 
 
 @pytest.mark.parametrize(

@@ -49,9 +49,9 @@ from fusion_core import (
     ui,
     view_of,
 )
-from fusion_core._numbers import int_digits
-from fusion_core._text import decode_item, find_fusion_tag, restore_fusion_tags, unescape
-from fusion_core._ui import SUMMARY_PREFIX
+from fusion_core._write._numbers import int_digits
+from fusion_core._write._text import decode_item, find_fusion_tag, restore_fusion_tags, unescape
+from fusion_core._write._ui import SUMMARY_PREFIX
 
 DATA_ENTRY_POINTS: dict[str, Callable[[Any], ToolResponse]] = {
     "builder": lambda data: response(data).build(),
@@ -1239,7 +1239,7 @@ def _in_toon(data: Any, value: Any) -> Any:
 
 
 def _snapshot_round_trip(wire: ToolResponse) -> Any:
-    from fusion_core._snapshot import dump_snapshot, load_snapshot  # noqa: PLC0415
+    from fusion_core._snapshot._format import dump_snapshot, load_snapshot  # noqa: PLC0415
 
     return load_snapshot(dump_snapshot(dict(wire)))["structuredContent"]
 
@@ -1282,7 +1282,7 @@ def test_ints_the_wire_allows_are_read_whatever_this_process_converts(
 @pytest.mark.usefixtures("low_int_limit")
 def test_one_json_reader_reads_ints_up_to_its_limit() -> None:
     """``read_json`` is exact up to the wire's limit, or any length for snapshots."""
-    from fusion_core._numbers import read_json  # noqa: PLC0415
+    from fusion_core._write._numbers import read_json  # noqa: PLC0415
 
     for value in (WIDEST, -WIDEST, 10**600, 10**599, -(10**641)):
         assert read_json(f'{{"n": {int_digits(value)}}}') == {"n": value}
@@ -1303,7 +1303,7 @@ def test_one_json_reader_reads_ints_up_to_its_limit() -> None:
 )
 def test_a_foreign_servers_huge_ints_are_stored_in_snapshots_exactly(content: object) -> None:
     """Our writers refuse them, but a snapshot must keep whatever a server sent."""
-    from fusion_core._snapshot import dump_snapshot, load_snapshot  # noqa: PLC0415
+    from fusion_core._snapshot._format import dump_snapshot, load_snapshot  # noqa: PLC0415
 
     wire = {"content": [{"type": "text", "text": "{}"}], "structuredContent": content}
     assert load_snapshot(dump_snapshot(wire))["structuredContent"] == content

@@ -1,6 +1,6 @@
 """Hostile set places: a set in every kind of schema node is written sorted on the model path.
 
-The model path's planner (``fusion_core._sets.set_plan``) once knew only the
+The model path's planner (``fusion_core._present._sets.set_plan``) once knew only the
 nodes it planned (models, lists, dicts, tuples, unions...) and took any other
 node for one that cannot hold a set: a set inside a dataclass, a ``TypedDict``,
 a ``NamedTuple``, a ``RootModel``, a ``Json[...]`` field or a field with a
@@ -36,7 +36,7 @@ from pydantic_core import core_schema as cs
 from typing_extensions import TypedDict
 
 from fusion_core import Presenter
-from fusion_core._schema import Mask
+from fusion_core._present._mask import Mask
 
 # {1, 8} and {2, 9} iterate as [8, 1] and [9, 2]: a member's own list is sorted too.
 MEMBERS = frozenset({frozenset({1, 8}), frozenset({3}), frozenset({2, 9}), frozenset()})

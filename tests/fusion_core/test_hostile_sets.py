@@ -35,7 +35,7 @@ from fusion_core import (
     tool_error,
     toon_success,
 )
-from fusion_core._schema import Mask
+from fusion_core._present._mask import Mask
 
 
 class Size(Enum):

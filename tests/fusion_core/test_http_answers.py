@@ -24,8 +24,8 @@ import pytest
 import uvicorn
 
 from fusion_core import ToolResponse, success
-from fusion_core._client import _leaves
-from fusion_core._server import _without_nagle
+from fusion_core._mcp._client import _leaves
+from fusion_core._mcp._server import _without_nagle
 from tests._support.servers import http_connection, ipv6_loopback, post_initialize, serving
 
 from ._fake_app import OneToolApp

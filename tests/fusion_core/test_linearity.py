@@ -20,8 +20,8 @@ import pytest
 
 from fusion_core import check, parse
 from fusion_core._errors import WireFormatError
-from fusion_core._safexml import parse_xml
-from fusion_core._snapshot import load_snapshot
+from fusion_core._read._safexml import parse_xml
+from fusion_core._snapshot._format import load_snapshot
 
 # The size of the smaller input (characters); the larger is eight times this.
 BASE = 16384

@@ -22,7 +22,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, GetPydanticSchema, P
 from pydantic_core import core_schema as cs
 from typing_extensions import TypedDict
 
-from fusion_core._schema import Mask
+from fusion_core._present._mask import Mask
 
 
 class Cat(BaseModel):

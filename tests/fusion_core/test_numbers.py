@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from fusion_core._numbers import js_number, js_string_of_number
+from fusion_core._write._numbers import js_number, js_string_of_number
 
 # Number::toString: plain notation for decimal exponents -7 < e < 21, else
 # one digit, an optional fraction, and a signed exponent.

@@ -12,12 +12,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import fusion_core as fc
-from fusion_core import _json, ui
-from fusion_core._blocks import render_data
+from fusion_core import ui
 from fusion_core._errors import WireFormatError
 from fusion_core._limits import MAX_XML_SIZE
-from fusion_core._parse import parse
-from fusion_core._parsed import (
+from fusion_core._read._parse import parse
+from fusion_core._read._parsed_blocks import (
     DataBlock,
     DirectivesBlock,
     EmbedBlock,
@@ -28,8 +27,10 @@ from fusion_core._parsed import (
     ValidationErrorBlock,
     ValidationField,
 )
-from fusion_core._response import view_of
-from fusion_core._safexml import new_parser, parse_xml
+from fusion_core._read._safexml import new_parser, parse_xml
+from fusion_core._write import _json
+from fusion_core._write._blocks import render_data
+from fusion_core._write._response import view_of
 
 FULL = (
     fc.response({"id": 7})
@@ -287,8 +288,8 @@ def test_not_a_response_is_a_wire_format_error(source: object) -> None:
 
 def test_size_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inputs beyond the size policy (scaled down here) are refused with WireFormatError."""
-    monkeypatch.setattr("fusion_core._parse.MAX_MESSAGE_SIZE", 1000)
-    monkeypatch.setattr("fusion_core._parse.MAX_RESPONSE_SIZE", 100)
+    monkeypatch.setattr("fusion_core._read._parse.MAX_MESSAGE_SIZE", 1000)
+    monkeypatch.setattr("fusion_core._read._parse.MAX_RESPONSE_SIZE", 100)
     with pytest.raises(WireFormatError, match="at most 1,000"):
         parse(" " * 1001)
     with pytest.raises(WireFormatError, match="block 1"):

@@ -1,7 +1,7 @@
 """The server's stdio on the event loop: framing, full pipes, stray output, fallbacks.
 
 ``serve_stdio`` hands the SDK's ``stdio_server()`` the streams of
-``fusion_core._pipes`` when stdin and stdout are pipes. These tests read and
+``fusion_core._mcp._server_stdio`` when stdin and stdout are pipes. These tests read and
 write real pipes: in process for the two streams, and through a served
 subprocess, byte for byte, for what a host sends (split writes, CRLF, bad
 lines, invalid UTF-8) and what a handler does (print, a child writing to fd 1,
@@ -22,7 +22,7 @@ import anyio
 import pytest
 
 from fusion_core import FusionApp, Tool
-from fusion_core._pipes import PipeReader, PipeWriter
+from fusion_core._mcp._server_stdio import PipeReader, PipeWriter
 
 from ._fake_app import ROOT
 
@@ -146,7 +146,7 @@ async def test_the_writer_refuses_text_it_cannot_encode() -> None:
 _CLAIM: Final = textwrap.dedent(
     """
     import os, sys, anyio
-    from fusion_core._pipes import served_pipes
+    from fusion_core._mcp._server_stdio import served_pipes
 
     async def main():
         with served_pipes() as pipes:
@@ -185,7 +185,7 @@ def test_served_pipes_divert_stray_output_and_restore_the_streams() -> None:
 
 _TWICE: Final = textwrap.dedent(
     """
-    from fusion_core._pipes import served_pipes
+    from fusion_core._mcp._server_stdio import served_pipes
 
     with served_pipes() as first:
         assert first is not None

@@ -18,10 +18,10 @@ from pydantic import (
 )
 
 from fusion_core import ui
-from fusion_core._json import to_json
-from fusion_core._presenter import FieldError, Presenter, PresenterValidationError
-from fusion_core._response import view_of
-from fusion_core._schema import Mask
+from fusion_core._present._mask import Mask
+from fusion_core._present._presenter import FieldError, Presenter, PresenterValidationError
+from fusion_core._write._json import to_json
+from fusion_core._write._response import view_of
 
 
 class Client(BaseModel):

@@ -24,7 +24,7 @@ from pydantic import (
     field_validator,
 )
 
-from fusion_core._schema import Mask
+from fusion_core._present._mask import Mask
 
 
 class Plain(BaseModel):

@@ -22,7 +22,7 @@ import pytest
 import fusion_core
 from fusion_core import FusionApp, Tool, ToolResponse, success, success_structured
 from fusion_core.__main__ import main
-from fusion_core._server import AppLoadError, ToolApp, build_server, load_app
+from fusion_core._mcp._server import AppLoadError, ToolApp, build_server, load_app
 from tests._support.servers import http_connection, ipv6_loopback, post_initialize, serving
 from tests._support.servers import serve_http as serve_command
 
@@ -439,7 +439,7 @@ def test_importing_fusion_core_does_not_import_mcp() -> None:
     code = textwrap.dedent(
         """
         import sys
-        import fusion_core, fusion_core._server, fusion_core._client, fusion_core.__main__
+        import fusion_core, fusion_core._mcp._server, fusion_core._mcp._client, fusion_core.__main__
         heavy = {"mcp", "mcp_types", "uvicorn", "starlette"}
         loaded = sorted(m for m in sys.modules if m.split(".")[0] in heavy)
         assert not loaded, loaded
@@ -615,7 +615,7 @@ async def test_a_bearer_token_guards_every_request() -> None:
 )
 def test_loopback_is_read_as_an_address_not_a_string(host: str, loopback: bool) -> None:
     """Every spelling of 127.0.0.0/8 and ::1 is loopback; nothing else is."""
-    from fusion_core._http_guard import is_loopback, transport_security  # noqa: PLC0415
+    from fusion_core._mcp._server_http_guard import is_loopback, transport_security  # noqa: PLC0415
 
     assert is_loopback(host) is loopback
     assert transport_security(host).enable_dns_rebinding_protection is loopback
@@ -627,7 +627,7 @@ def test_a_tool_result_reaches_the_sdk_as_plain_dicts_and_lists() -> None:
     The SDK validates plain dicts in C and subclasses through Python; the
     bytes it writes are the same, only cheaper to get.
     """
-    from fusion_core._server import _wire  # noqa: PLC0415 - the one private helper tested
+    from fusion_core._mcp._server import _wire  # noqa: PLC0415 - the one private helper tested
 
     response = success_structured({"n": 1})
     wire = _wire(response)

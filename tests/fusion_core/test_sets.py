@@ -1,4 +1,4 @@
-"""Set order on both mask paths (``fusion_core._sets``): every declared set is written sorted."""
+"""Set order on both mask paths (``fusion_core._present._sets``): declared sets come sorted."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pydantic import BaseModel, GetPydanticSchema, PlainSerializer, model_serial
 from pydantic_core import core_schema as cs
 
 from fusion_core import Presenter, to_json
-from fusion_core._schema import Mask
-from fusion_core._sets import set_plan
+from fusion_core._present._mask import Mask
+from fusion_core._present._sets import set_plan
 
 # Members whose hash order is not their sorted order in (nearly) every process.
 WORDS = frozenset({"delta", "alpha", "gamma", "beta", "omega", "kappa", "sigma", "tau"})

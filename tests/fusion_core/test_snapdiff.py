@@ -1,12 +1,12 @@
-"""fusion_core._snapdiff: per-block changes between snapshots, with semantic hints."""
+"""fusion_core._snapshot._changes: per-block changes between snapshots, with semantic hints."""
 
 from __future__ import annotations
 
 import pytest
 
 from fusion_core import response, ui
-from fusion_core._snapdiff import change_hint, compare_snapshots
-from fusion_core._snapshot import dump_snapshot
+from fusion_core._snapshot._changes import change_hint, compare_snapshots
+from fusion_core._snapshot._format import dump_snapshot
 
 HINTS = [
     ('{"a": 1, "b": 2}', '{"b": 2, "a": 1}', "only reorders JSON keys"),

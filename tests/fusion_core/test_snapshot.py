@@ -1,4 +1,4 @@
-"""fusion_core._snapshot: lossless storage of any response a server can send."""
+"""fusion_core._snapshot._format: lossless storage of any response a server can send."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fusion_core import SerializationError
-from fusion_core._snapshot import dump_snapshot, load_snapshot, show_invisible
+from fusion_core._snapshot._format import dump_snapshot, load_snapshot, show_invisible
 
 HUGE = 7**20_000  # 16,903 digits: past CPython's 4,300-digit conversion limit
 

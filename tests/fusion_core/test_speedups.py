@@ -13,10 +13,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from fusion_core import _json
+from fusion_core._write import _json
 
 speedups = pytest.importorskip(
-    "fusion_core._speedups", reason="the C accelerator was not built on this machine"
+    "fusion_core._write._speedups", reason="the C accelerator was not built on this machine"
 )
 
 _floats = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(
@@ -82,7 +82,7 @@ def _environment(switch: str | None) -> dict[str, str]:
 
 
 def _paths_in_child(switch: str | None) -> str:
-    code = "from fusion_core import _json; print(_json.SPEEDUPS, _json._js_floats.__name__)"
+    code = "from fusion_core._write import _json; print(_json.SPEEDUPS, _json._js_floats.__name__)"
     completed = subprocess.run(
         [sys.executable, "-c", code],
         env=_environment(switch),

@@ -7,8 +7,8 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from fusion_core._presenter import Presenter
-from fusion_core._tool import Tool
+from fusion_core._present._presenter import Presenter
+from fusion_core._tools._tool import Tool
 
 
 class GetParams(BaseModel):

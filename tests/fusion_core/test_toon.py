@@ -24,8 +24,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from fusion_core._errors import CycleError, NestingError, SerializationError
-from fusion_core._json import MAX_DEPTH
-from fusion_core._toon import encode_toon
+from fusion_core._write._json import MAX_DEPTH
+from fusion_core._write._toon import encode_toon
 
 FIXTURES = Path(
     os.environ.get(

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 from fusion_core import toon_success
 from fusion_core._errors import FusionError, SerializationError
-from fusion_core._json import to_plain
-from fusion_core._numbers import MAX_INT_DIGITS
-from fusion_core._toon import _Encoder, encode_toon, encode_toon_data
+from fusion_core._write._json import to_plain
+from fusion_core._write._numbers import MAX_INT_DIGITS
+from fusion_core._write._toon import _Encoder, encode_toon, encode_toon_data
 
 DELIMITERS = st.sampled_from([",", "|", "\t"])
 

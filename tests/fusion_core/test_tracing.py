@@ -16,8 +16,8 @@ import pytest
 from opentelemetry import trace
 
 from fusion_core import FusionApp, Tool
-from fusion_core._server import build_server
-from fusion_core._tracing import _SpansWhenTraced, tracing_inert
+from fusion_core._mcp._server import build_server
+from fusion_core._mcp._server_tracing import _SpansWhenTraced, tracing_inert
 
 from ._fake_app import ROOT
 

@@ -17,9 +17,9 @@ from typing import Annotated, Any
 import pytest
 from pydantic import BaseModel, ConfigDict, PlainSerializer, model_serializer
 
-from fusion_core._app import FusionApp
-from fusion_core._presenter import Presenter, PresenterValidationError
-from fusion_core._tool import Tool
+from fusion_core._present._presenter import Presenter, PresenterValidationError
+from fusion_core._tools._app import FusionApp
+from fusion_core._tools._tool import Tool
 
 SECRET = "sk-live-4242"
 CIRCULAR = "The value contains itself (a circular reference) and cannot be written as JSON"

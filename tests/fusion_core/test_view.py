@@ -17,7 +17,7 @@ from fusion_core import (
     tool_error,
     view_of,
 )
-from fusion_core._pipeline import validation_error
+from fusion_core._tools._pipeline import validation_error
 
 
 def test_details_are_the_same_mapping_from_the_view_and_the_parser() -> None:

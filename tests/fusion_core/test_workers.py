@@ -11,10 +11,10 @@ import threading
 
 import pytest
 
-from fusion_core import _workers
-from fusion_core._app import FusionApp
-from fusion_core._tool import Tool
-from fusion_core._workers import WorkerPool
+from fusion_core._tools import _workers
+from fusion_core._tools._app import FusionApp
+from fusion_core._tools._tool import Tool
+from fusion_core._tools._workers import WorkerPool
 from tests._support.blocking import Holder
 
 _WAIT = 10.0  # seconds a blocked job waits before giving up (only when the test fails)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mcpfusion._safekeeping import escape_surrogates
+from pytest_mcpfusion._snapshots._safekeeping import escape_surrogates
 
 SURROGATE_TESTS = r"""
 import sys

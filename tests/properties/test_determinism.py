@@ -16,12 +16,12 @@ its bytes differ between processes as its order does; sort it to fix them.
 Found while writing this: an error message showed a frozenset key's hash-ordered
 repr (fixed: ``stable_repr``); a Presenter wrote a field typed ``set[str]`` in
 the set's order, because the mask's serializer turned the set into a list
-before ``to_json`` could sort it (fixed: ``fusion_core._sets`` sorts every set
+before ``to_json`` could sort it (fixed: ``fusion_core._present._sets`` sorts every set
 the schema declares, on both mask paths; pinned below). Later (issue 11): sets
 were sorted by Python's ``<``, a partial order on frozensets and NaN, so a set
 of frozensets came out in other orders; and sets in ``Any`` fields and
 ``extra="allow"`` extras kept hash order (fixed: one total order on the
-members' JSON values, ``fusion_core._order``; the recipes now draw nested
+members' JSON values, ``fusion_core._present._order``; the recipes now draw nested
 frozensets, tuples of them, Decimal NaN and mixed types, and the child writes
 them through ``Any`` fields and extras on both mask paths). Mutation testing
 (issue 11) found sets in dataclasses, TypedDicts, NamedTuples and root models

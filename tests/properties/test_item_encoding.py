@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import fusion_core as fc
 from fusion_core import parse
-from fusion_core._text import LINE_BREAK
+from fusion_core._write._text import LINE_BREAK
 from pytest_mcpfusion.strategies import hostile_text
 
 _ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}

@@ -14,7 +14,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fusion_core import SerializationError, to_json, to_plain
-from fusion_core._json import _exact, _fast, _plain
+from fusion_core._write._json import _exact, _fast, _plain
 
 
 class Tone(enum.Enum):

@@ -56,7 +56,7 @@ from pydantic import (
 from pydantic_core import core_schema
 
 from fusion_core import Presenter, PresenterValidationError, to_json
-from fusion_core._presenter import CallRecord, recording
+from fusion_core._present._presenter import CallRecord, recording
 
 from ._budget import examples
 

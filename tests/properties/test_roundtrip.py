@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 import fusion_core as fc
 from fusion_core import ui
-from fusion_core._check import check
 from fusion_core._errors import WireFormatError
-from fusion_core._parse import parse
-from fusion_core._response import ToolResponse, view_of
+from fusion_core._read._check import check
+from fusion_core._read._parse import parse
+from fusion_core._write._response import ToolResponse, view_of
 from pytest_mcpfusion.strategies import hostile_text, responses
 
 

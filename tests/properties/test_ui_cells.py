@@ -17,8 +17,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fusion_core import UIError, UiMeta, ui
-from fusion_core._numbers import js_number
-from fusion_core._text import LINE_BREAK
+from fusion_core._write._numbers import js_number
+from fusion_core._write._text import LINE_BREAK
 
 # Pipes and line breaks (str.splitlines' set, \x1c-\x1e included) are escaped.
 # Lone surrogates are refused (SerializationError: MCP text must be valid

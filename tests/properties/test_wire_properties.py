@@ -23,12 +23,12 @@ from markdown_it.common.utils import MD_TRIM_CHARS
 
 import fusion_core as fc
 from fusion_core import ui
-from fusion_core._blocks import render_ui
-from fusion_core._check import check
-from fusion_core._parse import parse
-from fusion_core._presenter import Presenter
-from fusion_core._response import ToolResponse, view_of
-from fusion_core._ui import UiBlock
+from fusion_core._present._presenter import Presenter
+from fusion_core._read._check import check
+from fusion_core._read._parse import parse
+from fusion_core._write._blocks import render_ui
+from fusion_core._write._response import ToolResponse, view_of
+from fusion_core._write._ui import UiBlock
 
 from ._budget import examples
 from ._hostile import backtick_text, cell_values, data_strings, hostile_text, tool_names

@@ -7,7 +7,13 @@ from typing import Any
 import pytest
 
 from fusion_core import FusionApp, Tool, success, tool_error
-from pytest_mcpfusion._examples import IdPool, candidates, is_id_like, prime_first, reuse_ids
+from pytest_mcpfusion._contract._examples import (
+    IdPool,
+    candidates,
+    is_id_like,
+    prime_first,
+    reuse_ids,
+)
 
 from ._results import result_of
 

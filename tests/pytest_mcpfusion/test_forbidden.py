@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from fusion_core import response, success, success_structured, tool_error, toon_success, ui
-from pytest_mcpfusion._forbidden import Forbidden, unknown_references
+from pytest_mcpfusion._contract._forbidden import Forbidden, unknown_references
 
 from ._results import result_of, wire_result
 

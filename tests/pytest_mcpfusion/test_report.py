@@ -10,10 +10,10 @@ import jsonschema
 import pytest
 
 from fusion_core import response, success, tool_error, ui
-from fusion_core._pipeline import validation_error
-from fusion_core._snapshot import block_kinds
-from pytest_mcpfusion._report import WireReport, outcome_of
-from pytest_mcpfusion._report_html import render_html
+from fusion_core._snapshot._format import block_kinds
+from fusion_core._tools._pipeline import validation_error
+from pytest_mcpfusion._report._html import render_html
+from pytest_mcpfusion._report._summary import WireReport, outcome_of
 
 from ._results import result_of, wire_result
 

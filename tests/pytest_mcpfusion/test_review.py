@@ -10,10 +10,10 @@ import pytest
 from markdown_it import MarkdownIt
 
 from fusion_core import response, ui
-from fusion_core._snapshot import dump_snapshot
+from fusion_core._snapshot._format import dump_snapshot
 from pytest_mcpfusion.__main__ import main
-from pytest_mcpfusion._review import Pending, find_pending, review_interactively
-from pytest_mcpfusion._review_markdown import render_markdown
+from pytest_mcpfusion._review._markdown import render_markdown
+from pytest_mcpfusion._review._session import Pending, find_pending, review_interactively
 
 HOSTILE_TEXTS = {
     "backtick-runs": "```\n````\n`````````` inline ``` and\n```python\n~~~\n",

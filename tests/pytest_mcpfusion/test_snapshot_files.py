@@ -22,8 +22,8 @@ import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension
 from syrupy.location import PyTestLocation
 
-from pytest_mcpfusion._pending import PendingFiles
-from pytest_mcpfusion._snapshot import FusionWireExtension
+from pytest_mcpfusion._snapshots._extension import FusionWireExtension
+from pytest_mcpfusion._snapshots._pending import PendingFiles
 
 # Names a test and its snapshot can have: plain, parametrized (brackets, odd
 # characters, slashes syrupy drops, non-ASCII, control characters), a class, and
@@ -320,7 +320,7 @@ def test_an_unreadable_folder_is_asked_file_by_file(
     def refuse(path: object) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr("pytest_mcpfusion._pending.os.scandir", refuse)
+    monkeypatch.setattr("pytest_mcpfusion._snapshots._pending.os.scandir", refuse)
     files = PendingFiles()
     files.discard(str(folder / "test_get.wire.new"))
     assert not (folder / "test_get.wire.new").exists()

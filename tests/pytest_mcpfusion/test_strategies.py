@@ -9,6 +9,7 @@ import importlib.util
 import inspect
 import json
 import re
+import types
 from datetime import date, datetime, time, timedelta
 from functools import partial
 from ipaddress import IPv4Address
@@ -22,7 +23,7 @@ from pydantic import UUID4, AnyUrl, BaseModel, ConfigDict, Field, ValidationErro
 
 import fusion_core as fc
 from fusion_core import FusionApp, Tool
-from pytest_mcpfusion import strategies
+from pytest_mcpfusion import _jsonschema, strategies
 from pytest_mcpfusion.strategies import (
     arguments,
     hostile_text,
@@ -361,14 +362,27 @@ def test_hostile_text_is_valid_unicode_by_default(text: str) -> None:
     assert text.encode("utf-8").decode("utf-8") == text
 
 
-def test_strategies_never_import_pytest() -> None:
-    """The strategies module itself imports neither pytest nor the plugin's modules."""
-    tree = ast.parse(inspect.getsource(strategies))
-    nodes = list(ast.walk(tree))
+def _imports_of(module: types.ModuleType) -> set[str]:
+    """The modules a module's source imports (absolute names; relative ones start with a dot)."""
+    nodes = list(ast.walk(ast.parse(inspect.getsource(module))))
     imported = {a.name for node in nodes if isinstance(node, ast.Import) for a in node.names}
-    imported |= {node.module or "" for node in nodes if isinstance(node, ast.ImportFrom)}
+    imported |= {
+        "." * node.level + (node.module or "") for node in nodes if isinstance(node, ast.ImportFrom)
+    }
+    return imported
+
+
+def test_strategies_never_import_pytest() -> None:
+    """The strategies module and its JSON Schema engine import neither pytest nor the plugin.
+
+    Only the engine itself (``_jsonschema``) may be imported from the plugin's package.
+    """
+    imported = _imports_of(strategies)
     assert {"hypothesis", "fusion_core"} <= {name.split(".")[0] for name in imported}
-    assert not {name for name in imported if "pytest" in name or name.startswith(".")}
+    plugin_side = {name for name in imported if "pytest" in name or name.startswith(".")}
+    assert plugin_side == {"pytest_mcpfusion._jsonschema"}
+    engine_side = {name for name in _imports_of(_jsonschema) if "pytest" in name or name[:1] == "."}
+    assert engine_side <= {"pytest_mcpfusion.strategies"}  # its one way back, for json_values
 
 
 @given(

@@ -1,0 +1,721 @@
+"""A black-box MCP client: any server's tool definitions and results, in wire form.
+
+The server may be a command line (stdio), a URL (streamable HTTP) or, in
+tests, an app or SDK ``Server`` in this process. Whatever language the server
+is written in, :meth:`FusionClient.call` returns the tool result as the MCP
+wire dict it arrived as (``content``, and ``isError`` / ``structuredContent``
+when the server sent them) — the same shape as a :class:`~fusion_core.ToolResponse`,
+so ``parse()`` and ``check()`` read both.
+
+The result is taken from the JSON-RPC message before the SDK models it: the
+``CallToolResult`` model defaults ``isError`` to ``False`` (so a dump could
+not tell "absent" from "false"), and the SDK's own client would raise when
+structured content does not match the tool's ``outputSchema`` — a test client
+must report what the server sent instead. Only what the protocol layer adds
+(``resultType``, cache hints, the ``serverInfo`` stamp in ``_meta``) is
+removed; see :func:`tool_result_wire`.
+
+:class:`BlockingFusionClient` wraps the async client for plain code and
+pytest: it runs the event loop in a thread (an anyio blocking portal) and
+keeps one connection open across calls.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import shlex
+import sys
+from collections.abc import Awaitable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, final
+
+from fusion_core._errors import ServerConnectionError, ServerLimitError, ServerResultError
+from fusion_core._mcp._client_stdio import Overflow, ProcessExit, bounded_stdio
+from fusion_core._read._parse import parse
+from fusion_core._read._parsed_blocks import ParsedResponse
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+    from types import TracebackType
+
+    from anyio.from_thread import BlockingPortal
+    from mcp import Client
+    from mcp.client import Transport
+    from mcp.server.lowlevel import Server
+    from mcp_types import CallToolResult
+
+    from fusion_core._mcp._server import ToolApp
+
+    Target = str | Server[Any] | Transport
+
+__all__ = [
+    "BlockingFusionClient",
+    "FusionClient",
+    "ServerConnectionError",
+    "ServerLimitError",
+    "ServerResultError",
+    "tool_result_wire",
+]
+
+# The client's limits, defined once here (the pytest plugin's option defaults
+# read them too). The shared size policy of fusion_core (_limits) may take
+# DEFAULT_MAX_RESPONSE_BYTES over; it bounds what one answer may cost us.
+DEFAULT_TIMEOUT: Final = 30.0
+"""Seconds to wait for any one answer from the server."""
+DEFAULT_MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
+"""The largest answer (one JSON-RPC message, in bytes) read from a server: 8 MiB,
+some two million tokens, far beyond what a model can use from one tool call."""
+_SHOWN_ARGUMENTS: Final = 200  # characters of the arguments an error message repeats
+
+_PROTOCOL_KEYS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
+_SERVER_INFO_META: Final = "io.modelcontextprotocol/serverInfo"
+_T = TypeVar("_T")
+_MAX_PAGES: Final = 1000  # a server whose tools/list cursor never ends cannot hang us
+
+
+class _Faults:
+    """Messages the SDK could not parse, failing the request in flight at once.
+
+    The SDK hands a line it cannot read to the ``message_handler`` as an
+    exception and keeps waiting for the reply, which then never comes: without
+    this the call would end as a timeout, naming the wrong problem.
+    """
+
+    __slots__ = ("_event", "last")
+
+    def __init__(self) -> None:
+        self._event: Any = None
+        self.last: str = ""
+
+    async def handle(self, message: object) -> None:
+        """The client's ``message_handler``: note a stream exception, wake the request."""
+        if isinstance(message, Exception):
+            self.last = f"{type(message).__name__}: {str(message)[:300]}"
+            if self._event is not None:
+                self._event.set()
+
+    async def race(self, request: Awaitable[_T]) -> _T | None:
+        """``await request``, or ``None`` as soon as an unparseable message arrives."""
+        import anyio  # noqa: PLC0415 - with the connected path
+
+        self._event = event = anyio.Event()
+        outcome: list[_T] = []
+        failed: list[Exception] = []
+        async with anyio.create_task_group() as group:
+
+            async def send() -> None:
+                try:
+                    outcome.append(await request)
+                except Exception as exc:  # noqa: BLE001 - re-raised below, outside the group
+                    failed.append(exc)
+                group.cancel_scope.cancel()
+
+            async def watch() -> None:
+                await event.wait()
+                group.cancel_scope.cancel()
+
+            group.start_soon(send)
+            group.start_soon(watch)
+        close = getattr(request, "close", None)
+        if close is not None:  # a request cancelled before it started is never awaited
+            close()
+        if failed:  # the SDK's own error (a timeout, an MCPError), not an exception group
+            raise failed[0]
+        return outcome[0] if outcome else None
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def _reason(leaf: BaseException) -> str:
+    return f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+
+
+def _connection_failure(error: BaseException) -> bool:
+    """Whether every leaf of ``error`` is a transport losing its peer (not a bug of ours)."""
+    import anyio  # noqa: PLC0415 - only the connected path needs it
+
+    lost = (ConnectionError, EOFError, anyio.ClosedResourceError, anyio.BrokenResourceError)
+    return all(
+        isinstance(leaf, lost) or type(leaf).__name__ in _LOST_PEER for leaf in _leaves(error)
+    )
+
+
+# httpx's (and httpx2's) errors for a peer that went away, by name: httpx is the
+# SDK's dependency, not ours, and its module is named differently by version.
+_LOST_PEER: Final = frozenset(
+    {"RemoteProtocolError", "ConnectError", "ReadError", "WriteError", "CloseError"}
+)
+
+
+def tool_result_wire(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool's own result from a ``tools/call`` result dict.
+
+    Drops what the protocol layer adds — ``resultType``, ``ttlMs``,
+    ``cacheScope`` and the ``serverInfo`` entry of ``_meta`` (``_meta`` goes
+    when nothing else is left in it) — and keeps everything else as sent.
+    """
+    wire = {key: value for key, value in result.items() if key not in _PROTOCOL_KEYS}
+    meta = wire.get("_meta")
+    if isinstance(meta, Mapping) and _SERVER_INFO_META in meta:
+        rest = {key: value for key, value in meta.items() if key != _SERVER_INFO_META}
+        if rest:
+            wire["_meta"] = rest
+        else:
+            del wire["_meta"]
+    return wire
+
+
+def _describe(name: str, arguments: Mapping[str, Any] | None) -> str:
+    """``tools/call 'grow' {"n": 5}``: a call as error messages name it (arguments trimmed)."""
+    shown = json.dumps(dict(arguments or {}), ensure_ascii=False, default=repr)
+    if len(shown) > _SHOWN_ARGUMENTS:
+        shown = shown[: _SHOWN_ARGUMENTS - 1] + "…"
+    return f"tools/call {name!r} {shown}"
+
+
+@final
+class FusionClient:
+    """An async MCP client returning tool definitions and results as wire dicts.
+
+    Build one with :meth:`stdio`, :meth:`http` or :meth:`in_memory`, then::
+
+        async with FusionClient.stdio("python -m billing.server") as client:
+            tools = await client.list_tools()
+            result = await client.call("invoices", {"action": "list"})
+
+    ``mode`` is the SDK's protocol negotiation: ``"auto"`` (the newest version
+    both sides speak), ``"legacy"`` (the initialize handshake) or a version.
+    Protocol failures (unknown method, a dead server) raise the SDK's
+    ``MCPError``.
+
+    Every request is bounded: ``timeout`` seconds for its answer and
+    ``max_response_bytes`` for its size (``None`` lifts a limit). Going over
+    either raises :class:`~fusion_core.ServerLimitError` naming the call; over
+    stdio the oversized answer is not even read to its end. After that error
+    the connection may be unusable (the server can still be busy): open a new
+    client.
+    """
+
+    __slots__ = (
+        "_client",
+        "_ended",
+        "_faults",
+        "_label",
+        "_lost",
+        "_max_bytes",
+        "_mode",
+        "_overflow",
+        "_overflow_marks",
+        "_target",
+        "_timeout",
+    )
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+    ) -> None:
+        if timeout is not None and not timeout > 0:
+            msg = f"timeout must be a positive number of seconds or None, got {timeout!r}"
+            raise ValueError(msg)
+        if max_response_bytes is not None and not max_response_bytes > 0:
+            msg = f"max_response_bytes must be a positive int or None, got {max_response_bytes!r}"
+            raise ValueError(msg)
+        self._target = target
+        self._label = target if isinstance(target, str) else type(target).__qualname__
+        self._mode = mode
+        self._timeout = timeout
+        self._max_bytes = max_response_bytes
+        self._overflow: Overflow | None = None
+        # Over HTTP the session outlives an overflow: the error names the answer that
+        # tripped (how a JSON body's error begins, how a server-sent event's does).
+        self._overflow_marks: tuple[str, str] | None = None
+        self._ended: ProcessExit | None = None
+        self._client: Client | None = None
+        self._lost: str | None = None
+        self._faults: _Faults = _Faults()
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str | Sequence[str],
+        *,
+        cwd: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        errlog: TextIO | None = None,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+    ) -> FusionClient:
+        """A client for a server launched as a subprocess speaking MCP on stdio.
+
+        ``command`` is a list of arguments, or one string split like a POSIX
+        shell would (``shlex``); no shell runs. ``env`` is added to the SDK's
+        minimal default environment (``PATH``, ``HOME``...), not to this
+        process's environment: pass ``env=os.environ`` for all of it. The
+        server's stderr goes to ``errlog`` (a file with a descriptor), by
+        default this process's stderr.
+        """
+        from mcp.client.stdio import get_default_environment  # noqa: PLC0415 - slow import
+
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not argv or not all(isinstance(arg, str) for arg in argv):
+            msg = f"a stdio server command needs a program and str arguments, got {command!r}"
+            raise ValueError(msg)
+        # The limit applies to the bytes as they arrive, before any is parsed.
+        overflow = Overflow(max_response_bytes if max_response_bytes is not None else sys.maxsize)
+        ended = ProcessExit()
+        transport = bounded_stdio(
+            argv,
+            env={**get_default_environment(), **(env or {})},
+            cwd=cwd,
+            errlog=sys.stderr if errlog is None else errlog,
+            overflow=overflow,
+            ended=ended,
+        )
+        client = cls(transport, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes)
+        client._label = shlex.join(argv)
+        client._overflow = overflow
+        client._ended = ended
+        return client
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+    ) -> FusionClient:
+        """A client for a streamable HTTP server, e.g. ``http://127.0.0.1:8000/mcp``.
+
+        An answer stops at ``max_response_bytes`` as it arrives, whether it
+        comes as one JSON body or as a server-sent event; a JSON answer must
+        then come uncompressed (the client asks for that), since a compressed
+        one cannot be bounded before it is inflated. With ``None`` the SDK's
+        transport reads answers of any size, compressed or not.
+        """
+        from fusion_core._mcp._client_http import (  # noqa: PLC0415 - imports httpx
+            OVERFLOW_MARK,
+            SSE_OVERFLOW_MARK,
+            bounded_http,
+        )
+
+        if not url.startswith(("http://", "https://")):
+            msg = f"a streamable HTTP server needs an http:// or https:// URL, got {url!r}"
+            raise ValueError(msg)
+        if max_response_bytes is None:
+            from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+
+            unbounded = streamable_http_client(url, max_sse_event_size=None)
+            client = cls(unbounded, mode=mode, timeout=timeout, max_response_bytes=None)
+            client._label = url
+            return client
+        overflow = Overflow(max_response_bytes)
+        transport = bounded_http(url, overflow=overflow, max_sse_event_size=max_response_bytes)
+        client = cls(transport, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes)
+        client._label = url
+        client._overflow = overflow
+        client._overflow_marks = (OVERFLOW_MARK, SSE_OVERFLOW_MARK)
+        return client
+
+    @classmethod
+    def in_memory(
+        cls,
+        server: ToolApp | Server[Any],
+        *,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+    ) -> FusionClient:
+        """A client for an app (served with ``build_server``) or SDK server in this process.
+
+        ``mode="auto"`` calls the server directly (2026-07-28, no JSON);
+        ``mode="legacy"`` goes through JSON-RPC messages in memory.
+        """
+        from mcp.server.lowlevel import Server  # noqa: PLC0415 - mcp is slow to import
+
+        from fusion_core._mcp._server import build_server  # noqa: PLC0415 - imports mcp
+
+        return cls(
+            server if isinstance(server, Server) else build_server(server),
+            mode=mode,
+            timeout=timeout,
+            max_response_bytes=max_response_bytes,
+        )
+
+    async def __aenter__(self) -> Self:
+        from mcp import Client  # noqa: PLC0415 - mcp is slow to import
+
+        if self._client is not None:
+            msg = "this FusionClient is already connected; make a new one for a second connection"
+            raise RuntimeError(msg)
+        client = Client(
+            self._target,
+            mode=self._mode,
+            read_timeout_seconds=self._timeout,
+            message_handler=self._faults.handle,
+        )
+        try:
+            await client.__aenter__()
+        except Exception as exc:
+            # The SDK reports a dead peer as an exception group from its task
+            # groups; one error naming the server says more.
+            reasons = "; ".join(_reason(leaf) for leaf in _leaves(exc))
+            msg = f"could not connect to the MCP server {self._label!r}: {reasons}"
+            ended = self._ended.describe() if self._ended is not None else None
+            if ended is not None:
+                msg = (
+                    f"could not connect to the MCP server {self._label!r}: it {ended} "
+                    f"before answering ({reasons})"
+                )
+            returncode = self._ended.returncode if self._ended is not None else None
+            raise ServerConnectionError(msg, returncode=returncode) from exc
+        self._client = client
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        client, self._client = self._client, None
+        if client is None:
+            return
+        try:
+            await client.__aexit__(exc_type, exc, traceback)
+        except BaseException as error:
+            if exc is not None and all(leaf is exc for leaf in _leaves(error)):
+                # The block's own exception, wrapped in exception groups by the
+                # transport's task groups on its way out: let it go on as raised.
+                return
+            # The transport failed under the connection (an HTTP server that went
+            # away): the calls say so; closing does not raise it a second time.
+            if not isinstance(error, Exception) or not _connection_failure(error):
+                raise
+            self._lost = "; ".join(_reason(leaf) for leaf in _leaves(error))
+
+    @property
+    def sdk_client(self) -> Client:
+        """The connected ``mcp.Client``, for anything this class does not cover."""
+        if self._client is None:
+            if self._lost is not None:
+                msg = f"the connection to the MCP server {self._label!r} ended: {self._lost}"
+                returncode = self._ended.returncode if self._ended is not None else None
+                raise ServerConnectionError(msg, returncode=returncode)
+            msg = "the FusionClient is not connected: use it in 'async with'"
+            raise RuntimeError(msg)
+        return self._client
+
+    @property
+    def protocol_version(self) -> str:
+        """The MCP protocol version negotiated with the server."""
+        return self.sdk_client.protocol_version
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool definition the server lists, as sent (all pages)."""
+        from mcp_types import ListToolsRequest, PaginatedRequestParams  # noqa: PLC0415
+
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(_MAX_PAGES):
+            params = PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            page = await self._request(ListToolsRequest(params=params), "tools/list")
+            tools.extend(page.get("tools", []))
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                return tools
+        msg = f"tools/list still had a next page after {_MAX_PAGES} pages"
+        raise ServerResultError(msg, result=page)
+
+    async def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Call tool ``name`` and return its result as the MCP wire dict.
+
+        ``content`` and ``isError`` / ``structuredContent`` are exactly as the
+        server sent them (see :func:`tool_result_wire`). An ``isError`` result
+        is returned, not raised.
+        """
+        from mcp_types import CallToolRequest, CallToolRequestParams  # noqa: PLC0415
+
+        request = CallToolRequest(
+            params=CallToolRequestParams(
+                name=name, arguments=dict(arguments) if arguments is not None else None
+            )
+        )
+        result = await self._request(request, _describe(name, arguments))
+        if result.get("resultType", "complete") != "complete" or not isinstance(
+            result.get("content"), list
+        ):
+            msg = (
+                f"tools/call {name!r} answered with a {result.get('resultType')!r} result, "
+                "not a tool result with content"
+            )
+            raise ServerResultError(msg, result=result)
+        return tool_result_wire(result)
+
+    async def call_parsed(
+        self, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> ParsedResponse:
+        """Call tool ``name`` and read its result back: typed blocks and the view.
+
+        For a server built with fusion_core the view equals the one the
+        in-process call attaches (``view_of``); any other server's text is
+        read by the same rules (``fusion_core.parse``).
+        """
+        return parse(await self.call(name, arguments))
+
+    async def call_result(
+        self, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> CallToolResult:
+        """Call tool ``name`` and return the SDK's ``CallToolResult`` model of its result."""
+        from mcp_types import CallToolResult  # noqa: PLC0415 - mcp is slow to import
+
+        return CallToolResult.model_validate(await self.call(name, arguments), by_name=False)
+
+    async def _request(self, request: Any, call: str) -> dict[str, Any]:
+        """Send one request; return its result dict as received (after protocol checks).
+
+        ``call`` names the request in the error raised when it goes over a limit.
+        """
+        import anyio  # noqa: PLC0415 - only the connected path needs it
+        from mcp.shared.exceptions import MCPError  # noqa: PLC0415
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT  # noqa: PLC0415
+        from pydantic import RootModel  # noqa: PLC0415
+
+        session = self.sdk_client.session
+        try:
+            # Our own deadline as well as the SDK's read timeout: it covers the
+            # whole request, whatever the protocol version does in rounds.
+            with anyio.fail_after(self._timeout):
+                # A root model of a plain dict: the SDK checks the result against
+                # the protocol version's schema, then hands the JSON over unmodelled.
+                sent = self._faults.race(session.send_request(request, RootModel[dict[str, Any]]))
+                raw = await sent
+        except TimeoutError:
+            raise self._timed_out(call) from None
+        except MCPError as exc:
+            over, received = self._overflow_in(exc)
+            if over:
+                raise self._too_large(call, received) from exc
+            if exc.code == REQUEST_TIMEOUT:
+                raise self._timed_out(call) from exc
+            if exc.code == CONNECTION_CLOSED:
+                raise self._closed(call) from exc
+            raise
+        if raw is None:
+            method = getattr(request, "method", "the request")
+            msg = (
+                f"{self._label!r} answered {method} with a message the MCP SDK cannot parse "
+                f"(not a JSON-RPC message of this protocol): {self._faults.last}"
+            )
+            raise ServerResultError(msg, result={})
+        if self._max_bytes is not None:
+            size = len(json.dumps(raw.root, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+            if size > self._max_bytes:
+                raise self._too_large(call, size)
+        return raw.root
+
+    def _overflow_in(self, error: Exception) -> tuple[bool, int | None]:
+        """Whether ``error`` ended a request whose answer went over the size limit.
+
+        And how many bytes had arrived (``None`` when the SDK's own event
+        limit stopped a server-sent event, which does not say).
+        """
+        overflow, marks, text = self._overflow, self._overflow_marks, str(error)
+        if overflow is not None and overflow.tripped and (marks is None or marks[0] in text):
+            return True, overflow.received
+        if marks is not None and marks[1] in text:
+            return True, None
+        return False, None
+
+    def _closed(self, call: str) -> ServerConnectionError:
+        """The connection ended during ``call``: a stdio server says how it ended."""
+        ended = self._ended.describe() if self._ended is not None else None
+        how = f"it {ended}" if ended is not None else "it closed the connection"
+        self._lost = self._lost or how
+        log = "its stderr" if self._ended is not None else "the server's log"
+        msg = f"{call} on {self._label!r} got no answer: {how}; {log} may say why"
+        returncode = self._ended.returncode if self._ended is not None else None
+        return ServerConnectionError(msg, returncode=returncode)
+
+    def _timed_out(self, call: str) -> ServerLimitError:
+        limit = self._timeout or 0.0
+        msg = (
+            f"{call} on {self._label!r} got no answer within {limit:g} s; "
+            "if the server needs longer, raise timeout= (None waits forever)"
+        )
+        return ServerLimitError(msg, call=call, kind="timeout", limit=limit)
+
+    def _too_large(self, call: str, received: int | None) -> ServerLimitError:
+        limit = self._max_bytes or 0
+        read = f" ({received:,} read)" if received is not None else ""
+        msg = (
+            f"{call} on {self._label!r} answered with more than {limit:,} bytes{read}; "
+            "if such answers are intended, raise max_response_bytes= (None reads any size)"
+        )
+        return ServerLimitError(msg, call=call, kind="size", limit=limit, received=received)
+
+    def __repr__(self) -> str:
+        state = "connected" if self._client is not None else "not connected"
+        return f"FusionClient({self._label!r}, mode={self._mode!r}, {state})"
+
+
+@final
+class BlockingFusionClient:
+    """:class:`FusionClient` for synchronous code: one connection, many calls.
+
+    ::
+
+        with BlockingFusionClient.stdio("python -m billing.server") as client:
+            result = client.call("invoices", {"action": "list"})
+
+    The event loop runs in a helper thread (an anyio blocking portal) for as
+    long as the ``with`` block; closing it closes the connection and stops
+    the server process it started.
+    """
+
+    __slots__ = ("_client", "_client_cm", "_portal", "_portal_cm")
+
+    def __init__(self, client: FusionClient) -> None:
+        self._client = client
+        self._portal_cm: AbstractContextManager[BlockingPortal] | None = None
+        self._portal: BlockingPortal | None = None
+        self._client_cm: AbstractContextManager[FusionClient] | None = None
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str | Sequence[str],
+        *,
+        cwd: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        errlog: TextIO | None = None,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+    ) -> BlockingFusionClient:
+        """See :meth:`FusionClient.stdio`."""
+        return cls(
+            FusionClient.stdio(
+                command,
+                cwd=cwd,
+                env=env,
+                errlog=errlog,
+                mode=mode,
+                timeout=timeout,
+                max_response_bytes=max_response_bytes,
+            )
+        )
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+    ) -> BlockingFusionClient:
+        """See :meth:`FusionClient.http`."""
+        return cls(
+            FusionClient.http(
+                url, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes
+            )
+        )
+
+    @classmethod
+    def in_memory(
+        cls,
+        server: ToolApp | Server[Any],
+        *,
+        mode: str = "auto",
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+    ) -> BlockingFusionClient:
+        """See :meth:`FusionClient.in_memory`."""
+        return cls(
+            FusionClient.in_memory(
+                server, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes
+            )
+        )
+
+    def __enter__(self) -> Self:
+        from anyio.from_thread import start_blocking_portal  # noqa: PLC0415
+
+        if self._portal_cm is not None:
+            msg = "this BlockingFusionClient is already open"
+            raise RuntimeError(msg)
+        portal_cm = start_blocking_portal()
+        portal = portal_cm.__enter__()
+        try:
+            client_cm = portal.wrap_async_context_manager(self._client)
+            client_cm.__enter__()
+        except BaseException:
+            portal_cm.__exit__(*sys.exc_info())
+            raise
+        self._portal_cm, self._portal, self._client_cm = portal_cm, portal, client_cm
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> Literal[False]:
+        portal_cm, client_cm = self._portal_cm, self._client_cm
+        self._portal_cm = self._portal = self._client_cm = None
+        if portal_cm is None or client_cm is None:
+            return False
+        try:
+            client_cm.__exit__(exc_type, exc, traceback)
+        except concurrent.futures.CancelledError:
+            # The connection ended under the client (its calls said so), which
+            # cancelled the task holding it: nothing is left to close.
+            if self._client._lost is None:
+                raise
+        finally:
+            portal_cm.__exit__(None, None, None)
+        return False
+
+    @property
+    def _open_portal(self) -> BlockingPortal:
+        if self._portal is None:
+            msg = "the BlockingFusionClient is not open: use it in 'with'"
+            raise RuntimeError(msg)
+        return self._portal
+
+    @property
+    def protocol_version(self) -> str:
+        """The MCP protocol version negotiated with the server."""
+        self._open_portal  # noqa: B018 - raises the clear error when closed
+        return self._client.protocol_version
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """See :meth:`FusionClient.list_tools`."""
+        return self._open_portal.call(self._client.list_tools)
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """See :meth:`FusionClient.call`."""
+        return self._open_portal.call(self._client.call, name, arguments)
+
+    def call_parsed(self, name: str, arguments: Mapping[str, Any] | None = None) -> ParsedResponse:
+        """See :meth:`FusionClient.call_parsed`."""
+        return parse(self.call(name, arguments))
+
+    def call_result(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallToolResult:
+        """See :meth:`FusionClient.call_result`."""
+        result: CallToolResult = self._open_portal.call(self._client.call_result, name, arguments)
+        return result
+
+    def __repr__(self) -> str:
+        return f"Blocking{self._client!r}"

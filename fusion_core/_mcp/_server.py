@@ -1,0 +1,442 @@
+"""Serving an app over MCP with the official ``mcp`` SDK, byte for byte.
+
+The SDK's low-level ``Server`` is used rather than ``MCPServer``: it hands
+``tools/list`` and ``tools/call`` to us untouched, so the wire carries exactly
+what the app built. ``MCPServer`` would validate arguments against its own
+model of the function signature (the app validates, with Fusion envelopes)
+and re-wrap return values.
+
+Two details keep the bytes exact:
+
+- ``tools/call`` answers with the response's wire *dict*, not
+  ``CallToolResult``: the model's ``is_error`` defaults to ``False``, so dumping
+  it would add ``"isError": false`` to every success. The dict is validated and
+  sieved by the SDK against the negotiated protocol version as usual;
+  ``resultType`` (required on 2026-07-28 sessions) is the only key added, and
+  older versions drop it.
+- Before 2026-07-28, MCP restricts ``structuredContent`` to a JSON object; the
+  SDK answers a response carrying any other value on such a session with a
+  JSON-RPC ``INTERNAL_ERROR`` ("Handler returned an invalid result").
+
+A server keeps serving (WIRE.md 12.9): an app that raises, or a result the
+SDK could not encode (a lone surrogate, an object with no JSON form), is
+answered with an ``INTERNAL_ERROR`` envelope instead of reaching the
+transport, where one bad message would end a stdio server. The HTTP security
+model (Host/Origin checks, bearer token) is in :mod:`fusion_core._mcp._server_http_guard`.
+
+``mcp`` is imported inside the functions only: it takes about a second to
+import, and ``import fusion_core`` must stay fast.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import inspect
+import logging
+import re
+import socket
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+
+from fusion_core._errors import AppLoadError
+from fusion_core._tools._pipeline import RETRY_HINT
+from fusion_core._write._one_call import tool_error
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+    from mcp_types import CallToolRequestParams, ListToolsResult, PaginatedRequestParams
+
+    from fusion_core._write._response import ToolResponse
+
+__all__ = [
+    "DEFAULT_SERVER_NAME",
+    "AppLoadError",
+    "ContextFactory",
+    "ToolApp",
+    "build_server",
+    "load_app",
+    "serve_http",
+    "serve_stdio",
+]
+
+logger = logging.getLogger("fusion_core.server")
+
+DEFAULT_SERVER_NAME: Final = "fusion"
+"""The ``serverInfo.name`` of an app that has no ``name``."""
+
+_UNSENDABLE_RECOVERY: Final = (
+    "The result cannot be sent; the same call will most likely fail the same way. "
+    "Tell the user which call failed."
+)
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+@runtime_checkable
+class ToolApp(Protocol):
+    """What the server needs from an app: its tool definitions and a call pipeline.
+
+    ``definitions()`` returns the MCP tool definitions in wire form (``name``,
+    ``description``, ``inputSchema``, ``annotations``, optional
+    ``outputSchema``); ``call()`` runs one tool and returns its response. The
+    app validates arguments and turns every failure into an error envelope.
+
+    Optional: a ``name`` attribute (the server's ``serverInfo.name``), and a
+    ``tool_input_schema(name)`` method answering one tool's ``inputSchema``
+    without building every definition (``FusionApp`` has both).
+    """
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """The MCP tool definitions, in wire form."""
+        ...
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None
+    ) -> ToolResponse:
+        """Run tool ``name`` with ``arguments`` and return its response."""
+        ...
+
+
+ContextFactory = Callable[["ServerRequestContext[Any, Any]"], Any]
+"""Builds the ``ctx`` handed to ``app.call`` from the SDK's request context.
+
+It may return the context or an awaitable of it. Without a factory the app
+gets ``ctx=None``, exactly as an in-process ``await app.call(name, args)``.
+"""
+
+
+def _server_identity(
+    app: ToolApp, name: str | None = None, version: str | None = None
+) -> tuple[str, str]:
+    """``serverInfo``'s ``(name, version)``: as given, else the app's name and our version."""
+    if name is None:
+        app_name = getattr(app, "name", None)
+        name = app_name if isinstance(app_name, str) and app_name else DEFAULT_SERVER_NAME
+    if version is None:
+        from fusion_core import __version__  # noqa: PLC0415 - the package imports this module lazily
+
+        version = __version__
+    for label, value in (("name", name), ("version", version)):
+        if _SURROGATE.search(value):
+            msg = f"the server {label} {value!r} contains a lone surrogate: it cannot be sent"
+            raise ValueError(msg)
+    return name, version
+
+
+def build_server(
+    app: ToolApp,
+    *,
+    name: str | None = None,
+    version: str | None = None,
+    instructions: str | None = None,
+    context_factory: ContextFactory | None = None,
+) -> Server[Any]:
+    """An ``mcp`` low-level ``Server`` exposing ``app``'s tools unchanged.
+
+    ``tools/list`` returns ``app.definitions()``; ``tools/call`` returns the
+    wire dict of ``await app.call(name, arguments, ctx)``. Arguments reach the
+    app unvalidated (the app's validation envelopes reach the client). If the
+    app itself raises, or returns a result that cannot be encoded, the
+    exception is logged and the client gets an ``INTERNAL_ERROR`` envelope
+    without its text, and the server keeps serving. ``serverInfo`` carries
+    ``name`` (default: the app's ``name``) and ``version`` (default: this
+    package's version). The SDK's OpenTelemetry span of a request is made
+    when a tracer provider is set or the request carries trace context.
+    """
+    from mcp.server.lowlevel import Server  # noqa: PLC0415 - mcp costs ~1 s to import
+    from mcp_types import (  # noqa: PLC0415
+        CallToolRequestParams,
+        ListToolsResult,
+        PaginatedRequestParams,
+    )
+
+    from fusion_core._mcp._server_tracing import spans_when_traced  # noqa: PLC0415 - imports opentelemetry, as mcp
+
+    server_name, server_version = _server_identity(app, name, version)
+
+    async def list_tools(
+        _ctx: ServerRequestContext[Any, Any], _params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        return ListToolsResult.model_validate({"tools": app.definitions()})
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams
+    ) -> dict[str, Any]:
+        try:
+            app_ctx = None
+            if context_factory is not None:
+                app_ctx = context_factory(ctx)
+                if inspect.isawaitable(app_ctx):
+                    app_ctx = await app_ctx
+            result: Mapping[str, Any] = await app.call(params.name, params.arguments, app_ctx)
+            problem = _unencodable(result)
+            if problem is not None:
+                logger.error("the result of tool %r cannot be sent: %s", params.name, problem)
+                result = _internal_error(
+                    params.name, "could not encode this tool's result", _UNSENDABLE_RECOVERY
+                )
+        except Exception:
+            # A pipeline bug, not a handler failure (the app envelopes those):
+            # keep its text off the wire, keep serving.
+            logger.exception("serving tool %r raised", params.name)
+            result = _internal_error(params.name, "failed to run this tool", RETRY_HINT)
+        return _wire(result)
+
+    server: Server[Any] = Server(server_name, version=server_version, instructions=instructions)
+    server.add_request_handler("tools/list", PaginatedRequestParams, list_tools)
+    # Registered directly rather than as on_call_tool: that signature demands a
+    # CallToolResult, and only a dict keeps an absent isError absent.
+    server.add_request_handler("tools/call", CallToolRequestParams, call_tool)
+    server.get_tool_input_schema = _schema_lookup(app)
+    spans_when_traced(server)
+    return server
+
+
+def _wire(result: Mapping[str, Any]) -> dict[str, Any]:
+    """``result`` in plain dicts and lists, with ``resultType`` (the SDK drops it before 2026).
+
+    A ``ToolResponse``'s content is a read-only list of read-only dicts
+    (subclasses); the SDK validates plain ones in C and subclasses through
+    their Python protocol, 10 to 25 µs more per call for the same bytes.
+    """
+    wire = dict(result)
+    content = wire.get("content")
+    if isinstance(content, list):
+        wire["content"] = [dict(block) if isinstance(block, dict) else block for block in content]
+    wire["resultType"] = "complete"
+    return wire
+
+
+def _internal_error(tool: str, what: str, recovery: str) -> ToolResponse:
+    """The server's own ``INTERNAL_ERROR`` envelope; the tool name in ASCII, so it can be sent."""
+    shown = tool.encode("ascii", "backslashreplace").decode("ascii")
+    return tool_error("INTERNAL_ERROR", f"[{shown}] the server {what}", suggestion=recovery)
+
+
+def _unencodable(result: Mapping[str, Any]) -> str | None:
+    """Why the SDK could not encode ``result`` as JSON, or ``None`` when it can.
+
+    A lone surrogate in a text block (the common case, checked in O(1) for
+    ASCII text and by a UTF-8 encode otherwise, three times faster than a
+    regex), and anything else outside ``content`` texts through the SDK's
+    own serializer. The SDK would raise while *writing* the message, where a
+    stdio server dies.
+    """
+    import pydantic_core  # noqa: PLC0415 - comes with pydantic, already loaded when serving
+
+    rest: dict[str, Any] = {}
+    for key, value in result.items():
+        if key != "content" or not isinstance(value, list):
+            if key != "isError" or not isinstance(value, bool):
+                rest[key] = value
+            continue
+        for index, block in enumerate(value):
+            text = block.get("text") if isinstance(block, Mapping) else None
+            if not isinstance(text, str) or len(block) > 2:
+                rest[f"content[{index}]"] = block
+            elif not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    return f"content[{index}].text has a lone surrogate at offset {exc.start}"
+    if not rest:
+        return None
+    try:
+        pydantic_core.to_json(rest)
+    except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
+        return str(exc)
+    return None
+
+
+def _schema_lookup(app: ToolApp) -> Callable[[str], Mapping[str, Any] | None]:
+    """The input schema of one tool, for the SDK's ``Mcp-Param-*`` header check.
+
+    Without it, the SDK would run the whole ``tools/list`` handler on every
+    2026-07-28 HTTP call just to find one schema. An app's own
+    ``tool_input_schema`` answers in O(1); other apps are scanned.
+    """
+    direct: Callable[[str], Mapping[str, Any] | None] | None = getattr(
+        app, "tool_input_schema", None
+    )
+    if callable(direct):
+        return direct
+
+    def lookup(name: str) -> Mapping[str, Any] | None:
+        for definition in app.definitions():
+            if definition.get("name") == name:
+                schema: Mapping[str, Any] | None = definition.get("inputSchema")
+                return schema
+        return None
+
+    return lookup
+
+
+def _settle_heap() -> None:
+    """Collect once, then freeze what survives (``gc.freeze``): the start-up heap.
+
+    The app, its pydantic models and the SDK are some 85,000 tracked
+    objects that live as long as the server; a full collection walked them
+    all (27 ms, a stall of every call in flight). Frozen, the collector
+    skips them, and a full collection while serving walks only what calls
+    created. Objects that are garbage later are still freed by reference
+    counting; only cycles among frozen objects are never collected.
+    """
+    gc.collect()
+    gc.freeze()
+
+
+async def serve_stdio(
+    app: ToolApp,
+    *,
+    name: str | None = None,
+    version: str | None = None,
+    context_factory: ContextFactory | None = None,
+) -> None:
+    """Serve ``app`` over this process's stdin and stdout until stdin closes.
+
+    Run it with ``anyio.run(serve_stdio, app)``, or from the command line:
+    ``python -m fusion_core serve pkg.module:app``. When stdin and stdout are
+    pipes or sockets they are read and written on the event loop, otherwise
+    by the SDK's own transport; a handler's stray output goes to stderr.
+    Before serving, the process's heap is collected and frozen
+    (``gc.freeze()``), so that full collections skip what start-up built.
+    """
+    from mcp.server.stdio import stdio_server  # noqa: PLC0415 - mcp costs ~1 s to import
+
+    from fusion_core._mcp._server_stdio import served_pipes  # noqa: PLC0415 - with the SDK's transport
+
+    server = build_server(app, name=name, version=version, context_factory=context_factory)
+    _settle_heap()
+    with served_pipes() as pipes:
+        streams: Any = () if pipes is None else pipes
+        async with stdio_server(*streams) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_http(
+    app: ToolApp,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    name: str | None = None,
+    version: str | None = None,
+    context_factory: ContextFactory | None = None,
+    log_level: str = "warning",
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
+    bearer_token: str | None = None,
+    on_listening: Callable[[str], None] | None = None,
+    json_response: bool | None = None,
+) -> None:
+    """Serve ``app`` over streamable HTTP at ``http://host:port/path`` until stopped.
+
+    Every loopback bind (any spelling of ``127.0.0.0/8`` or ``::1``, and
+    ``localhost``) checks ``Host`` and ``Origin`` against DNS rebinding;
+    ``allowed_hosts`` and ``allowed_origins`` add names (and turn the checks
+    on for other binds). With ``bearer_token``, every request must carry
+    ``Authorization: Bearer <token>``. ``on_listening`` is called with the URL
+    once the server accepts connections (``port=0`` picks a free port).
+    ``json_response`` chooses how a request's answer travels: one
+    ``application/json`` body, or an SSE stream that can also carry the
+    messages a handler sends while it runs (progress, logs, requests to the
+    client). By default (``None``) the answer is JSON unless a
+    ``context_factory`` is given: without one, a handler has no way to send
+    such messages, and the stream would only ever carry the answer, at about
+    twice the server's CPU per call.
+    Before serving, the process's heap is collected and frozen
+    (``gc.freeze()``), so that full collections skip what start-up built.
+    """
+    import uvicorn  # noqa: PLC0415 - comes with mcp; as slow to import
+
+    from fusion_core._mcp._server_http_guard import (  # noqa: PLC0415
+        BearerTokenMiddleware,
+        bare_host,
+        transport_security,
+    )
+
+    server = build_server(app, name=name, version=version, context_factory=context_factory)
+    _settle_heap()
+    security = transport_security(host, allowed_hosts, allowed_origins)
+    if json_response is None:
+        json_response = context_factory is None
+    asgi_app: Any = server.streamable_http_app(
+        streamable_http_path=path,
+        host=host,
+        transport_security=security,
+        json_response=json_response,
+    )
+    if bearer_token is not None:
+        asgi_app = BearerTokenMiddleware(asgi_app, bearer_token)
+    config = uvicorn.Config(asgi_app, host=bare_host(host), port=port, log_level=log_level)
+    sock = _without_nagle(config.bind_socket())
+    bound = bare_host(host)
+    url = f"http://{f'[{bound}]' if ':' in bound else host}:{sock.getsockname()[1]}{path}"
+
+    class _Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and on_listening is not None:
+                on_listening(url)
+
+    try:
+        await _Server(config).serve(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def _without_nagle(sock: socket.socket) -> socket.socket:
+    """``sock`` (a bound listening socket), its connections sent without Nagle's delay.
+
+    asyncio turns Nagle's algorithm off on every TCP connection it serves,
+    but only when the socket says ``proto == IPPROTO_TCP``; uvicorn's
+    ``bind_socket()`` opens its listener with ``proto`` 0, which accepted
+    connections inherit, so they kept Nagle. An answer written as two
+    segments (headers, then body) then waited for the client's delayed ACK:
+    44 ms for every JSON answer on Linux, against 2 ms of work. The same
+    descriptor is returned as a TCP socket object, and the option is also set
+    on the listener, which Linux passes on to accepted connections.
+    """
+    if sock.family not in (socket.AF_INET, socket.AF_INET6) or sock.type != socket.SOCK_STREAM:
+        return sock  # a Unix socket: no Nagle
+    tcp = socket.socket(sock.family, sock.type, socket.IPPROTO_TCP, fileno=sock.detach())
+    tcp.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return tcp
+
+
+def load_app(spec: str) -> ToolApp:
+    """Import ``"pkg.module:attr"`` and return the app it names.
+
+    ``attr`` may be dotted (``module:holder.app``). Raises :class:`AppLoadError`
+    saying what is missing: the colon, the module, the attribute, or the
+    app's ``definitions()`` and ``call()``.
+    """
+    module_name, colon, attr_path = spec.partition(":")
+    if not colon or not module_name or not attr_path:
+        msg = f"app spec {spec!r} must look like 'package.module:app' (module, colon, attribute)"
+        raise AppLoadError(msg, spec=spec)
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module_name.startswith(exc.name):
+            raise  # a module the app's own code imports is missing: not a spec error
+        msg = (
+            f"app spec {spec!r}: no module named {exc.name!r} "
+            "(is the current directory or PYTHONPATH set so it can be imported?)"
+        )
+        raise AppLoadError(msg, spec=spec) from exc
+    for part in attr_path.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            msg = f"app spec {spec!r}: {module_name!r} has no attribute {attr_path!r}"
+            raise AppLoadError(msg, spec=spec) from None
+    if not isinstance(target, ToolApp):
+        missing = [method for method in ("definitions", "call") if not hasattr(target, method)]
+        msg = (
+            f"app spec {spec!r} names a {type(target).__qualname__}, not an app: "
+            f"it has no {' or '.join(f'{method}()' for method in missing)}"
+        )
+        raise AppLoadError(msg, spec=spec)
+    return target

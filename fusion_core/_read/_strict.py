@@ -1,0 +1,88 @@
+"""The strict reading: layouts the default check accepts but cannot be sure of.
+
+The layout rule (``_parse``) reads every block between the UI run and the
+tail as an embedded child block, because a child Presenter's UI, rules and
+suggestions read exactly like the parent's there. A foreign server that puts
+its rules before its UI block, or its suggestions before its rules, produces
+the very same bytes — so ``check()`` stays silent while
+``result.system_rules`` and ``result.ui_blocks`` come back empty. Likewise
+``<secret_notes>…</secret_notes>`` between the UI and the tail reads as an
+embed, and a bare error text with ``isError: true`` reads as data.
+
+:func:`findings` names each such place. ``check(source, strict=True)`` turns
+them into violations; the pytest plugin reports them as warnings in the
+default mode. Rule ids:
+
+=====================  ======================================================
+``ambiguous-layout``   a Fusion block (UI, directives, rules, suggestions)
+                       read as an embedded child block: misplaced, or a
+                       child's — the bytes cannot tell
+``unknown-element``    an element block of an unknown kind among the embeds
+``bare-error``         ``isError: true`` without a ``<tool_error>`` or
+                       ``<validation_error>`` envelope in block 0
+=====================  ======================================================
+
+Functions here return ``(block index, rule, message)`` triples; ``_check``
+wraps them as :class:`~fusion_core.Violation` values.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from fusion_core._read._parsed_blocks import DataBlock, EmbedBlock, ParsedResponse
+
+__all__ = ["STRICT_RULES", "findings"]
+
+STRICT_RULES: Final = frozenset({"ambiguous-layout", "unknown-element", "bare-error"})
+"""The rule ids only ``check(..., strict=True)`` reports."""
+
+Finding = tuple[int | None, str, str]
+
+_FUSION_OPENERS: Final = (
+    ("<ui_passthrough", "<ui_passthrough>", "result.ui_blocks"),
+    ("<llm_directives>", "<llm_directives>", "result.directives"),
+    ("<domain_rules>", "<domain_rules>", "result.system_rules"),
+    ("<action_suggestions>", "<action_suggestions>", "result.suggestions"),
+)
+_ELEMENT: Final = re.compile(r"<([A-Za-z_][\w.-]*)(?:[ \t\n][^>]*)?>")
+_ORDER_HINT: Final = (
+    "the order is data, UI blocks, <llm_directives>, <domain_rules>, <action_suggestions>"
+)
+
+
+def findings(parsed: ParsedResponse) -> list[Finding]:
+    """Every ambiguity of one parsed response, in block order."""
+    found: list[Finding] = []
+    for index, block in enumerate(parsed.blocks):
+        if isinstance(block, EmbedBlock) and index < parsed.tail_start:
+            found.extend(_embed(index, block.text))
+    first = parsed.blocks[0]
+    if parsed.is_error is True and isinstance(first, DataBlock):
+        message = (
+            "isError is true but block 0 is plain text, not a <tool_error> envelope, so "
+            "the agent gets no code and no recovery hint (an uncaught exception looks "
+            "like this); return tool_error(code, message, suggestion=...) instead"
+        )
+        found.append((0, "bare-error", message))
+    return found
+
+
+def _embed(index: int, text: str) -> list[Finding]:
+    for opener, tag, attribute in _FUSION_OPENERS:
+        if text.startswith(opener):
+            message = (
+                f"this {tag} block reads as an embedded child block, so {attribute} does "
+                f"not include it: it is out of place ({_ORDER_HINT}) or a child "
+                "Presenter's, which the bytes cannot tell apart"
+            )
+            return [(index, "ambiguous-layout", message)]
+    element = _ELEMENT.match(text)
+    if element is not None and text.rstrip().endswith(f"</{element.group(1)}>"):
+        message = (
+            f"<{element.group(1)}> is not a Fusion block kind; it reads as an embedded "
+            "child block that no attribute of the result exposes: send it as data, or drop it"
+        )
+        return [(index, "unknown-element", message)]
+    return []

@@ -1,0 +1,166 @@
+"""The text of each kind of block (WIRE.md sections 1, 3, 4 and 10).
+
+Cache: the encoding of a bullet item (a rule, a directive) and of a
+suggestion's tool and reason is remembered per exact text, in bounded dicts
+(4,096 texts of at most 512 characters each; a full dict is emptied, never
+grown). Encoding is a pure function of the text, so nothing invalidates an
+entry: static rules and suggestion tools repeat on every call and cost a
+dict lookup. A str subclass is always encoded afresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Final
+
+from fusion_core._write._json import to_json
+from fusion_core._write._text import (
+    encode_item,
+    encode_tool,
+    escape_attr,
+    escape_text,
+    lead_item,
+    neutralize_fusion_tags,
+    require_unicode,
+)
+from fusion_core._write._ui import UiBlock
+from fusion_core._write._view import ErrorEnvelope, Suggestion
+
+__all__ = [
+    "DIRECTIVES_TAG",
+    "RULES_TAG",
+    "SUGGESTIONS_TAG",
+    "UI_TAG",
+    "render_data",
+    "render_directives",
+    "render_error",
+    "render_rest",
+    "render_rules",
+    "render_suggestions",
+    "render_ui",
+]
+
+UI_TAG: Final = "ui_passthrough"
+DIRECTIVES_TAG: Final = "llm_directives"
+RULES_TAG: Final = "domain_rules"
+SUGGESTIONS_TAG: Final = "action_suggestions"
+EMPTY_DATA_TEXT: Final = "OK"
+
+
+def render_data(data: object) -> str:
+    """The data block: a str verbatim (``""`` → ``OK``), anything else as JSON."""
+    if isinstance(data, str):
+        return require_unicode(data, "the data str") or EMPTY_DATA_TEXT
+    return to_json(data)
+
+
+def render_ui(block: UiBlock) -> str:
+    """``<ui_passthrough type=".." ...>`` + content + closing tag."""
+    attributes = f'type="{escape_attr(block.type)}"'
+    if block.meta is not None:
+        attributes += block.meta.attributes()
+    content = neutralize_fusion_tags(block.content)
+    return f"<{UI_TAG} {attributes}>\n{content}\n</{UI_TAG}>"
+
+
+# Item texts repeat from call to call (static rules, suggestion tools and
+# reasons): their encodings are remembered, by exact str, in bounded dicts
+# (emptied when full; encoding is a pure function, so a hit is exact).
+_MEMO_ENTRIES: Final = 4096
+_MEMO_LENGTH: Final = 512  # longer texts are encoded every time
+_LED_ITEMS: dict[str, str] = {}
+_TOOLS: dict[str, str] = {}
+_REASONS: dict[str, str] = {}
+
+
+def _led_item(text: str) -> str:
+    return encode_item(lead_item(text))
+
+
+def _memo(memo: dict[str, str], encode: Callable[[str], str], text: str) -> str:
+    """``encode(text)``, remembered in ``memo`` for a short plain str."""
+    if type(text) is not str or len(text) > _MEMO_LENGTH:  # a subclass may hash as it likes
+        return encode(text)
+    encoded = memo.get(text)
+    if encoded is None:
+        encoded = encode(text)
+        if len(memo) >= _MEMO_ENTRIES:
+            memo.clear()
+        memo[text] = encoded
+    return encoded
+
+
+def _bullets(tag: str, items: Iterable[str]) -> str:
+    body = "\n".join("- " + _memo(_LED_ITEMS, _led_item, item) for item in items)
+    return f"<{tag}>\n{body}\n</{tag}>"
+
+
+def render_directives(directives: Iterable[str]) -> str:
+    """``<llm_directives>`` with one ``- `` item per hint."""
+    return _bullets(DIRECTIVES_TAG, directives)
+
+
+def render_rules(rules: Iterable[str]) -> str:
+    """``<domain_rules>`` with one ``- `` item per rule."""
+    return _bullets(RULES_TAG, rules)
+
+
+def render_suggestions(suggestions: Iterable[Suggestion]) -> str:
+    """``<action_suggestions>`` with ``- tool: reason`` items."""
+    body = "\n".join(
+        f"- {_memo(_TOOLS, encode_tool, item.tool)}: {_memo(_REASONS, encode_item, item.reason)}"
+        for item in suggestions
+    )
+    return f"<{SUGGESTIONS_TAG}>\n{body}\n</{SUGGESTIONS_TAG}>"
+
+
+def render_error(envelope: ErrorEnvelope) -> str:
+    """A ``<tool_error>`` envelope, one element per line, as the reference writes it."""
+    attributes = ""
+    if envelope.code is not None:
+        attributes += f' code="{escape_attr(envelope.code)}"'
+    if envelope.severity is not None:
+        attributes += f' severity="{escape_attr(envelope.severity)}"'
+    lines = [f"<tool_error{attributes}>", f"<message>{escape_text(envelope.message)}</message>"]
+    if envelope.recovery:
+        lines.append(f"<recovery>{escape_text(envelope.recovery)}</recovery>")
+    if envelope.available_actions:
+        lines.append("<available_actions>")
+        lines.extend(
+            f"  <action>{escape_text(action)}</action>" for action in envelope.available_actions
+        )
+        lines.append("</available_actions>")
+    if envelope.details:
+        lines.append("<details>")
+        lines.extend(
+            f'  <detail key="{escape_attr(key)}">{escape_text(value)}</detail>'
+            for key, value in envelope.details.pairs
+        )
+        lines.append("</details>")
+    if envelope.retry_after is not None:
+        lines.append(f"<retry_after>{escape_text(envelope.retry_after)} seconds</retry_after>")
+    lines.append("</tool_error>")
+    return "\n".join(lines)
+
+
+def render_rest(
+    ui: Iterable[UiBlock],
+    raw: Iterable[str],
+    directives: Sequence[str],
+    rules: Sequence[str],
+    suggestions: Sequence[Suggestion],
+) -> list[str]:
+    """Every block after the data block, in the canonical order (WIRE.md section 1).
+
+    UI blocks, then raw (or embedded) blocks, then directives, rules and
+    suggestions, each only when it has items.
+    """
+    texts = [render_ui(block) for block in ui]
+    texts.extend(raw)
+    if directives:
+        texts.append(render_directives(directives))
+    if rules:
+        texts.append(render_rules(rules))
+    if suggestions:
+        texts.append(render_suggestions(suggestions))
+    return texts

@@ -1,0 +1,191 @@
+"""ResponseBuilder: collect blocks in any order, emit them in the canonical one.
+
+``build()`` always emits data, UI blocks, raw (embedded) blocks, directives,
+rules, suggestions — whatever order the methods were called in.
+
+A Presenter *seals* the builders it makes (:func:`seal`): their data block is
+written when the data is masked, and ``data`` returns a copy, so nothing done
+to the data afterwards reaches the wire (WIRE.md 12.4).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from typing import Any, final
+
+from fusion_core._write._blocks import EMPTY_DATA_TEXT, render_data, render_rest
+from fusion_core._write._response import ToolResponse
+from fusion_core._write._text import require_unicode
+from fusion_core._write._ui import UiBlock, UiMeta
+from fusion_core._write._view import ResponseView, Suggestion
+
+__all__ = ["ResponseBuilder", "after_data", "response", "seal", "sealed"]
+
+SuggestionLike = Suggestion | Mapping[str, Any] | tuple[str, str]
+
+
+@final
+class ResponseBuilder:
+    """A response under construction. Methods return the builder, for chaining."""
+
+    __slots__ = ("_data", "_directives", "_raw", "_rules", "_sealed", "_suggestions", "_ui")
+
+    def __init__(self, data: Any) -> None:
+        self._data = data
+        self._sealed: str | None = None  # the data block, fixed by seal()
+        self._ui: list[UiBlock] = []
+        self._raw: list[str] = []
+        self._directives: list[str] = []
+        self._rules: list[str] = []
+        self._suggestions: list[Suggestion] = []
+
+    @property
+    def data(self) -> Any:
+        """The payload this builder was created with (a copy when a Presenter made it)."""
+        return copy.deepcopy(self._data) if self._sealed is not None else self._data
+
+    def ui_block(
+        self,
+        block: UiBlock | str,
+        content: str | None = None,
+        meta: UiMeta | Mapping[str, Any] | None = None,
+    ) -> ResponseBuilder:
+        """Add a UI block: a ``UiBlock``, or a type and its content (and meta)."""
+        if isinstance(block, UiBlock):
+            if content is not None or meta is not None:
+                msg = "ui_block(UiBlock) takes no content or meta: the block has its own"
+                raise TypeError(msg)
+            self._ui.append(block)
+        else:
+            if content is None:
+                msg = "ui_block(type, content): content is missing"
+                raise TypeError(msg)
+            self._ui.append(UiBlock(block, content, UiMeta.of(meta)))
+        return self
+
+    def ui_blocks(self, blocks: Iterable[UiBlock]) -> ResponseBuilder:
+        """Add several UI blocks, in order."""
+        for block in blocks:
+            self.ui_block(block)
+        return self
+
+    def raw_block(self, text: str) -> ResponseBuilder:
+        """Add a block verbatim (child Presenter blocks), after the UI blocks."""
+        _require_str(text, "raw_block")
+        self._raw.append(require_unicode(text, "the raw block"))
+        return self
+
+    def llm_hint(self, text: str) -> ResponseBuilder:
+        """Add one item to ``<llm_directives>``."""
+        _require_str(text, "llm_hint")
+        self._directives.append(text)
+        return self
+
+    def system_rules(self, rules: Iterable[str]) -> ResponseBuilder:
+        """Add items to ``<domain_rules>``."""
+        if isinstance(rules, str):
+            msg = "system_rules() takes a list of rules, not one str"
+            raise TypeError(msg)
+        for rule in rules:
+            _require_str(rule, "system_rules")
+            self._rules.append(rule)
+        return self
+
+    def system_hint(self, suggestions: Iterable[SuggestionLike]) -> ResponseBuilder:
+        """Add items to ``<action_suggestions>``."""
+        self._suggestions.extend(Suggestion.of(item) for item in suggestions)
+        return self
+
+    def view(self) -> ResponseView:
+        """The structured view ``build()`` will attach."""
+        data = self._data
+        if data == "" and isinstance(data, str):
+            data = EMPTY_DATA_TEXT
+        return ResponseView(
+            data=data,
+            ui_blocks=tuple(self._ui),
+            embeds=tuple(self._raw),
+            directives=tuple(self._directives),
+            rules=tuple(self._rules),
+            suggestions=tuple(self._suggestions),
+        )
+
+    def texts(self) -> list[str]:
+        """The text of every block, in the canonical order."""
+        texts = [self._sealed if self._sealed is not None else render_data(self._data)]
+        texts.extend(after_data(self))
+        return texts
+
+    def build(self) -> ToolResponse:
+        """The finished response: blocks in canonical order, view attached."""
+        return ToolResponse(self.texts(), view=self.view())
+
+    def __repr__(self) -> str:
+        return (
+            f"ResponseBuilder(data={self._data!r:.60}, ui={len(self._ui)}, raw={len(self._raw)}, "
+            f"directives={len(self._directives)}, rules={len(self._rules)}, "
+            f"suggestions={len(self._suggestions)})"
+        )
+
+
+def seal(builder: ResponseBuilder, text: str | None = None) -> str:
+    """Write the data block now; later changes to the data never reach it.
+
+    ``text`` is the data block already written by the caller (exactly what
+    ``render_data`` gives for the data, by a faster route it can vouch for).
+    """
+    builder._sealed = render_data(builder._data) if text is None else text
+    return builder._sealed
+
+
+def after_data(builder: ResponseBuilder) -> list[str]:
+    """The text of every block but the data block, in the canonical order.
+
+    What an embedding Presenter adds of a child's response: the child's data
+    is already in the parent's data block, so it is never written twice.
+    """
+    return render_rest(
+        builder._ui, builder._raw, builder._directives, builder._rules, builder._suggestions
+    )
+
+
+def sealed(builder: ResponseBuilder) -> tuple[Any, str] | None:
+    """``(data, data block)`` of a sealed builder, else ``None``."""
+    return None if builder._sealed is None else (builder._data, builder._sealed)
+
+
+def _require_str(value: object, method: str) -> None:
+    if not isinstance(value, str):
+        msg = f"{method}() takes str, got {type(value).__qualname__}: {value!r:.80}"
+        raise TypeError(msg)
+
+
+@final
+class _ResponseFactory:
+    """``response(data)`` and its shortcuts ``response.ok`` / ``response.with_rules``."""
+
+    __slots__ = ()
+
+    def __call__(self, data: Any) -> ResponseBuilder:
+        """Start a response whose data block is ``data``."""
+        return ResponseBuilder(data)
+
+    def ok(self, data: Any) -> ToolResponse:
+        """A response with only a data block."""
+        return ResponseBuilder(data).build()
+
+    def with_rules(self, data: Any, rules: Iterable[str]) -> ToolResponse:
+        """A response with a data block and ``<domain_rules>``."""
+        return ResponseBuilder(data).system_rules(rules).build()
+
+    def __repr__(self) -> str:
+        return "fusion_core.response"
+
+
+response: _ResponseFactory = _ResponseFactory()
+"""Start a response: ``response(data)`` is a :class:`ResponseBuilder` whose data block is ``data``.
+
+``response.ok(data)`` is a built response with only the data block, and
+``response.with_rules(data, rules)`` one with ``<domain_rules>`` too.
+"""

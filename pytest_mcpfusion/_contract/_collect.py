@@ -1,0 +1,466 @@
+"""Contract tests: every tool and action, exercised with generated arguments.
+
+Under ``--fusion`` each action gets two items, like schemathesis does for
+HTTP APIs: ``valid`` draws arguments from the action's input schema and
+``invalid`` draws arguments that must be refused. Every response must be a
+valid wire stream (``fusion_core.check``); a valid call's data may hold no
+field outside the action's Presenter schema and must honour ``_select``; an
+invalid call, and any failure, must come back as an envelope, never as bare
+text.
+"""
+
+from __future__ import annotations
+
+import random
+import shlex
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import pytest
+
+from fusion_core import ServerConnectionError, ServerLimitError, load_app
+from fusion_core._read._definitions import actions_of, discriminator_of
+from pytest_mcpfusion._contract._examples import action_examples, prime_first, reuse_ids
+from pytest_mcpfusion._contract._failure import ContractFailure, describe, leaves
+from pytest_mcpfusion._contract._verdicts import gate_of
+from pytest_mcpfusion._session import SELECT_PARAM, FusionSession, limit_message
+
+if TYPE_CHECKING:
+    from _pytest._code.code import ExceptionInfo, TerminalRepr
+
+    from pytest_mcpfusion._result import FusionResult
+
+__all__ = [
+    "GROUP",
+    "FusionContractFile",
+    "FusionContractGroup",
+    "FusionContractItem",
+    "contract_anchor",
+]
+
+GROUP: Final = "fusion-contract"
+"""The collector holding the contract items, and the middle part of their node ids."""
+
+
+_ANCHOR_KEY: Final = pytest.StashKey["tuple[Path | None]"]()
+
+
+def contract_anchor(config: pytest.Config) -> Path | None:
+    """The file the contract tests hang from, so their ids can be run again.
+
+    In order: the ini file, the rootdir's ``conftest.py``, the file of the app
+    being gated (``--fusion-app=shop:app`` → ``shop.py``), the first file
+    named in the server's command (``python server.py`` → ``server.py``); the
+    last two only inside the rootdir. Their node ids start with it
+    (``pytest.ini::fusion-contract::billing/get[valid]``), so pytest can
+    collect them again from an id given on the command line. ``None`` (a
+    remote server, an app outside the rootdir): the ids start with ``::``
+    and ``-k`` selects them.
+    """
+    cached = config.stash.get(_ANCHOR_KEY, None)
+    if cached is None:
+        cached = config.stash[_ANCHOR_KEY] = (_find_anchor(config),)
+    return cached[0]
+
+
+def _find_anchor(config: pytest.Config) -> Path | None:
+    if config.inipath is not None:
+        return Path(config.inipath)
+    root = Path(config.rootpath)
+    conftest = root / "conftest.py"
+    if conftest.is_file():
+        return conftest
+    app = config.getoption("fusion_app") or config.getini("fusion_app")
+    server = config.getoption("fusion_server") or config.getini("fusion_server")
+    candidates = _app_files(str(app), root) if app else _command_files(str(server or ""), root)
+    return next((path for path in candidates if path.is_relative_to(root)), None)
+
+
+def _app_files(spec: str, root: Path) -> Iterator[Path]:
+    """Where the module of ``pkg.module:app`` may be, on disk, without importing it."""
+    parts = spec.partition(":")[0].split(".")
+    bases = dict.fromkeys([root, *(Path(entry or ".").resolve() for entry in sys.path)])
+    for base in bases:
+        module = base.joinpath(*parts)
+        for candidate in (module.with_suffix(".py"), module / "__init__.py"):
+            if candidate.is_file():
+                yield candidate.resolve()
+
+
+def _import_base(config: pytest.Config, path: Path) -> Path | None:
+    """The folder ``pkg.module`` imports from, when ``path`` is the gated app's module file."""
+    app = config.getoption("fusion_app") or config.getini("fusion_app")
+    if not app or config.inipath is not None:
+        return None
+    parts = str(app).partition(":")[0].split(".")
+    depth = len(parts) if path.name == "__init__.py" else len(parts) - 1
+    if depth >= len(path.parents):
+        return None
+    base = path.parents[depth]
+    return (
+        base
+        if base.joinpath(*parts).with_suffix(".py") == path
+        or (base.joinpath(*parts, "__init__.py") == path)
+        else None
+    )
+
+
+def _command_files(command: str, root: Path) -> Iterator[Path]:
+    """The files a server command names (``python server.py``, ``./serve.sh``)."""
+    if command.startswith(("http://", "https://")):
+        return
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return
+    for word in words:
+        path = Path(word) if Path(word).is_absolute() else root / word
+        if path.suffix and path.is_file():
+            yield path.resolve()
+
+
+class FusionContractFile(pytest.File):
+    """The anchor file, as a collector of the contract tests only."""
+
+    def __init__(self, *, fusion: FusionSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fusion = fusion
+
+    def collect(self) -> Iterator[FusionContractGroup]:
+        """The one group of contract tests.
+
+        Anchored at the app's own module file, its base folder goes on
+        ``sys.path`` first, as pytest's ``prepend`` import mode does for a
+        collected module: the app then loads here even before any test
+        module's import has put that folder there (an xdist worker).
+        """
+        base = _import_base(self.config, self.path)
+        if base is not None and str(base) not in sys.path:
+            sys.path.insert(0, str(base))
+        yield FusionContractGroup.from_parent(self, name=GROUP, fusion=self.fusion)
+
+
+class FusionContractGroup(pytest.Collector):
+    """Two items (valid, invalid arguments) per tool action of the app or server."""
+
+    def __init__(self, *, fusion: FusionSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fusion = fusion
+
+    def collect(self) -> Iterator[FusionContractItem]:
+        """One item per tool action and kind, in ``tools/list`` order."""
+        try:
+            definitions = self.fusion.transport().definitions()
+        except (pytest.UsageError, ServerLimitError, ServerConnectionError) as exc:
+            raise self.CollectError(f"cannot list the tools: {limit_message_of(exc)}") from None
+        for definition in definitions:
+            tool = definition["name"]
+            for action in prime_first(definition, actions_of(definition)):
+                label = tool if action is None else f"{tool}/{action}"
+                for valid in (True, False):
+                    yield FusionContractItem.from_parent(
+                        self,
+                        name=f"{label}[{'valid' if valid else 'invalid'}]",
+                        fusion=self.fusion,
+                        definition=definition,
+                        action=action,
+                        valid=valid,
+                    )
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Where the group comes from, for pytest's reports."""
+        return self.path, None, self.nodeid
+
+
+class _Stop(BaseException):
+    """Ends a contract test at once; a BaseException, so hypothesis does not shrink it."""
+
+    def __init__(self, failure: ContractFailure) -> None:
+        super().__init__(str(failure))
+        self.failure = failure
+
+
+def limit_message_of(exc: BaseException) -> str:
+    """The short message of a start-up, limit or connection error."""
+    if isinstance(exc, ServerLimitError | ServerConnectionError):
+        return limit_message(exc)
+    return str(exc)
+
+
+def _require_hypothesis() -> None:
+    """Fail the running contract test, naming the package, when hypothesis is absent."""
+    # Failing outside the ``except`` keeps the ImportError's chained traceback
+    # out of the report: the message names the package and the fix.
+    try:
+        import hypothesis  # noqa: F401, PLC0415
+    except ImportError:
+        missing = True
+    else:
+        missing = False
+    if missing:
+        pytest.fail(
+            "--fusion contract tests need hypothesis, which is not installed: "
+            "pip install 'hypothesis>=6.100' (pytest-mcpfusion's own dependency)",
+            pytrace=False,
+        )
+
+
+class FusionContractItem(pytest.Item):
+    """One contract test: one action, valid or invalid arguments."""
+
+    def __init__(
+        self,
+        *,
+        fusion: FusionSession,
+        definition: Mapping[str, Any],
+        action: str | None,
+        valid: bool,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs, nodeid=_item_id(kwargs["parent"], kwargs["name"]))
+        self.fusion = fusion
+        self.definition = definition
+        self.action = action
+        self.valid = valid
+        self.seed: int = _seed(fusion.config)
+        self.add_marker("fusion")
+
+    def runtest(self) -> None:
+        """Call the action with generated arguments and check every answer."""
+        # hypothesis loads only when contract tests run: plain runs stay fast,
+        # and a suite without hypothesis installed loses only these tests.
+        _require_hypothesis()
+        from hypothesis import HealthCheck, Verbosity, given, seed, settings  # noqa: PLC0415
+        from hypothesis import strategies as st  # noqa: PLC0415
+
+        from pytest_mcpfusion import strategies  # noqa: PLC0415
+
+        fusion = self.fusion
+        tool = self.definition["name"]
+        # Read from the published definition alone (see strategies.action_arguments),
+        # so an app in process and the same app behind a server get the same tests.
+        try:
+            args = strategies.action_arguments(self.definition, self.action, valid=self.valid)
+        except ValueError as exc:  # e.g. a schema that accepts every object
+            pytest.skip(f"{self.name}: {exc}")
+        select_keys = _select_keys(self.definition)
+        select = (
+            st.lists(st.sampled_from(select_keys), unique=True, min_size=1) | st.none()
+            if self.valid and select_keys
+            else st.none()
+        )
+        examples = _examples(fusion.config)
+        # Contract tests belong to no test directory, so no fusion_context
+        # fixture reaches them: the hook decides (request is None).
+        context = (
+            fusion.config.hook.pytest_fusion_context(app=fusion.transport().app, request=None)
+            if fusion.transport().app is not None
+            else None
+        )
+
+        gate = gate_of(fusion.config)
+        label = tool if self.action is None else f"{tool}.{self.action}"
+        ok_before = fusion.report.outcome_count(label, "ok")
+        ids = gate.ids.snapshot() if self.valid else {}  # fixed for the whole test
+
+        def send(arguments: dict[str, Any], chosen: list[str] | None) -> None:
+            call = dict(arguments)
+            if self.action is not None:
+                call[discriminator_of(self.definition) or "action"] = self.action
+            if chosen is not None:
+                call[SELECT_PARAM] = chosen
+            try:
+                wire, view = fusion.transport().call(tool, call, context)
+            except (ServerLimitError, ServerConnectionError) as exc:
+                # No shrinking: every further try would cost a timeout and a restart.
+                failure = ContractFailure(tool, self.action, call, [limit_message(exc)])
+                raise _Stop(failure) from None
+            result = fusion.finish(tool, self.action, call, wire, view, checked=False)
+            problems = fusion.problems(result, self.action) or self._broken(result, chosen)
+            if problems:
+                raise ContractFailure(tool, self.action, call, problems, result)
+
+        accepts = _parameter_check(self.definition)
+
+        # Quiet: the failure is described by repr_failure, with the seed to replay it.
+        @seed(self.seed)
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            verbosity=Verbosity.quiet,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        )
+        @given(arguments=args, chosen=select, data=st.data())
+        def run(arguments: dict[str, Any], chosen: list[str] | None, data: st.DataObject) -> None:
+            send(reuse_ids(arguments, ids, data.draw, accepts) if ids else arguments, chosen)
+
+        try:
+            if self.valid:  # the user's examples first: they reach the success path
+                app = fusion.transport().app or (
+                    load_app(fusion.app_spec) if fusion.app_spec else None
+                )
+                for example in action_examples(fusion.config, app, self.definition, self.action):
+                    fusion.report.example_calls[label] += 1
+                    send(example, None)
+            run()
+        except _Stop as stop:
+            raise stop.failure from None
+        if self.valid and gate.strict_for(self):
+            report = fusion.report
+            if report.outcome_count(label, "ok") == ok_before:
+                msg = (
+                    f"{label}: the success path was never reached (--fusion-strict): no call "
+                    f"ended ok ({report.outcome_count(label, 'error')} error, "
+                    f"{report.outcome_count(label, 'validation')} validation so far); give example "
+                    "arguments: examples=[{...}] on the action, or the pytest_fusion_examples "
+                    "hook (docs/plugin.md)"
+                )
+                pytest.fail(msg, pytrace=False)
+
+    def repr_failure(
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        """A screenful: the call, the rules it broke, what came back, how to rerun it."""
+        failures = [leaf for leaf in leaves(excinfo.value) if isinstance(leaf, ContractFailure)]
+        if not failures:
+            return super().repr_failure(excinfo, style=style)
+        return describe(failures, reproduce=self.reproduce())
+
+    def reproduce(self) -> str:
+        """The command line that runs this test again with the same examples."""
+        config = self.config
+        # Without any anchor (see contract_anchor) the id has no file to start
+        # from, and pytest cannot select it: -k can.
+        chosen = ["-k", self.name] if self.nodeid.startswith("::") else [self.nodeid]
+        words = ["pytest", *chosen, "--fusion", *_fusion_options(config.invocation_params.args)]
+        words.append(f"--hypothesis-seed={self.seed}")
+        return shlex.join(words)
+
+    def _broken(self, result: FusionResult, chosen: list[str] | None) -> list[str]:
+        """What the answer must be beyond the wire contract, given the arguments' kind."""
+        enveloped = result.error is not None or result.view.validation is not None
+        if not self.valid:
+            if result.is_error and enveloped:
+                return []
+            refused = (
+                "[invalid-accepted] arguments the input schema refuses must be refused "
+                "with an isError envelope (<tool_error> or <validation_error>)"
+            )
+            return [refused]
+        if result.is_error:
+            if not enveloped:
+                return ["[error-envelope] an error must come as a <tool_error> envelope"]
+            if result.view.validation is not None:
+                return ["[valid-refused] arguments valid by the input schema were refused"]
+            return []
+        presenter_keys = self._presenter_keys()
+        allowed = set(chosen) if chosen else presenter_keys
+        if allowed is None:
+            return []
+        for row in _rows(result.data):
+            # _select narrows a Presenter's entities; an action without one (known in
+            # process) or data that shares no key with the enum (a server) is not one.
+            skip = (presenter_keys is None and self._in_process()) or not set(row) & allowed
+            if chosen and skip:
+                continue
+            extra = set(row) - allowed
+            if extra:
+                where = "_select" if chosen else "the Presenter schema"
+                leak = f"[field-leak] field(s) {sorted(extra)} reached the wire outside {where}"
+                return [f"{leak} ({sorted(allowed)})"]
+        return []
+
+    def _in_process(self) -> bool:
+        return getattr(self.fusion.transport().app, "tools", None) is not None
+
+    def _presenter_keys(self) -> set[str] | None:
+        app = self.fusion.transport().app
+        tools = getattr(app, "tools", None)
+        tool = tools.get(self.definition["name"]) if isinstance(tools, Mapping) else None
+        if tool is None or self.action not in tool.actions:
+            return None
+        presenter = tool.actions[self.action].returns
+        return set(presenter.root_keys) if presenter is not None else None
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Where the item comes from, for pytest's reports."""
+        return self.path, None, f"{GROUP}::{self.name}"
+
+
+def _rows(data: Any) -> list[Mapping[str, Any]]:
+    if isinstance(data, Mapping):
+        return [data]
+    if isinstance(data, list):
+        return [row for row in data if isinstance(row, Mapping)]
+    return []
+
+
+def _select_keys(definition: Mapping[str, Any]) -> list[str]:
+    prop = (definition.get("inputSchema") or {}).get("properties", {}).get(SELECT_PARAM)
+    if not prop:
+        return []
+    return list((prop.get("items") or {}).get("enum") or [])
+
+
+def _examples(config: pytest.Config) -> int:
+    given: int | None = config.getoption("fusion_examples")
+    return given if given is not None else int(config.getini("fusion_examples"))
+
+
+def _item_id(parent: pytest.Collector, name: str) -> Any:
+    """The item's id where pytest structures ids (9.2+: path, names, ``[params]``), else None.
+
+    ``--lf`` compares structured ids: ``billing/get[valid]`` must be the name
+    ``billing/get`` with the params ``valid``, as pytest parses it back.
+    """
+    parent_id = getattr(parent, "id", None)
+    if parent_id is None or not hasattr(parent_id, "with_params"):
+        return None  # ids are strings: pytest builds ours from the name
+    base, _, params = name.partition("[")
+    return parent_id.child(base).with_params(params.removesuffix("]") or None)
+
+
+def _fusion_options(args: Sequence[str]) -> list[str]:
+    """The ``--fusion-*`` options of the command line (with their values), as given."""
+    kept: list[str] = []
+    taking = False
+    for arg in args:
+        if taking:
+            kept.append(arg)
+            taking = False
+        elif arg.startswith("--fusion-"):
+            kept.append(arg)
+            taking = "=" not in arg and arg != "--fusion-strict"
+    return kept
+
+
+def _seed(config: pytest.Config) -> int:
+    """``--hypothesis-seed`` when given, else a fresh one the failure report prints."""
+    given = config.getoption("hypothesis_seed", None)
+    if given is not None:
+        try:
+            return int(given)
+        except ValueError:
+            return hash(given) & 0xFFFFFFFF
+    return random.getrandbits(32)
+
+
+def _parameter_check(definition: Mapping[str, Any]) -> Callable[[str, Any], bool]:
+    """Whether a value is valid for one parameter of the tool's input schema."""
+    from jsonschema import Draft202012Validator  # noqa: PLC0415 - a dependency of mcp; lazy
+
+    schema = definition.get("inputSchema") or {}
+    properties = schema.get("properties") or {}
+    validators: dict[str, Draft202012Validator] = {}
+
+    def accepts(name: str, value: Any) -> bool:
+        if name not in properties:
+            return False
+        if name not in validators:
+            root = {**properties[name], "$defs": schema.get("$defs", {})}
+            validators[name] = Draft202012Validator(root)
+        return bool(validators[name].is_valid(value))
+
+    return accepts

@@ -1,0 +1,87 @@
+"""What a failed contract test prints: one screenful that says what to change.
+
+A contract test sends many generated calls; when one breaks a rule, the test
+raises :class:`ContractFailure` carrying the call and what came back, and the
+item's ``repr_failure`` prints :func:`describe`'s lines instead of a traceback
+through hypothesis, pluggy and pytest: the tool and action, the arguments
+sent, each violated rule with its message, the blocks received (trimmed), and
+the command that runs the same test with the same seed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from pytest_mcpfusion._result import FusionResult
+
+__all__ = ["ContractFailure", "describe", "leaves"]
+
+_SHOWN_BLOCKS: Final = 8
+_SHOWN_CHARS: Final = 160  # of each block, and of the arguments
+_SHOWN_FAILURES: Final = 3  # distinct failures hypothesis found, each in full
+
+
+@dataclass(eq=False)
+class ContractFailure(AssertionError):  # noqa: N818 - an assertion, named for the report
+    """One generated call whose answer broke a rule (``problems``: one line each)."""
+
+    tool: str
+    action: str | None
+    arguments: Mapping[str, Any]
+    problems: Sequence[str]
+    result: FusionResult | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        super().__init__("; ".join(self.problems))
+
+    def __str__(self) -> str:
+        return "; ".join(self.problems)
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    """The failures inside hypothesis's groups of distinct failures (or ``error`` itself)."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in leaves(inner)]
+    return [error]
+
+
+def describe(failures: Sequence[ContractFailure], *, reproduce: str) -> str:
+    """The failure text: each failure (at most a few), then how to run it again."""
+    lines: list[str] = []
+    for failure in failures[:_SHOWN_FAILURES]:
+        lines.extend(_one(failure))
+        lines.append("")
+    if len(failures) > _SHOWN_FAILURES:
+        lines.append(f"... and {len(failures) - _SHOWN_FAILURES} more distinct failure(s)")
+    lines.append(f"reproduce: {reproduce}")
+    return "\n".join(lines)
+
+
+def _one(failure: ContractFailure) -> list[str]:
+    action = f" action {failure.action!r}" if failure.action is not None else ""
+    sent = json.dumps(dict(failure.arguments), ensure_ascii=False, default=repr)
+    lines = [
+        f"tool {failure.tool!r}{action} broke the Fusion contract",
+        f"  sent:     {_trim(sent)}",
+        "  violated:",
+        *(f"    - {problem}" for problem in failure.problems),
+    ]
+    result = failure.result
+    if result is not None:
+        flag = " (isError)" if result.is_error else ""
+        lines.append(f"  received: {len(result.content)} block(s){flag}")
+        for index, text in enumerate(result.content[:_SHOWN_BLOCKS]):
+            lines.append(f"    [{index}] {_trim(repr(text))}")
+        if len(result.content) > _SHOWN_BLOCKS:
+            lines.append(f"    ... {len(result.content) - _SHOWN_BLOCKS} more block(s)")
+    return lines
+
+
+def _trim(text: str) -> str:
+    if len(text) <= _SHOWN_CHARS:
+        return text
+    return f"{text[: _SHOWN_CHARS - 1]}… ({len(text):,} chars)"

@@ -1,0 +1,319 @@
+"""The wire report: what a ``--fusion`` run sent over the wire, summed up.
+
+Each worker (or the single process) records every result: per action, the
+calls by outcome (``ok``, ``error``, ``validation``), the blocks, bytes and
+tokens by block kind, the contract violations and the warnings (ambiguous
+layouts in the default mode, success paths never reached). Under xdist the
+workers send their ``WireReport`` as plain data (:meth:`WireReport.to_data`)
+to the controller, which merges them and prints one report.
+:meth:`WireReport.document` is the JSON document ``--fusion-report`` writes
+(schema: ``docs/report.md`` and ``pytest_mcpfusion/report.schema.json``):
+sorted, without timestamps, so equal runs give equal bytes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from fusion_core import toon_success
+from fusion_core._snapshot._format import block_kinds
+from pytest_mcpfusion._result import FusionResult
+
+__all__ = ["OUTCOMES", "WireReport", "outcome_of", "toon_verdict"]
+
+Tokenizer = Callable[[str], int]
+OUTCOMES: Final = ("ok", "error", "validation")
+REPORT_FORMAT: Final = "pytest-mcpfusion/wire-report"
+REPORT_VERSION: Final = 1
+_MAX_MESSAGES: Final = 50  # distinct messages kept per action and list
+_NEVER_OK: Final = (
+    "the success path was never reached: no call ended ok; give example arguments "
+    "(examples=[...] on the action, or the pytest_fusion_examples hook)"
+)
+
+
+def outcome_of(result: FusionResult) -> str:
+    """``validation`` (a ``<validation_error>``), ``error`` (any other error), or ``ok``."""
+    if result.validation is not None:
+        return "validation"
+    if result.is_error or result.error is not None:
+        return "error"
+    return "ok"
+
+
+def _nested() -> dict[str, Counter[str]]:
+    return {}
+
+
+def toon_verdict(saved: int) -> str:
+    """What TOON would change on the data blocks: a saving, a cost, or nothing."""
+    if saved > 0:
+        return f"TOON would save {saved:,} token{'s' if saved != 1 else ''} on data blocks"
+    if saved < 0:
+        return f"TOON would cost {-saved:,} more token{'s' if saved != -1 else ''} on data blocks"
+    return "TOON would take as many tokens as JSON on data blocks"
+
+
+@dataclass
+class WireReport:
+    """Counters of one run: calls, blocks, bytes, violations, tokens — overall and per action.
+
+    ``calls``, ``blocks``, ``block_bytes`` and ``tokens`` are the run's
+    totals (by action, and by block kind); ``outcomes``, ``kinds``,
+    ``kind_bytes``, ``kind_tokens``, ``problems`` and ``notes`` hold the same
+    per action (``tool.action``, or the tool name for a tool without actions).
+    """
+
+    calls: Counter[str] = field(default_factory=Counter)
+    known_actions: set[str] = field(default_factory=set)
+    blocks: Counter[str] = field(default_factory=Counter)
+    block_bytes: Counter[str] = field(default_factory=Counter)
+    tokens: Counter[str] = field(default_factory=Counter)
+    toon_tokens_saved: int = 0
+    violations: int = 0
+    contract_failures: int = 0
+    tokenizer_name: str | None = None
+    outcomes: dict[str, Counter[str]] = field(default_factory=_nested)
+    kinds: dict[str, Counter[str]] = field(default_factory=_nested)
+    kind_bytes: dict[str, Counter[str]] = field(default_factory=_nested)
+    kind_tokens: dict[str, Counter[str]] = field(default_factory=_nested)
+    problems: dict[str, Counter[str]] = field(default_factory=_nested)
+    notes: dict[str, Counter[str]] = field(default_factory=_nested)
+    example_calls: Counter[str] = field(default_factory=Counter)
+
+    def record(
+        self,
+        result: FusionResult,
+        kinds: list[str] | None = None,
+        *,
+        action: str | None,
+        tokenizer: Tokenizer | None = None,
+    ) -> None:
+        """Count one result's call and outcome, blocks, bytes (and tokens, given a tokenizer).
+
+        ``kinds`` are the blocks' kinds as the wire snapshots name them
+        (``data``, ``ui_passthrough(summary)``...); read from the result when
+        not given.
+        """
+        if kinds is None:
+            kinds = block_kinds(result.wire_dict)
+        name = _name(result.tool, action)
+        self.calls[name] += 1
+        self.outcomes.setdefault(name, Counter())[outcome_of(result)] += 1
+        counts = self.kinds.setdefault(name, Counter())
+        sizes = self.kind_bytes.setdefault(name, Counter())
+        tokens = self.kind_tokens.setdefault(name, Counter())
+        for kind, text in zip(kinds, result.content, strict=False):
+            family = kind.split("(", 1)[0]
+            size = len(text.encode("utf-8", "surrogatepass"))
+            self.blocks[family] += 1
+            self.block_bytes[family] += size
+            counts[family] += 1
+            sizes[family] += size
+            if tokenizer is not None:
+                used = tokenizer(text)
+                self.tokens[family] += used
+                tokens[family] += used
+        if tokenizer is not None and kinds and kinds[0] == "data" and result.data is not None:
+            json_tokens = tokenizer(result.content[0])
+            toon_text = toon_success(result.data).texts[0]
+            self.toon_tokens_saved += json_tokens - tokenizer(toon_text)
+
+    def add_violations(self, tool: str, action: str | None, messages: list[str]) -> None:
+        """Count contract violations of one result (they fail the test that made the call)."""
+        self.violations += len(messages)
+        _add(self.problems.setdefault(_name(tool, action), Counter()), messages)
+
+    def add_warnings(self, tool: str, action: str | None, messages: list[str]) -> None:
+        """Record findings that do not fail the test (ambiguities in the default mode)."""
+        _add(self.notes.setdefault(_name(tool, action), Counter()), messages)
+
+    def outcome_count(self, name: str, outcome: str) -> int:
+        """How many calls of action ``name`` (``tool.action``) ended with ``outcome``."""
+        counter = self.outcomes.get(name)
+        return counter[outcome] if counter is not None else 0
+
+    # ------------------------------------------------------ xdist transfer
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data, to cross from an xdist worker to the controller."""
+        return {
+            "calls": dict(self.calls),
+            "known_actions": sorted(self.known_actions),
+            "blocks": dict(self.blocks),
+            "block_bytes": dict(self.block_bytes),
+            "tokens": dict(self.tokens),
+            "toon_tokens_saved": self.toon_tokens_saved,
+            "violations": self.violations,
+            "tokenizer_name": self.tokenizer_name,
+            "example_calls": dict(self.example_calls),
+            **{
+                name: {action: dict(counter) for action, counter in getattr(self, name).items()}
+                for name in ("outcomes", "kinds", "kind_bytes", "kind_tokens", "problems", "notes")
+            },
+        }
+
+    def merge(self, data: dict[str, Any]) -> None:
+        """Add a worker's :meth:`to_data` into this report."""
+        self.calls.update(data["calls"])
+        self.known_actions.update(data["known_actions"])
+        self.blocks.update(data["blocks"])
+        self.block_bytes.update(data["block_bytes"])
+        self.tokens.update(data["tokens"])
+        self.toon_tokens_saved += data["toon_tokens_saved"]
+        self.violations += data["violations"]
+        self.tokenizer_name = self.tokenizer_name or data["tokenizer_name"]
+        self.example_calls.update(data.get("example_calls", {}))
+        for name in ("outcomes", "kinds", "kind_bytes", "kind_tokens", "problems", "notes"):
+            mine: dict[str, Counter[str]] = getattr(self, name)
+            for action, counter in data.get(name, {}).items():
+                mine.setdefault(action, Counter()).update(counter)
+
+    # ------------------------------------------------------------ reading
+
+    def never_ok(self) -> list[str]:
+        """Known (or called) actions that were called but never answered ok."""
+        names = self.known_actions or set(self.calls)
+        return sorted(
+            name
+            for name in names
+            if self.calls[name] and not self.outcomes.get(name, Counter())["ok"]
+        )
+
+    def warnings_of(self, name: str) -> Counter[str]:
+        """An action's warnings, including a success path never reached."""
+        found = Counter(self.notes.get(name, Counter()))
+        if self.calls[name] and not self.outcomes.get(name, Counter())["ok"]:
+            found[_NEVER_OK] += 1
+        return found
+
+    def document(self) -> dict[str, Any]:
+        """The report as the JSON document of ``--fusion-report`` (see docs/report.md)."""
+        known = self.known_actions or set(self.calls)
+        tokens = self.tokenizer_name is not None
+        actions: list[dict[str, Any]] = []
+        for name in sorted(known | set(self.calls)):
+            outcomes = self.outcomes.get(name, Counter())
+            warnings = self.warnings_of(name)
+            actions.append(
+                {
+                    "name": name,
+                    "known": name in known,
+                    "calls": {outcome: outcomes[outcome] for outcome in OUTCOMES},
+                    "total_calls": self.calls[name],
+                    "example_calls": self.example_calls[name],
+                    "success_reached": outcomes["ok"] > 0,
+                    "blocks": _kinds(
+                        self.kinds.get(name, Counter()),
+                        self.kind_bytes.get(name, Counter()),
+                        self.kind_tokens.get(name, Counter()) if tokens else None,
+                    ),
+                    "violations": _messages(self.problems.get(name, Counter())),
+                    "warnings": _messages(warnings),
+                }
+            )
+        totals: dict[str, Any] = {
+            "calls": sum(self.calls.values()),
+            **{
+                outcome: sum(counter[outcome] for counter in self.outcomes.values())
+                for outcome in OUTCOMES
+            },
+            "blocks": sum(self.blocks.values()),
+            "bytes": sum(self.block_bytes.values()),
+            "tokens": sum(self.tokens.values()) if tokens else None,
+            "violations": self.violations,
+            "warnings": sum(item["count"] for action in actions for item in action["warnings"]),
+            "contract_tests_failed": self.contract_failures,
+            "toon_tokens_saved": self.toon_tokens_saved if tokens else None,
+        }
+        return {
+            "format": REPORT_FORMAT,
+            "version": REPORT_VERSION,
+            "tokenizer": self.tokenizer_name,
+            "totals": totals,
+            "blocks": _kinds(self.blocks, self.block_bytes, self.tokens if tokens else None),
+            "actions": actions,
+            "never_called": sorted(name for name in known if not self.calls[name]),
+        }
+
+    def lines(self) -> list[str]:
+        """The report as terminal lines."""
+        known = self.known_actions or set(self.calls)
+        exercised = sorted(name for name in self.calls if name in known)
+        out = [f"tools and actions exercised: {len(exercised)} of {len(known)}"]
+        for name in exercised:
+            outcomes = self.outcomes.get(name, Counter())
+            split = ", ".join(f"{outcomes[o]} {o}" for o in OUTCOMES)
+            out.append(f"  {name:<40} {_count(self.calls[name], 'call')} ({split})")
+        missing = sorted(known - set(exercised))
+        if missing:
+            out.append("  never called: " + ", ".join(missing))
+        unknown = sum(count for name, count in self.calls.items() if name not in known)
+        if unknown:
+            calls = _count(unknown, "call").strip()
+            out.append(f"  + {calls} to unknown tools or actions (refused)")
+        out.append(f"blocks: {sum(self.blocks.values())}, {sum(self.block_bytes.values()):,} bytes")
+        for kind in sorted(self.blocks):
+            line = f"  {kind:<22} {self.blocks[kind]:>6} blocks {self.block_bytes[kind]:>12,} bytes"
+            if self.tokenizer_name is not None:
+                line += f" {self.tokens[kind]:>10,} tokens"
+            out.append(line)
+        if self.tokenizer_name is None:
+            out.append(
+                "tokens: no offline tokenizer installed (pip install 'pytest-mcpfusion[tokens]')"
+            )
+        else:
+            out.append(
+                f"tokens ({self.tokenizer_name}): {sum(self.tokens.values()):,}; "
+                f"{toon_verdict(self.toon_tokens_saved)}"
+            )
+        out.append(f"contract violations: {self.violations}")
+        out.extend(self._warning_lines(known))
+        out.append(f"contract tests failed: {self.contract_failures}")
+        return out
+
+    def _warning_lines(self, known: set[str]) -> list[str]:
+        named = {name: self.warnings_of(name) for name in sorted(known | set(self.calls))}
+        total = sum(sum(found.values()) for found in named.values())
+        out = [f"warnings: {total}"]
+        for name, found in named.items():
+            for message, count in sorted(found.items())[:5]:
+                times = f" (x{count})" if count > 1 else ""
+                out.append(f"  {name}: {message[:160]}{times}")
+        return out
+
+
+def _name(tool: str, action: str | None) -> str:
+    return f"{tool}.{action}" if action else tool
+
+
+def _add(counter: Counter[str], messages: list[str]) -> None:
+    for message in messages:
+        if message in counter or len(counter) < _MAX_MESSAGES:
+            counter[message] += 1
+        else:
+            counter["(more distinct messages not kept)"] += 1
+
+
+def _kinds(
+    counts: Counter[str], sizes: Counter[str], tokens: Counter[str] | None
+) -> dict[str, dict[str, int | None]]:
+    return {
+        kind: {
+            "count": counts[kind],
+            "bytes": sizes[kind],
+            "tokens": tokens[kind] if tokens is not None else None,
+        }
+        for kind in sorted(counts)
+    }
+
+
+def _messages(counter: Counter[str]) -> list[dict[str, Any]]:
+    return [{"message": message, "count": count} for message, count in sorted(counter.items())]
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:>6} {noun}{'' if number == 1 else 's'}"
