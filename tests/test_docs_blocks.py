@@ -160,7 +160,7 @@ def test_every_classed_block_exists_and_quotes_real_output() -> None:
     sources = "".join(
         path.read_text(encoding="utf-8")
         for package in ("fusion_core", "pytest_mcpfusion")
-        for path in (ROOT / package).glob("*.py")
+        for path in (ROOT / package).rglob("*.py")
     )
     for (page, start), (reason, phrase) in CLASSED.items():
         bodies = [f.body for f in FENCES if f.page == page and f.first_line.startswith(start)]
@@ -275,7 +275,7 @@ def _check_command(words: list[str]) -> None:
 
 def _check_variable(name: str) -> None:
     """An environment variable the docs set is one the package or ./dev reads."""
-    packages = [*(ROOT / "fusion_core").glob("*.py"), *(ROOT / "pytest_mcpfusion").glob("*.py")]
+    packages = [*(ROOT / "fusion_core").rglob("*.py"), *(ROOT / "pytest_mcpfusion").rglob("*.py")]
     readers = [ROOT / "dev", *packages]
     assert any(name in path.read_text(encoding="utf-8") for path in readers), name
 

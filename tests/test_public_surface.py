@@ -73,7 +73,7 @@ def test_the_pattern_catches_private_imports() -> None:
 
 
 def _sources() -> list[Path]:
-    return sorted(p for package in PACKAGES for p in (ROOT / package).glob("*.py"))
+    return sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py"))
 
 
 def _strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
