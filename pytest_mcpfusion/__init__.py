@@ -5,7 +5,8 @@ The plugin module (:mod:`pytest_mcpfusion.plugin`) is loaded through the
 names here are for type hints and for extending the plugin: the fixtures
 hand out :class:`FusionCall`, :class:`AsyncFusionCall` and
 :class:`FusionResult`; :class:`FusionWireExtension` is the syrupy extension
-behind ``fusion_snapshot``; :class:`WireReport` is what the
+behind ``fusion_snapshot``; :func:`inline_wire` is the inline-snapshot form of
+any response (``FusionResult.inline`` for a call's); :class:`WireReport` is what the
 ``pytest_fusion_report`` hook receives.
 
 :class:`FusionWireExtension` is imported on first use: it is a syrupy
@@ -19,6 +20,7 @@ from pytest_mcpfusion._contract._verdicts import FusionContextWarning, FusionIso
 from pytest_mcpfusion._report._summary import WireReport
 from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._session import AsyncFusionCall, FusionCall
+from pytest_mcpfusion._snapshots._inline import inline_wire
 
 if TYPE_CHECKING:
     from pytest_mcpfusion._snapshots._extension import FusionWireExtension
@@ -31,6 +33,7 @@ __all__ = [
     "FusionResult",
     "FusionWireExtension",
     "WireReport",
+    "inline_wire",
 ]
 
 

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, final
 
+from fusion_core._snapshot._inline import InlineWire, inline_of
 from fusion_core._write._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
 if TYPE_CHECKING:
@@ -118,6 +119,16 @@ class FusionResult:
     def wire_dict(self) -> dict[str, Any]:
         """The MCP result as a dict (``content``, ``isError``, ``structuredContent``)."""
         return dict(self._wire)
+
+    @property
+    def inline(self) -> InlineWire:
+        """The response as ``(kind, text)`` pairs, for ``assert result.inline == snapshot()``.
+
+        A plain ``list`` (with ``("isError", ...)`` and ``("structuredContent", ...)``
+        first when present) that inline-snapshot stores in the test's source; it
+        holds the exact text of every block (``docs/plugin.md#inline-snapshots``).
+        """
+        return inline_of(self._wire)
 
     @property
     def raw(self) -> CallToolResult:

@@ -17,6 +17,7 @@ import pytest
 import fusion_core
 from fusion_core import AppLoadError, ResponseView, ToolResponse, load_app
 from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
+from fusion_core._snapshot._inline import InlineWire
 from pytest_mcpfusion import _profiles, hookspecs
 from pytest_mcpfusion._assertrepr import explain
 from pytest_mcpfusion._closure import add_overrides, overridden
@@ -38,6 +39,7 @@ from pytest_mcpfusion._report._summary import WireReport
 from pytest_mcpfusion._report._tokens import offline_tokenizer
 from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._session import AsyncFusionCall, FusionCall, FusionSession
+from pytest_mcpfusion._snapshots._inline import explain_inline
 from pytest_mcpfusion._snapshots._pending import (
     WRITTEN,
     PendingFiles,
@@ -315,10 +317,12 @@ def pytest_assertrepr_compare(
     config: pytest.Config, op: str, left: object, right: object
 ) -> list[str] | None:
     """Block-by-block explanations when results, responses or views differ."""
-    del config
     comparable = (FusionResult, ToolResponse, ResponseView)
     if op == "==" and isinstance(left, comparable) and isinstance(right, comparable):
         return explain(left, right)
+    if op == "==" and (isinstance(left, InlineWire) or isinstance(right, InlineWire)):
+        verbose = config.get_verbosity(pytest.Config.VERBOSITY_ASSERTIONS)
+        return explain_inline(left, right, verbose=verbose)
     return None
 
 

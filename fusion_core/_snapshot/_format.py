@@ -148,7 +148,7 @@ def _huge_ints(value: Any, found: list[int]) -> Any:
     Containers on the way are copied (the caller's data is never changed);
     iterative, so depth costs no recursion here.
     """
-    if not _has_huge_int(value):
+    if not has_huge_int(value):
         return value
     root: list[Any] = [value]
     stack: list[tuple[Any, Any]] = [(root, 0)]
@@ -173,7 +173,7 @@ def _huge_ints(value: Any, found: list[int]) -> Any:
     return root[0]
 
 
-def _has_huge_int(value: Any) -> bool:
+def has_huge_int(value: Any) -> bool:
     """Whether ``value`` holds a long int (a container met twice is not walked again)."""
     stack, seen = [value], set()
     while stack:
