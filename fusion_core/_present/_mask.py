@@ -58,6 +58,7 @@ from pydantic import BaseModel, PydanticUserError, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
 
+from fusion_core._present._extras import allows_extras, drop_spelled_extras
 from fusion_core._present._sets import SetPlan, resort, set_plan, sorting_sets
 
 __all__ = ["Mask"]
@@ -181,9 +182,16 @@ class _Deriver:
         extra: Literal["allow", "forbid", "ignore"] = (
             config.pop("extra_fields_behavior", None) or inner.get("extra_behavior") or "ignore"
         )
-        if extra == "allow" and any("validation_alias" in f for f in inner["fields"].values()):
-            # model_dump lets an extra key named like an aliased field replace it.
+        if extra == "allow" and any(
+            "validation_alias" in f or "serialization_alias" in f for f in inner["fields"].values()
+        ):
+            # A field's other spellings are extras to a typed dict; the model
+            # path drops them (fusion_core._present._extras).
             raise _Unsupported(f"{name} allows extra keys and has aliases")
+        if extra == "allow" and config.get("from_attributes"):
+            # Read by attributes, an instance's extras would be lost; the model
+            # path writes them as the declared schema does.
+            raise _Unsupported(f"{name} allows extra keys and reads attributes")
         fields: dict[str, Any] = {}
         hidden: list[tuple[str, bool]] = []
         for field_name, field in inner["fields"].items():
@@ -300,20 +308,35 @@ def _missing_sentinel() -> Any:
     return MISSING
 
 
-def _own_dump(model: type[BaseModel]) -> bool:
-    """The model (or a base below BaseModel) overrides how it dumps itself."""
-    return any(
-        "model_dump" in klass.__dict__ or "__get_pydantic_core_schema__" in klass.__dict__
+def _overrides(model: type[BaseModel]) -> set[str]:
+    """Which of ``model_dump``, ``__get_pydantic_core_schema__`` the model (or a base) overrides."""
+    return {
+        name
         for klass in model.__mro__
         if klass is not BaseModel and issubclass(klass, BaseModel)
-    )
+        for name in ("model_dump", "__get_pydantic_core_schema__")
+        if name in klass.__dict__
+    }
+
+
+def _own_dump(model: type[BaseModel]) -> bool:
+    """The model (or a base below BaseModel) overrides how it dumps itself."""
+    return bool(_overrides(model))
 
 
 def _model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
-    """Mask one value and a list by model validation and ``model_dump(mode="json")``.
+    """Mask one value and a list by model validation and the declared schema's serializer.
 
+    The serializer is the declared model's, not the validated instance's: a
+    subclass instance (validation keeps it as it is) is written with the
+    declared fields only, at any depth, as ``TypeAdapter(model).dump_python``
+    writes it; a value that does not fit its declared type (an instance
+    changed after validation, a subclass's field of another type) is an
+    error (``warnings="error"``), never written by inference. Extras spelled
+    like a declared field are dropped first (``fusion_core._present._extras``).
     The lists written from the schema's sets are then put in ``to_json``'s
-    order (``fusion_core._present._sets``); a model overriding ``model_dump`` keeps its own.
+    order (``fusion_core._present._sets``); a model overriding ``model_dump``
+    keeps its own.
     """
     adapters: list[TypeAdapter[Any]] = []  # built on first use: it costs a schema build
 
@@ -322,25 +345,49 @@ def _model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[
             adapters.append(TypeAdapter(list[model]))  # type: ignore[valid-type]
         return adapters[0]
 
+    validate = model.__pydantic_validator__.validate_python
+    clean = drop_spelled_extras if allows_extras(model.__pydantic_core_schema__) else _same
+    if "model_dump" in _overrides(model):
+
+        def dump_own(value: Any) -> Any:
+            return model.model_dump(clean(validate(value)), mode="json")
+
+        def dump_own_many(values: Any) -> Any:
+            return [
+                model.model_dump(clean(item), mode="json")
+                for item in adapter().validate_python(values)
+            ]
+
+        return dump_own, dump_own_many
+    serializer = model.__pydantic_serializer__
+
+    def write(instance: Any) -> Any:
+        return serializer.to_python(instance, mode="json", warnings="error")
+
+    def write_many(instances: Any) -> Any:
+        return adapter().dump_python(instances, mode="json", warnings="error")
+
     plan, refs = (None, {}) if _own_dump(model) else set_plan(model)
     if plan is None:
-
-        def many(values: Any) -> Any:
-            return adapter().dump_python(adapter().validate_python(values), mode="json")
-
-        return (lambda value: model.model_validate(value).model_dump(mode="json")), many
+        return (lambda value: write(clean(validate(value)))), (
+            lambda values: write_many(clean(adapter().validate_python(values)))
+        )
     found: SetPlan = plan
 
     def sorted_one(value: Any) -> Any:
-        instance = model.model_validate(value)
-        return resort(found, refs, instance, instance.model_dump(mode="json"))
+        instance = clean(validate(value))
+        return resort(found, refs, instance, write(instance))
 
     def sorted_many(values: Any) -> Any:
-        instances = adapter().validate_python(values)
-        dumped = adapter().dump_python(instances, mode="json")
+        instances = clean(adapter().validate_python(values))
+        dumped = write_many(instances)
         return [resort(found, refs, i, d) for i, d in zip(instances, dumped, strict=True)]
 
     return sorted_one, sorted_many
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 @final

@@ -29,6 +29,12 @@ Part = tuple[int | str, Any, Callable[[], object]]
 
 _UNKNOWN_TYPE: Final = re.compile(r"^Unable to serialize unknown type: <class '([\w.]+)'>")
 _FUNCTION: Final = re.compile(r"^Error calling function `([\w.<>]+)`")
+# A value that does not fit its declared type (serialized with warnings="error"):
+# an instance changed after validation, or a subclass's field of another type.
+_UNEXPECTED: Final = re.compile(
+    r"PydanticSerializationUnexpectedValue\(Expected `([^`\n]{1,200})` - serialized value may "
+    r"not be as expected(?: \[field_name='([A-Za-z_][A-Za-z0-9_]{0,63})'|)"
+)
 # Fixed texts of pydantic's serializer (plain ValueErrors): they quote nothing.
 _FIXED: Final = {
     "Circular reference detected (id repeated)": "The value contains itself (a circular "
@@ -53,6 +59,13 @@ def describe_unwritable(exc: ValueError) -> str:
     unknown = _UNKNOWN_TYPE.match(text)
     if unknown:
         return f"A value of type {unknown.group(1)} cannot be written as JSON"
+    unexpected = _UNEXPECTED.search(text)
+    if unexpected:
+        field = f" in the field {unexpected.group(2)!r}" if unexpected.group(2) else ""
+        return (
+            f"A value{field} does not fit its declared type {unexpected.group(1)} (a model "
+            "instance changed after validation, or a subclass's field of another type)"
+        )
     function = _FUNCTION.match(text)
     if function:
         return (
@@ -78,8 +91,8 @@ def locate_unwritable(
             instance = model.model_validate(item)
         except ValidationError:
             continue
-        try:
-            instance.model_dump(mode="json")
+        try:  # written as the declared schema writes it (fusion_core._present._mask)
+            model.__pydantic_serializer__.to_python(instance, mode="json", warnings="error")
         except ValueError as exc:  # PydanticSerializationError, or a circular or too deep value
             loc, error = _within(instance, (), set()) or ((), exc)
             return (index if many else None), loc, error
@@ -125,7 +138,7 @@ def _has(model: BaseModel, name: str) -> bool:
 
 
 def _dump_one(model: BaseModel, name: str) -> Callable[[], object]:
-    return lambda: model.model_dump(mode="json", include={name})
+    return lambda: model.model_dump(mode="json", include={name}, warnings="error")
 
 
 def _plain(value: Any) -> Callable[[], object]:

@@ -28,6 +28,7 @@ The number of generated models follows the loaded hypothesis profile
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import enum
 import itertools
@@ -35,13 +36,15 @@ import uuid
 from dataclasses import dataclass
 from decimal import Decimal
 from types import SimpleNamespace
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, NotRequired, Union
 
 from hypothesis import HealthCheck, example, given
 from hypothesis import strategies as st
 from pydantic import (
     MISSING,
     AfterValidator,
+    AliasChoices,
+    AliasPath,
     BaseModel,
     ConfigDict,
     Field,
@@ -54,9 +57,11 @@ from pydantic import (
     model_serializer,
 )
 from pydantic_core import core_schema
+from typing_extensions import TypedDict
 
 from fusion_core import Presenter, PresenterValidationError, to_json
 from fusion_core._present._presenter import CallRecord, recording
+from tests._support.declared import declared_dump, field_spellings
 
 from ._budget import examples
 
@@ -134,6 +139,13 @@ class Computed(BaseModel):
         return self.amount * 2
 
 
+class Shipment(TypedDict):
+    """A typed dict with an aliased field and a hidden one (written by pydantic, model path)."""
+
+    sku: Annotated[str, Field(alias="SKU")]
+    cost: NotRequired[Annotated[str, Field(exclude=True)]]
+
+
 @dataclass(frozen=True)
 class Kind:
     """A field type: its annotation and a strategy of valid inputs."""
@@ -178,6 +190,10 @@ _LEAVES: list[Kind] = [
     Kind(Redacted, st.fixed_dictionaries({"secret": _canaries})),
     Kind(Masked, st.fixed_dictionaries({"token": _canaries})),
     Kind(Computed, st.fixed_dictionaries({"amount": st.integers(-3, 3)})),
+    Kind(
+        Shipment,
+        st.fixed_dictionaries({"SKU": _text()}, optional={"cost": _canaries, "sku": _canaries}),
+    ),
 ]
 
 # The first kinds mirror into the fast path; the rest (serializers,
@@ -188,6 +204,13 @@ _FAST_LEAVES = 22
 _LEAF_KINDS = st.integers(0, len(_LEAVES) - 1).map(_LEAVES.__getitem__)
 _FAST_LEAF_KINDS = st.integers(0, _FAST_LEAVES - 1).map(_LEAVES.__getitem__)
 _ALIASES = ("_id", "f-x", "Field Name", "fX")
+# How a field's alias is declared: every option pydantic has.
+_SPELLINGS = ("alias", "validation", "choices", "path", "serialization")
+
+
+def _generated_alias(name: str) -> str:
+    """An ``alias_generator``: ``f0`` is read and written as ``F0``."""
+    return name.upper()
 
 
 @dataclass(frozen=True)
@@ -199,12 +222,14 @@ class FieldPlan:
     alias: str | None
     exclude: bool
     default: Any  # ... = required; MISSING = omitted when absent; else a value
+    spelling: str = "alias"  # one of _SPELLINGS, when there is an alias
 
 
 @st.composite
 def _field_plan(draw: st.DrawFn, name: str, kinds: st.SearchStrategy[Kind]) -> FieldPlan:
     kind = draw(kinds)
     alias = draw(st.none() | st.sampled_from(_ALIASES))
+    spelling = draw(st.sampled_from(_SPELLINGS))
     exclude = draw(st.booleans())
     if exclude and kind.simple:
         values = _canaries if kind.annotation is str else kind.values
@@ -216,33 +241,59 @@ def _field_plan(draw: st.DrawFn, name: str, kinds: st.SearchStrategy[Kind]) -> F
         default = MISSING
     elif choice == "default":
         default = draw(kind.values)
-    return FieldPlan(name, kind, alias, exclude, default)
+    return FieldPlan(name, kind, alias, exclude, default, spelling)
 
 
 @dataclass(frozen=True)
 class ModelPlan:
-    """A generated model class and the plans of its fields."""
+    """A generated model class, the plans of its fields, and a subclass adding a secret."""
 
     model: type[BaseModel]
     fields: tuple[FieldPlan, ...]
     extra: str
     from_attributes: bool
     by_name: bool
+    subclass: type[BaseModel] | None = None
 
 
 def _declare(plan: FieldPlan) -> tuple[Any, Any]:
     annotation = plan.kind.annotation
     if plan.default is MISSING:
         annotation = annotation | MISSING
-    info = Field(
-        default=plan.default,
-        alias=plan.alias,
-        exclude=True if plan.exclude else None,
-    )
+    aliases: dict[str, Any] = {}
+    if plan.alias is not None:
+        forms: dict[str, dict[str, Any]] = {
+            "alias": {"alias": plan.alias},
+            "validation": {"validation_alias": plan.alias},
+            "choices": {"validation_alias": AliasChoices(plan.alias, f"{plan.name}_b")},
+            "path": {"validation_alias": AliasPath(f"{plan.name}_p", "v")},
+            "serialization": {"serialization_alias": plan.alias},
+        }
+        aliases = forms[plan.spelling]
+    info = Field(default=plan.default, exclude=True if plan.exclude else None, **aliases)
     return annotation, info
 
 
 _model_names = itertools.count()
+
+
+@st.composite
+def _config(draw: st.DrawFn, extra: str, from_attributes: bool) -> tuple[ConfigDict, bool]:
+    """A model config drawing every alias option; and whether fields are read by name."""
+    by_name = draw(st.booleans())
+    by_alias = draw(st.booleans()) if by_name else True  # pydantic needs one of the two
+    config = ConfigDict(
+        extra=extra,  # type: ignore[typeddict-item]
+        from_attributes=from_attributes,
+        validate_by_name=by_name,
+        validate_by_alias=by_alias,
+        serialize_by_alias=draw(st.booleans()),
+    )
+    if draw(st.integers(0, 3)) == 0:
+        config["alias_generator"] = _generated_alias
+    if by_name and draw(st.booleans()):
+        config["populate_by_name"] = True
+    return config, by_name
 
 
 @st.composite
@@ -261,33 +312,78 @@ def _model_plan(draw: st.DrawFn, kinds: st.SearchStrategy[Kind]) -> ModelPlan:
     plans = tuple(unique)
     extra = draw(st.sampled_from(["allow", "ignore", "forbid"]))
     from_attributes = draw(st.booleans())
-    by_name = draw(st.booleans())
-    config = ConfigDict(extra=extra, from_attributes=from_attributes, validate_by_name=by_name)  # type: ignore[typeddict-item]
+    config, by_name = draw(_config(extra, from_attributes))
+    name = f"M{next(_model_names)}"
     model = create_model(  # type: ignore[call-overload]
-        f"M{next(_model_names)}",
-        __config__=config,
-        **{plan.name: _declare(plan) for plan in plans},
+        name, __config__=config, **{plan.name: _declare(plan) for plan in plans}
     )
-    return ModelPlan(model, plans, extra, from_attributes, by_name)
+    # A subclass as a database layer would declare it: one more field, a secret.
+    subclass = create_model(
+        f"{name}Row", __base__=model, password_hash=(str, Field(default_factory=canary))
+    )
+    return ModelPlan(model, plans, extra, from_attributes, by_name, subclass)
+
+
+def _input_options(model: type[BaseModel], name: str) -> list[Any]:
+    """Where data can put a field's value: a key, or a path of keys (AliasPath)."""
+    info = model.model_fields[name]
+    config = model.model_config
+    by_alias = config.get("validate_by_alias", True)
+    by_name = config.get("validate_by_name") or config.get("populate_by_name")
+    alias = info.validation_alias if info.validation_alias is not None else info.alias
+    options: list[Any] = []
+    if by_alias and alias is not None:
+        choices = alias.choices if isinstance(alias, AliasChoices) else [alias]
+        options.extend(c.path if isinstance(c, AliasPath) else c for c in choices)
+    if by_name or alias is None or not by_alias:
+        options.append(name)
+    return options
+
+
+def _put(out: dict[str, Any], where: Any, value: Any) -> None:
+    if isinstance(where, str):
+        out[where] = value
+    else:  # an AliasPath of two keys
+        out.setdefault(where[0], {})[where[1]] = value
 
 
 @st.composite
 def _data(draw: st.DrawFn, plan: ModelPlan) -> Any:
-    """Valid data for a model, with hostile extras; sometimes as an attribute object."""
+    """Valid data for a model with hostile extras, in any of the forms a handler returns.
+
+    Hostile: undeclared keys, and canaries under a field's *other* spellings
+    (its name, its alias, its serialization alias, another choice). Forms: a
+    dict, an attribute object or a dataclass (``from_attributes``), an
+    instance of the model, an instance of a subclass that adds a secret.
+    """
     out: dict[str, Any] = {}
+    model = plan.model
     for field in plan.fields:
-        key = field.alias or field.name
-        if field.alias and plan.by_name and draw(st.booleans()):
-            key = field.name
         if field.default is not ... and draw(st.booleans()):
             continue
-        out[key] = draw(field.kind.values)
+        options = _input_options(model, field.name)
+        _put(out, draw(st.sampled_from(options)), draw(field.kind.values))
+    spelled = sorted(field_spellings(model))
     for _ in range(draw(st.integers(0, 2))):
-        key = draw(st.sampled_from(["password", "x", "f0", "_id", "f9"]))
+        key = draw(st.sampled_from(["password", "x", "f0", "_id", "f9", *spelled]))
+        if key in out:
+            continue
         # Sometimes an object JSON cannot hold: a model keeping extras refuses it.
         out[key] = SimpleNamespace(token=canary()) if draw(st.integers(0, 4)) == 0 else canary()
-    if plan.from_attributes and draw(st.booleans()):
+    form = draw(
+        st.sampled_from(["dict", "dict", "attributes", "dataclass", "instance", "subclass"])
+    )
+    if form in {"attributes", "dataclass"} and plan.from_attributes:
+        if form == "dataclass" and all(key.isidentifier() for key in out):
+            row = dataclasses.make_dataclass("Row", [(key, Any) for key in out])
+            return row(**out)
         return SimpleNamespace(**out)
+    if form in {"instance", "subclass"}:
+        cls = plan.subclass if form == "subclass" and plan.subclass is not None else model
+        try:
+            return cls.model_validate(out)
+        except ValueError:
+            return out
     return out
 
 
@@ -391,9 +487,11 @@ def _normalized(value: Any, dumped: Any) -> Any:
         return sorted(dumped)
     if isinstance(value, BaseModel) and isinstance(dumped, dict):
         out = dict(dumped)
-        for name in type(value).model_fields:
-            if name in out:
-                out[name] = _normalized(getattr(value, name), out[name])
+        by_alias = type(value).model_config.get("serialize_by_alias")
+        for name, info in type(value).model_fields.items():
+            key = (info.serialization_alias or info.alias or name) if by_alias else name
+            if key in out:
+                out[key] = _normalized(getattr(value, name), out[key])
         return out
     if isinstance(value, dict) and isinstance(dumped, dict) and len(value) == len(dumped):
         pairs = zip(value.values(), dumped.items(), strict=True)
@@ -404,8 +502,9 @@ def _normalized(value: Any, dumped: Any) -> Any:
 
 
 def _dump(model: type[BaseModel], item: Any) -> Any:
-    validated = model.model_validate(item)
-    return _normalized(validated, validated.model_dump(mode="json"))
+    """What the declared schema writes, with the Presenter's rules (``tests/_support/declared``)."""
+    validated, written = declared_dump(model, item)
+    return _normalized(validated, written)
 
 
 def _canary_keys(value: Any) -> set[str]:

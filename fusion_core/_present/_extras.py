@@ -1,0 +1,150 @@
+"""Extra keys a Presenter writes: never a spelling of a declared field.
+
+Under ``extra="allow"`` pydantic keeps every input key it did not read as an
+extra, and ``model_dump`` writes the extras after the fields. A field read
+under one spelling leaves its other spellings behind as extras: with
+``Field(alias="sec", exclude=True)``, input holding ``sec`` *and* ``secret``
+validates ``sec`` into the hidden field and keeps ``secret`` as an extra,
+which is written — the hidden field's name, and whatever value the data had
+under it. An extra named like a written field even replaces that field's
+value (the dump is a dict: the extra comes last).
+
+A Presenter's rule is stricter than ``model_dump``'s: *an extra key is a key
+the schema does not declare under any spelling*. A field's spellings are its
+name, its ``alias``, its ``serialization_alias`` and every key its
+``validation_alias`` can read (a str, each choice of ``AliasChoices``, the
+first key of each ``AliasPath``), whichever config (``alias_generator``,
+``validate_by_name``, ``validate_by_alias``, ``serialize_by_alias``) made
+them. Extras so spelled are dropped before the dump, at every depth: from
+the model instances validation made and from the instances the data held
+(copied first: the caller's objects are never changed).
+
+The spellings are those of the instance's class and all its model bases
+(:func:`spellings`): a subclass instance written as its declared base never
+writes an extra named like one of the subclass's fields either.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Iterator
+from typing import Any, Final
+
+from pydantic import AliasChoices, AliasPath, BaseModel
+
+__all__ = ["allows_extras", "drop_spelled_extras", "spellings"]
+
+# Deeper values are left as they are (the walk is recursive).
+_MAX_DEPTH: Final = 200
+_SPELLINGS: dict[type[BaseModel], frozenset[str]] = {}
+
+
+def spellings(cls: type[BaseModel]) -> frozenset[str]:
+    """Every key under which a field of ``cls`` (or of a model base) is read or written."""
+    found = _SPELLINGS.get(cls)
+    if found is None:
+        names: set[str] = set()
+        for klass in cls.__mro__:
+            if isinstance(klass, type) and issubclass(klass, BaseModel) and klass is not BaseModel:
+                for name, info in klass.model_fields.items():
+                    names.add(name)
+                    names.update(_alias_keys(info.alias))
+                    names.update(_alias_keys(info.serialization_alias))
+                    names.update(_alias_keys(info.validation_alias))
+        found = _SPELLINGS[cls] = frozenset(names)
+    return found
+
+
+def _alias_keys(alias: Any) -> Iterator[str]:
+    """The top-level keys an alias reads: a str, each choice, each path's first key."""
+    if isinstance(alias, str):
+        yield alias
+    elif isinstance(alias, AliasPath):
+        first = alias.path[0] if alias.path else None
+        if isinstance(first, str):
+            yield first
+    elif isinstance(alias, AliasChoices):
+        for choice in alias.choices:
+            yield from _alias_keys(choice)
+
+
+def allows_extras(schema: Any) -> bool:
+    """Whether a core schema holds a model node whose dump writes extra keys."""
+    stack = [schema]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list | tuple):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") == "model":
+                config = node.get("config") or {}
+                inner = node.get("schema") or {}
+                behaviour = config.get("extra_fields_behavior") or inner.get("extra_behavior")
+                if behaviour == "allow":
+                    return True
+            stack.extend(v for k, v in node.items() if k not in {"default", "metadata", "cls"})
+    return False
+
+
+def drop_spelled_extras(value: Any, depth: int = 0) -> Any:
+    """``value`` with every model instance's extras spelled like a field dropped.
+
+    Returns ``value`` itself when nothing changes; otherwise new containers
+    and shallow copies of the instances that change (never the caller's).
+    """
+    if depth > _MAX_DEPTH or isinstance(value, str | int | float | bool | bytes | None):
+        return value
+    if isinstance(value, BaseModel):
+        return _model(value, depth)
+    if isinstance(value, dict):
+        items = {key: drop_spelled_extras(item, depth + 1) for key, item in value.items()}
+        changed = any(items[key] is not item for key, item in value.items())
+        return items if changed else value  # a dict subclass is written as a dict
+    if isinstance(value, list | tuple | set | frozenset):
+        members = [drop_spelled_extras(item, depth + 1) for item in value]
+        if all(new is old for new, old in zip(members, value, strict=True)):
+            return value
+        if isinstance(value, tuple) and hasattr(value, "_make"):
+            return value._make(members)  # a named tuple stays one
+        kind = next(k for k in (list, tuple, frozenset, set) if isinstance(value, k))
+        return kind(members)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for field in dataclasses.fields(value):
+            old = getattr(value, field.name, None)
+            new = drop_spelled_extras(old, depth + 1)
+            if new is not old:
+                changes[field.name] = new
+        if not changes:
+            return value
+        clone = copy.copy(value)
+        for name, new in changes.items():
+            object.__setattr__(clone, name, new)
+        return clone
+    return value
+
+
+def _model(value: BaseModel, depth: int) -> BaseModel:
+    fields = value.__dict__
+    changed = {name: new for name, item in fields.items()
+               if (new := drop_spelled_extras(item, depth + 1)) is not item}  # fmt: skip
+    extra = value.__pydantic_extra__
+    kept = extra
+    if extra:
+        names = spellings(type(value))
+        cleaned = {key: drop_spelled_extras(item, depth + 1)
+                   for key, item in extra.items() if key not in names}  # fmt: skip
+        if len(cleaned) != len(extra) or any(cleaned[key] is not extra[key] for key in cleaned):
+            kept = cleaned
+    if not changed and kept is extra:
+        return value
+    clone = copy.copy(value)
+    clone.__dict__.update(changed)
+    if kept is not extra:
+        object.__setattr__(clone, "__pydantic_extra__", kept)
+    return clone
