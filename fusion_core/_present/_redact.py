@@ -15,18 +15,22 @@ validation error), so they follow the egress firewall (WIRE.md 12.4):
 * for any other exception, :func:`exception_text` applies the app's
   *exposure* (``"message"``, ``"type"`` or ``"none"``, see ``docs/errors.md``),
   and in ``"message"`` mode removes every value a Presenter dropped from data
-  it was given during the call (:func:`scrub`).
+  it was given during the call (:func:`scrub`), in every form Python writes
+  it in (``repr``, ``json.dumps``, ... : ``fusion_core._present._forms``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import typing
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import core_schema
+
+from fusion_core._present._forms import leaf_texts, text_forms
 
 __all__ = [
     "ERROR_EXPOSURES",
@@ -192,39 +196,62 @@ def _validation_text(error: ValidationError) -> str:
 
 
 def _leaves(value: Any, out: set[str], budget: list[int]) -> None:
-    """The text of every scalar and key in ``value`` (bounded work)."""
+    """The text of every scalar and key in ``value`` (bounded work).
+
+    Objects are looked into as their ``repr()`` shows them: a mapping's keys
+    and values, a model's fields, extras and computed fields, a dataclass's
+    fields (slotted ones too), an object's attributes.
+    """
     stack = [value]
     while stack and budget[0] > 0:
         budget[0] -= 1
         item = stack.pop()
-        if isinstance(item, str):
-            out.add(item)
-        elif isinstance(item, bool) or item is None:
+        if isinstance(item, bool) or item is None:
             continue
-        elif isinstance(item, int | float):
-            # An int too long for str() cannot appear in any text either.
-            with contextlib.suppress(ValueError):
-                out.add(repr(item))
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
+        if isinstance(item, str | int | float | bytes | bytearray):
+            out.update(leaf_texts(item))
+        elif isinstance(item, Mapping):
+            with contextlib.suppress(Exception):  # a mapping whose items() raises
+                for key, child in item.items():
+                    stack.extend((key, child))
         elif isinstance(item, list | tuple | set | frozenset):
             stack.extend(item)
-        elif hasattr(item, "__dict__"):
+        elif isinstance(item, BaseModel):
+            stack.extend(_model_parts(item))
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            stack.extend(getattr(item, f.name, None) for f in dataclasses.fields(item))
+        elif hasattr(item, "__dict__") and not isinstance(item, type):
             stack.extend(vars(item).values())
         else:
-            out.add(str(item))
+            out.update(leaf_texts(item))
+
+
+def _model_parts(model: BaseModel) -> list[Any]:
+    """What a model instance's ``repr()`` can show: fields, extras, computed fields."""
+    parts: list[Any] = list(model.__dict__.values())
+    parts.extend((model.__pydantic_extra__ or {}).items())
+    for name in type(model).model_computed_fields:
+        with contextlib.suppress(Exception):  # a property that raises shows nothing
+            parts.append(getattr(model, name))
+    return parts
 
 
 def hidden_values(pairs: Iterable[tuple[Any, Any]]) -> set[str]:
-    """Texts found in what Presenters were given but not in what they returned."""
+    """The texts found in what Presenters were given but not in what they returned.
+
+    Each in every form Python writes it in (``fusion_core._present._forms``).
+    """
     given: set[str] = set()
     shown: set[str] = set()
     budget = [1_000_000]
     for raw, masked in pairs:
         _leaves(raw, given, budget)
         _leaves(masked, shown, budget)
-    return {value for value in given - shown if len(value) >= MIN_SCRUBBED}
+    hidden: set[str] = set()
+    for value in given - shown:
+        if len(value) >= MIN_SCRUBBED:
+            hidden.update(form for form in text_forms(value) if len(form) >= MIN_SCRUBBED)
+    return hidden
 
 
 def scrub(text: str, hidden: Iterable[str]) -> str:

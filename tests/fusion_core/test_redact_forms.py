@@ -1,0 +1,181 @@
+r"""Error texts carry no hidden value in any form Python writes it (issue 25, point 3).
+
+With ``expose_errors="message"`` a handler's exception message is cleaned of
+every value a Presenter dropped. It used to look for the value as it is
+only: a message built with ``f"... {row}"`` writes each str by its
+``repr()`` (a newline as ``\n``, a backslash doubled, a quote escaped),
+``json.dumps`` escapes non-ASCII; 9 of 10 such messages carried the secret.
+The table crosses secrets of every escaping class with every usual way of
+writing data into a message, and hidden values of other types.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import html
+import json
+import pprint
+import urllib.parse
+import uuid
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict, computed_field
+
+from fusion_core import FusionApp, Presenter, Tool
+from fusion_core._present._forms import text_forms
+from fusion_core._present._redact import hidden_values
+
+SECRETS: dict[str, str] = {
+    "plain": "hunter2-secret",
+    "newline": "pa\nss-word",
+    "carriage return": "pa\r\nss-word",
+    "tab": "ta\tb-secret",
+    "backslash": "back\\slash",
+    "single quote": "it's-secret",
+    "double quote": 'dq"secret',
+    "both quotes": "both'\"q-secret",
+    "non-ASCII": "é-secret-ü",
+    "astral": "secret-\U0001f511",
+    "line separator": "\u2028line-sep",
+    "control character": "nul\x00-secret",
+    "markup": "<b>&secret</b>",
+}
+
+WRITERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "f-string": lambda row: f"refused {row}",
+    "!r": lambda row: f"refused {row!r}",
+    "!a": lambda row: f"refused {row!a}",
+    "%s": lambda row: "refused %s" % (row,),  # noqa: UP031 - the form under test
+    "json.dumps": lambda row: f"refused {json.dumps(row)}",
+    "json.dumps, not ASCII": lambda row: f"refused {json.dumps(row, ensure_ascii=False)}",
+    "a list of rows": lambda row: f"refused {[row, row]}",
+    "pprint": lambda row: f"refused {pprint.pformat(row)}",
+    "the value's repr": lambda row: f"bad password {row['password']!r}",
+    "a KeyError": lambda row: str(KeyError(row["password"])),
+    "html.escape": lambda row: html.escape(f"refused {row}"),
+    "URL-quoted": lambda row: "GET /?q=" + urllib.parse.quote(row["password"], safe=""),
+    "its bytes": lambda row: f"refused {row['password'].encode()!r}",
+}
+
+
+class Invoice(BaseModel):
+    id: str
+
+
+INVOICE = Presenter("Invoice", Invoice)
+
+
+def _message(row: dict[str, Any], writer: Callable[[dict[str, Any]], str]) -> str:
+    def bill() -> None:
+        INVOICE.make(row)
+        raise RuntimeError(writer(row))
+
+    tool = Tool("billing").action("bill", bill, returns=INVOICE)
+    text = FusionApp([tool]).call_sync("billing", {"action": "bill"}).texts[0]
+    return text.split("<message>")[1].split("</message>")[0]
+
+
+def _unescaped(text: str) -> str:
+    return text.replace("&lt;", "<").replace("&amp;", "&")
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("secret", list(SECRETS))
+def test_a_hidden_value_is_redacted_in_every_form(secret: str, writer: str) -> None:
+    """However the message writes the row, no form of the dropped value stays in it."""
+    value = SECRETS[secret]
+    row = {"id": "INV-1", "password": value}
+    message = _unescaped(_message(row, WRITERS[writer]))
+    assert "***" in message
+    for form in text_forms(value):
+        assert form not in message, f"{form!r} in {message!r}"
+
+
+def test_the_shown_values_stay() -> None:
+    """Only what the Presenter dropped is cleaned: the declared id is still quoted."""
+    message = _message({"id": "INV-1", "password": "pa\nss-word"}, WRITERS["f-string"])
+    assert message == "[billing/bill] refused {'id': 'INV-1', '***': '***'}"
+
+
+class Stamp(BaseModel):
+    id: str
+
+
+class StampRow(Stamp):
+    model_config = ConfigDict(extra="allow")
+    at: datetime.datetime
+    key: uuid.UUID
+    amount: Decimal
+    blob: bytes
+    big: int
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def token(self) -> str:
+        return "computed-secret"
+
+
+@dataclasses.dataclass(slots=True)
+class Slotted:
+    id: str
+    secret: str
+
+
+HIDDEN_TYPES: dict[str, tuple[Any, tuple[str, ...]]] = {
+    "a datetime": (
+        {"id": "a", "at": datetime.datetime(2025, 1, 31, 10, 0, 7)},
+        ("2025-01-31 10:00:07", "datetime.datetime(2025, 1, 31, 10, 0, 7)", "2025-01-31T10:00:07"),
+    ),
+    "a UUID": ({"id": "a", "key": uuid.UUID(int=7)}, (str(uuid.UUID(int=7)), uuid.UUID(int=7).hex)),
+    "a Decimal": ({"id": "a", "amount": Decimal("1234.56")}, ("1234.56",)),
+    "bytes": ({"id": "a", "blob": b"blob\nsecret"}, ("blob\nsecret", "blob\nsecret")),
+    "a long int": ({"id": "a", "big": 12345678901234567890}, ("12345678901234567890",)),
+    "a subclass instance's fields and computed field": (
+        StampRow(
+            id="a",
+            at=datetime.datetime(2025, 1, 31),
+            key=uuid.UUID(int=9),
+            amount=Decimal("98.76"),
+            blob=b"blob-secret",
+            big=99999,
+            note="extra-secret",
+        ),
+        ("computed-secret", "extra-secret", "blob-secret", "98.76", "99999"),
+    ),
+    "a slotted dataclass": (Slotted("a", "slot-secret"), ("slot-secret",)),
+}
+
+
+@pytest.mark.parametrize("name", list(HIDDEN_TYPES))
+def test_hidden_values_of_any_type_are_redacted(name: str) -> None:
+    """Dates, UUIDs, decimals, bytes, ints, a model's extras and computed fields, slots."""
+    data, texts = HIDDEN_TYPES[name]
+    presenter = Presenter("Stamp", Stamp, rules=lambda _item, _ctx: [])
+
+    def fail() -> None:
+        presenter.make(data)
+        raise RuntimeError(f"refused {data!r} / {data}")
+
+    tool = Tool("t").action("run", fail, returns=presenter)
+    text = FusionApp([tool]).call_sync("t", {"action": "run"}).texts[0]
+    for secret in texts:
+        assert secret not in text
+
+
+def test_text_forms_hold_every_writer_s_form() -> None:
+    """The forms of a value include what repr, ascii, json and html write inside a text."""
+    value = "é\n'\"\\<"
+    forms = text_forms(value)
+    for written in (repr(value)[1:-1], ascii(value)[1:-1], json.dumps(value)[1:-1]):
+        assert written in forms
+    assert html.escape(value) in forms
+
+
+def test_short_values_are_not_scrubbed_in_any_form() -> None:
+    """A value under 4 characters is left alone: its forms would garble ordinary words."""
+    assert hidden_values([({"a": "x\ny"}, {})]) == set()
+    assert hidden_values([({"a": "long\n"}, {})]) == text_forms("long\n")
