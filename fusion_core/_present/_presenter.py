@@ -175,15 +175,38 @@ class CallRecord:
     ``(presenter, text)`` (holding the str keeps its id unique); ``given``
     holds ``[data given, data masked]`` pairs (``None`` until masked);
     ``written`` maps ``id(presenter)`` to the texts of its data blocks, so
-    data that serializes to one of them is known as that Presenter's output.
+    data that serializes to one of them is known as that Presenter's output;
+    :meth:`items` gives the texts of their items (one item of a list it
+    wrote, or several in a new list, is its output too).
     """
 
-    __slots__ = ("blocks", "given", "written")
+    __slots__ = ("_items", "blocks", "given", "written")
 
     def __init__(self) -> None:
         self.blocks: dict[int, tuple[Presenter[Any], str]] = {}
         self.given: list[list[Any]] = []
         self.written: dict[int, set[str]] = {}
+        self._items: dict[int, tuple[int, set[str]]] = {}
+
+    def items(self, presenter: Presenter[Any]) -> set[str]:
+        """The JSON text of every object a Presenter wrote: its data blocks' items, its objects.
+
+        Built on first need (data that is not a whole data block of its own),
+        again only when the Presenter wrote more since.
+        """
+        written = self.written.get(id(presenter), set())
+        cached = self._items.get(id(presenter))
+        if cached is not None and cached[0] == len(written):
+            return cached[1]
+        found: set[str] = set()
+        for text in written:
+            value = json.loads(text)
+            if isinstance(value, list):
+                found.update(to_json(item) for item in value if isinstance(item, dict))
+            elif isinstance(value, dict):
+                found.add(text)
+        self._items[id(presenter)] = (len(written), found)
+        return found
 
     def made_by(self, presenter: Presenter[Any], text: object) -> bool:
         """Whether ``presenter`` wrote this very data block during the call."""
@@ -358,16 +381,30 @@ class Presenter(Generic[M]):
         return self._names
 
     def _own_output(self, data: Any) -> Any:
-        """``data`` as this Presenter wrote it during the current call, else ``None``."""
+        """``data`` as this Presenter wrote it during the current call, else ``None``.
+
+        Its output is a data block it wrote, one object of one, or a list of
+        such objects (``success_structured(builder.data[0])``,
+        ``toon_success([builder.data])``): masking it again would read a
+        serializer's output as input.
+        """
         record = _RECORD.get()
         written = record.written.get(id(self)) if record is not None else None
-        if not written or not isinstance(data, Mapping | list | tuple):
+        if record is None or not written or not isinstance(data, Mapping | list | tuple):
             return None
         try:
             text = to_json(data)
         except (TypeError, ValueError, RecursionError):
             return None  # not JSON: not this Presenter's output; validation says why
-        return json.loads(text) if text in written else None
+        if text in written:
+            return json.loads(text)
+        value = json.loads(text)
+        items = record.items(self)
+        if isinstance(value, dict):
+            return value if text in items else None
+        if value and all(isinstance(item, dict) and to_json(item) in items for item in value):
+            return value
+        return None
 
     def make(
         self, data: Any, ctx: Any = None, select: Sequence[str] | None = None

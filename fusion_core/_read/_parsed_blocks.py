@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias, final
 
+from fusion_core._write._numbers import MAX_INT_DIGITS, read_int
 from fusion_core._write._ui import UiBlock, UiMeta
 from fusion_core._write._view import ErrorEnvelope, ResponseView, Suggestion, ValidationField
 
@@ -40,9 +41,9 @@ def read_priority(text: str | None) -> int | float | None:
     if not text.lstrip("-").isdigit():
         number = float(text)
         return number if math.isfinite(number) else None
-    if len(text) > 4000:  # int() refuses longer digit strings
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:  # the writer's limit (UiMeta refuses more)
         return None
-    return int(text)
+    return read_int(text)  # whatever digit limit this process sets
 
 
 @final

@@ -950,6 +950,17 @@ OWN_OUTPUT: dict[str, Callable[[], Any]] = {
     "builder.data returned": lambda: ALIASED.make(_ALIASED_ROW).data,
     "a list of its outputs": lambda: ALIASED.make([_ALIASED_ROW]).data,
     "the view's data of its response": lambda: view_of(ALIASED.make(_ALIASED_ROW).build()).data,
+    "success_structured of one item of its list": lambda: success_structured(
+        ALIASED.make([_ALIASED_ROW, _ALIASED_ROW]).data[0]
+    ),
+    "toon_success of a list of its objects": lambda: toon_success(
+        [ALIASED.make(_ALIASED_ROW).data]
+    ),
+    "a new list of its objects": lambda: [ALIASED.make(_ALIASED_ROW).data] * 2,
+    "items of two lists it wrote": lambda: [
+        ALIASED.make([_ALIASED_ROW]).data[0],
+        ALIASED.make([_ALIASED_ROW]).data[0],
+    ],
 }
 
 
@@ -960,7 +971,8 @@ def test_a_presenters_own_output_sent_again_is_sent_unchanged(name: str) -> None
     result = FusionApp([tool]).call_sync("t", {"action": "run"})
     assert not result.is_error, result.texts
     if name.startswith("toon"):
-        assert result.texts == toon_success(ALIASED.make(_ALIASED_ROW).data).texts
+        output = ALIASED.make(_ALIASED_ROW).data
+        assert result.texts == toon_success([output] if "list" in name else output).texts
         return
     data = json.loads(result.texts[0])
     item = data[0] if isinstance(data, list) else data

@@ -1,25 +1,36 @@
-"""Differential property: a Presenter's mask is ``model_dump(mode="json")``, byte for byte.
+"""Differential property: a Presenter's mask is what the declared schema writes, byte for byte.
 
 Hypothesis generates pydantic models (``extra`` allow/ignore/forbid, hidden
-fields, aliases such as ``_id``, defaults, serializers, validators, nested
-models, unions, discriminated unions, ``from_attributes``, optional fields,
-lists and dicts of models, self-serializing types) and data for them, valid
-and hostile: undeclared keys, hidden fields and wrong types carrying canary
-values. For every model and every datum:
+fields, aliases under every option — ``alias``, ``validation_alias`` as a
+str, ``AliasChoices`` or ``AliasPath``, ``serialization_alias``, an
+``alias_generator``, ``validate_by_name``/``validate_by_alias``/
+``populate_by_name``/``serialize_by_alias`` — defaults, serializers,
+validators, computed fields, nested models, unions, discriminated unions,
+``from_attributes``, optional fields, lists and dicts of models, typed
+dicts, self-serializing types) and data for them, valid and hostile:
+undeclared keys, canaries under a field's other spellings, hidden fields
+and wrong types carrying canary values, and the data as a dict, an
+attribute object, a dataclass, an instance of the model or of a subclass
+adding a secret field (at every depth). For every model and every datum:
 
 * when the model accepts the data, the Presenter's data block is exactly
-  ``to_json`` of ``model_dump(mode="json")`` of the validated model (one item
-  and a list of items), with one documented normalization: the lists
-  ``model_dump`` writes from ``set``/``frozenset`` fields (in hash order) are
+  ``to_json`` of what the declared schema writes — ``TypeAdapter(model)``'s
+  dump of the validated value, with the Presenter's rule that an extra key
+  spelled like a declared field is not written (``tests/_support/declared``;
+  ``model_dump`` of the instance is not that: it writes a subclass's fields)
+  — one item and a list of items, with one documented normalization: the
+  lists written from ``set``/``frozenset`` fields (in hash order) are
   sorted, as ``to_json`` sorts a set (``_normalized``);
 * when the model rejects it, the Presenter rejects it too;
-* a canary reaches a block (data, rules, any other) only when
-  ``model_dump`` itself keeps it; and no canary ever appears in an error;
+* a canary reaches a block (data, rules, any other) only when the declared
+  schema writes it; and no canary ever appears in an error;
 * masking again is harmless: within a tool call, the Presenter's own output
-  given to it again (``success_structured(builder.data)``, ``make(builder.data)``)
-  gives the same bytes; outside one, masking the output again gives the same
-  bytes when the model reads its own dump back to the same dump, and
-  otherwise a ``PresenterValidationError`` (never another exception).
+  given to it again (``success_structured(builder.data)``,
+  ``make(builder.data)``, one object of a list it wrote, its objects in a
+  new list) gives the same bytes; outside one, masking the output again
+  gives the same bytes when the model reads its own dump back to the same
+  dump, and otherwise a ``PresenterValidationError`` (never another
+  exception).
 
 The number of generated models follows the loaded hypothesis profile
 (``_budget.examples``): 100 under ``fusion-ci``, 100,000 under
@@ -619,7 +630,14 @@ def _check_again(model: type[BaseModel], data: Any, presenter: Presenter[Any]) -
     with recording(CallRecord()):
         inside = presenter.make(data)
         again = presenter.make(inside.data).build().texts[0]
+        output = inside.data
+        # One object of a list it wrote, or its objects in a new list, are its output too.
+        items = output if isinstance(output, list) else [output]
+        parts = [presenter.make(item).build().texts[0] for item in items]
+        listed = presenter.make(items * 2).build().texts[0] if items else to_json([])
     assert again == inside.build().texts[0] == text, "masking its own output changed it"
+    assert parts == [to_json(item) for item in items], "masking one of its objects changed it"
+    assert listed == to_json(items * 2), "masking a list of its objects changed it"
     output = first.data
     try:
         dumps = _expected(model, output, many=isinstance(output, list))

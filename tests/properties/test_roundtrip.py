@@ -39,6 +39,8 @@ def _assert_round_trip(response: ToolResponse) -> None:
 @example(fc.response("x").ui_block(ui.code_block("py", "````\n```")).build())
 @example(fc.response("x").ui_block("t", "", {"title": "", "width": "", "priority": 0}).build())
 @example(fc.response(1e21).ui_block("t", "c", {"priority": 1e16}).build())
+@example(fc.response("x").ui_block("t", "c", {"priority": 10**4100}).build())  # 4,101 digits
+@example(fc.response("x").ui_block("t", "c", {"priority": -(10**4299)}).build())  # the most
 @example(fc.response("x").system_hint([("t", "r: s"), ("", "")]).build())
 @example(fc.success_structured("hello"))
 @example(fc.success_structured(""))
