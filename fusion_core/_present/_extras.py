@@ -22,6 +22,11 @@ the model instances validation made and from the instances the data held
 The spellings are those of the instance's class and all its model bases
 (:func:`spellings`): a subclass instance written as its declared base never
 writes an extra named like one of the subclass's fields either.
+
+A model that revalidates instances (``revalidate_instances="always"`` or
+``"subclass-instances"``) reads a subclass instance's whole ``__dict__``:
+under ``extra="allow"`` the subclass's fields would become extras. Such
+instances are first cut down to the declared class (:func:`as_declared`).
 """
 
 from __future__ import annotations
@@ -33,7 +38,13 @@ from typing import Any, Final
 
 from pydantic import AliasChoices, AliasPath, BaseModel
 
-__all__ = ["allows_extras", "drop_spelled_extras", "spellings"]
+__all__ = [
+    "allows_extras",
+    "as_declared",
+    "drop_spelled_extras",
+    "revalidated_with_extras",
+    "spellings",
+]
 
 # Deeper values are left as they are (the walk is recursive).
 _MAX_DEPTH: Final = 200
@@ -89,6 +100,78 @@ def allows_extras(schema: Any) -> bool:
                     return True
             stack.extend(v for k, v in node.items() if k not in {"default", "metadata", "cls"})
     return False
+
+
+def revalidated_with_extras(schema: Any) -> tuple[type[BaseModel], ...]:
+    """The models of a core schema that revalidate instances and keep extras.
+
+    Revalidating a subclass instance reads its whole ``__dict__``: under
+    ``extra="allow"`` the subclass's own fields (``password_hash``) would
+    become extras of the declared model, and be written.
+    """
+    found: list[type[BaseModel]] = []
+    stack = [schema]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list | tuple):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            config = node.get("config") or {}
+            revalidates = node.get("revalidate_instances") or config.get("revalidate_instances")
+            if node.get("type") == "model" and revalidates not in {None, "never"}:
+                inner = node.get("schema") or {}
+                if "allow" in (config.get("extra_fields_behavior"), inner.get("extra_behavior")):
+                    found.append(node["cls"])
+            stack.extend(v for k, v in node.items() if k not in {"default", "metadata", "cls"})
+    return tuple(dict.fromkeys(found))
+
+
+def as_declared(value: Any, classes: tuple[type[BaseModel], ...], depth: int = 0) -> Any:
+    """``value`` with each subclass instance of one of ``classes`` cut down to that class.
+
+    An instance of ``Sub(C)`` becomes an instance of ``C`` holding only
+    ``C``'s fields and the extras not spelled like a field of ``Sub``, so
+    that revalidating it (``revalidate_instances``) cannot turn ``Sub``'s
+    fields into extras. Containers are walked as :func:`drop_spelled_extras`
+    walks them; nothing of the caller's is changed.
+    """
+    if depth > _MAX_DEPTH or isinstance(value, str | int | float | bool | bytes | None):
+        return value
+    if isinstance(value, BaseModel):
+        fields = {
+            name: as_declared(item, classes, depth + 1) for name, item in value.__dict__.items()
+        }
+        bases = [c for c in classes if isinstance(value, c) and type(value) is not c]
+        if not bases:
+            if all(fields[name] is item for name, item in value.__dict__.items()):
+                return value
+            clone = copy.copy(value)
+            clone.__dict__.update(fields)
+            return clone
+        declared = min(bases, key=lambda c: -len(c.__mro__))  # the closest base
+        names = spellings(type(value))
+        cut = declared.model_construct(
+            _fields_set=value.model_fields_set & set(declared.model_fields),
+            **{name: fields[name] for name in declared.model_fields if name in fields},
+        )
+        extra = {k: v for k, v in (value.__pydantic_extra__ or {}).items() if k not in names}
+        object.__setattr__(cut, "__pydantic_extra__", extra)
+        return cut
+    if isinstance(value, dict):
+        items = {key: as_declared(item, classes, depth + 1) for key, item in value.items()}
+        return items if any(items[k] is not v for k, v in value.items()) else value
+    if isinstance(value, list | tuple):
+        members = [as_declared(item, classes, depth + 1) for item in value]
+        if all(new is old for new, old in zip(members, value, strict=True)):
+            return value
+        if isinstance(value, tuple) and hasattr(value, "_make"):
+            return value._make(members)
+        return tuple(members) if isinstance(value, tuple) else members
+    return value
 
 
 def drop_spelled_extras(value: Any, depth: int = 0) -> Any:

@@ -58,7 +58,12 @@ from pydantic import BaseModel, PydanticUserError, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
 
-from fusion_core._present._extras import allows_extras, drop_spelled_extras
+from fusion_core._present._extras import (
+    allows_extras,
+    as_declared,
+    drop_spelled_extras,
+    revalidated_with_extras,
+)
 from fusion_core._present._sets import SetPlan, resort, set_plan, sorting_sets
 
 __all__ = ["Mask"]
@@ -345,8 +350,18 @@ def _model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[
             adapters.append(TypeAdapter(list[model]))  # type: ignore[valid-type]
         return adapters[0]
 
-    validate = model.__pydantic_validator__.validate_python
+    def validate_many(values: Any) -> Any:
+        return adapter().validate_python(
+            as_declared(values, revalidated) if revalidated else values
+        )
+
     clean = drop_spelled_extras if allows_extras(model.__pydantic_core_schema__) else _same
+    revalidated = revalidated_with_extras(model.__pydantic_core_schema__)
+    validate_one = model.__pydantic_validator__.validate_python
+
+    def validate(value: Any) -> Any:
+        return validate_one(as_declared(value, revalidated) if revalidated else value)
+
     if "model_dump" in _overrides(model):
 
         def dump_own(value: Any) -> Any:
@@ -370,7 +385,7 @@ def _model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[
     plan, refs = (None, {}) if _own_dump(model) else set_plan(model)
     if plan is None:
         return (lambda value: write(clean(validate(value)))), (
-            lambda values: write_many(clean(adapter().validate_python(values)))
+            lambda values: write_many(clean(validate_many(values)))
         )
     found: SetPlan = plan
 
@@ -379,7 +394,7 @@ def _model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[
         return resort(found, refs, instance, write(instance))
 
     def sorted_many(values: Any) -> Any:
-        instances = clean(adapter().validate_python(values))
+        instances = clean(validate_many(values))
         dumped = write_many(instances)
         return [resort(found, refs, i, d) for i, d in zip(instances, dumped, strict=True)]
 

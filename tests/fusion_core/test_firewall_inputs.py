@@ -330,3 +330,32 @@ def test_a_subclass_instance_is_never_changed() -> None:
     user = _spelled_twice()
     Presenter("P", OpenUser).make(user)
     assert user.__pydantic_extra__ == {"password_hash": SECRET}
+
+
+def _revalidating(mode: str) -> tuple[type[BaseModel], type[BaseModel], type[BaseModel]]:
+    class Public(BaseModel):
+        model_config = ConfigDict(extra="allow", revalidate_instances=mode)  # type: ignore[typeddict-item]
+        id: int
+
+    class Private(Public):
+        password_hash: str = SECRET
+
+    class Holding(BaseModel):
+        user: Public
+        users: list[Public] = []
+
+    return Public, Private, Holding
+
+
+@pytest.mark.parametrize("mode", ["always", "subclass-instances"])
+def test_revalidating_a_subclass_instance_makes_no_extras_of_its_fields(mode: str) -> None:
+    """``revalidate_instances`` reads the whole instance: its subclass's fields are not extras."""
+    public, private, holding = _revalidating(mode)
+    user = private(id=1, note="kept")
+    assert Presenter("P", public).make(user).build().texts[0] == to_json({"id": 1, "note": "kept"})
+    nested = Presenter("H", holding).make({"user": user, "users": [user]}).build().texts[0]
+    assert json.loads(nested) == {
+        "user": {"id": 1, "note": "kept"},
+        "users": [{"id": 1, "note": "kept"}],
+    }
+    assert user.__pydantic_extra__ == {"note": "kept"}
