@@ -6,9 +6,10 @@ same rows. A :class:`Mask` derives, once per model, a pydantic-core
 *typed-dict* schema from the model's own core schema: the same field types,
 constraints, defaults, aliases and config, with every nested model mapped the
 same way. Validating into plain dicts costs a fraction of that and gives what
-``model.model_validate(x).model_dump(mode="json")`` gives:
+the declared schema writes (``TypeAdapter(model).dump_python(validated, mode="json")``):
 
 * undeclared keys are dropped (``extra="allow"`` keeps them after the fields,
+  but never a key spelled like a declared field: ``fusion_core._present._extras``;
   ``extra="forbid"`` rejects them), output keys follow the schema's order;
 * fields with ``Field(exclude=True)`` are validated like any field (so a key
   of that name can never come back as an ``extra="allow"`` field) and then
@@ -33,9 +34,11 @@ dicts of models) and accepts only node types it mirrors exactly. Anything
 else — a serializer anywhere (``PlainSerializer``, ``WrapSerializer``, a type
 that serializes itself, ``model_serializer``), validator functions, computed
 fields, dataclasses, custom types, ``exclude_if``, serialization by alias,
-custom ``__init__``, root models, ``ser_json_*`` settings — sends the model
-to the *model path*: real model validation and ``model_dump(mode="json")``
-(correct, and slower).
+custom ``__init__``, root models, ``ser_json_*`` settings, ``extra="allow"``
+with aliases or ``from_attributes`` — sends the model to the *model path*
+(``fusion_core._present._model_path``): real model validation and the
+declared model's serializer, which writes a subclass instance as the
+declared class (correct, and slower).
 ``Mask.fast`` says which path a model gets, ``Mask.reason`` why, and
 ``Mask.float_free`` whether what it gives can hold no float (its JSON is then
 written without the scan for float tokens). A Mask is
@@ -54,17 +57,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, Literal, final
 
-from pydantic import BaseModel, PydanticUserError, TypeAdapter, ValidationError
+from pydantic import BaseModel, PydanticUserError, ValidationError
 from pydantic_core import CoreSchema, SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
 
-from fusion_core._present._extras import (
-    allows_extras,
-    as_declared,
-    drop_spelled_extras,
-    revalidated_with_extras,
-)
-from fusion_core._present._sets import SetPlan, resort, set_plan, sorting_sets
+from fusion_core._present._model_path import model_path, own_dump
+from fusion_core._present._sets import sorting_sets
 
 __all__ = ["Mask"]
 
@@ -313,98 +311,6 @@ def _missing_sentinel() -> Any:
     return MISSING
 
 
-def _overrides(model: type[BaseModel]) -> set[str]:
-    """Which of ``model_dump``, ``__get_pydantic_core_schema__`` the model (or a base) overrides."""
-    return {
-        name
-        for klass in model.__mro__
-        if klass is not BaseModel and issubclass(klass, BaseModel)
-        for name in ("model_dump", "__get_pydantic_core_schema__")
-        if name in klass.__dict__
-    }
-
-
-def _own_dump(model: type[BaseModel]) -> bool:
-    """The model (or a base below BaseModel) overrides how it dumps itself."""
-    return bool(_overrides(model))
-
-
-def _model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
-    """Mask one value and a list by model validation and the declared schema's serializer.
-
-    The serializer is the declared model's, not the validated instance's: a
-    subclass instance (validation keeps it as it is) is written with the
-    declared fields only, at any depth, as ``TypeAdapter(model).dump_python``
-    writes it; a value that does not fit its declared type (an instance
-    changed after validation, a subclass's field of another type) is an
-    error (``warnings="error"``), never written by inference. Extras spelled
-    like a declared field are dropped first (``fusion_core._present._extras``).
-    The lists written from the schema's sets are then put in ``to_json``'s
-    order (``fusion_core._present._sets``); a model overriding ``model_dump``
-    keeps its own.
-    """
-    adapters: list[TypeAdapter[Any]] = []  # built on first use: it costs a schema build
-
-    def adapter() -> TypeAdapter[Any]:
-        if not adapters:
-            adapters.append(TypeAdapter(list[model]))  # type: ignore[valid-type]
-        return adapters[0]
-
-    def validate_many(values: Any) -> Any:
-        return adapter().validate_python(
-            as_declared(values, revalidated) if revalidated else values
-        )
-
-    clean = drop_spelled_extras if allows_extras(model.__pydantic_core_schema__) else _same
-    revalidated = revalidated_with_extras(model.__pydantic_core_schema__)
-    validate_one = model.__pydantic_validator__.validate_python
-
-    def validate(value: Any) -> Any:
-        return validate_one(as_declared(value, revalidated) if revalidated else value)
-
-    if "model_dump" in _overrides(model):
-
-        def dump_own(value: Any) -> Any:
-            return model.model_dump(clean(validate(value)), mode="json")
-
-        def dump_own_many(values: Any) -> Any:
-            return [
-                model.model_dump(clean(item), mode="json")
-                for item in adapter().validate_python(values)
-            ]
-
-        return dump_own, dump_own_many
-    serializer = model.__pydantic_serializer__
-
-    def write(instance: Any) -> Any:
-        return serializer.to_python(instance, mode="json", warnings="error")
-
-    def write_many(instances: Any) -> Any:
-        return adapter().dump_python(instances, mode="json", warnings="error")
-
-    plan, refs = (None, {}) if _own_dump(model) else set_plan(model)
-    if plan is None:
-        return (lambda value: write(clean(validate(value)))), (
-            lambda values: write_many(clean(validate_many(values)))
-        )
-    found: SetPlan = plan
-
-    def sorted_one(value: Any) -> Any:
-        instance = clean(validate(value))
-        return resort(found, refs, instance, write(instance))
-
-    def sorted_many(values: Any) -> Any:
-        instances = clean(validate_many(values))
-        dumped = write_many(instances)
-        return [resort(found, refs, i, d) for i, d in zip(instances, dumped, strict=True)]
-
-    return sorted_one, sorted_many
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
 @final
 class Mask:
     """Validate data against a pydantic model and keep only what it declares.
@@ -457,7 +363,7 @@ class Mask:
             for name, info in model.model_fields.items()
             if not info.exclude
         )
-        self._slow_one, self._slow_many = _model_path(model)
+        self._slow_one, self._slow_many = model_path(model)
         self._dump_one: Callable[[Any], Any] | None = None
         self._dump_many: Callable[[Any], Any] | None = None
         self._one: Callable[[Any], Any] | None = None
@@ -468,7 +374,7 @@ class Mask:
         self._drop: Callable[[Iterable[dict[str, Any]]], None] | None = None
         deriver = _Deriver()
         try:
-            if _own_dump(model):
+            if own_dump(model):
                 raise _Unsupported(f"{model.__qualname__} overrides model_dump or its schema")
             item_schema: CoreSchema = deriver.convert_root(model.__pydantic_core_schema__)
             many_schema = cs.list_schema(item_schema)
