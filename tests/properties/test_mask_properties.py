@@ -705,6 +705,24 @@ class _CountsOrBody(BaseModel):
     f: dict[str, int] | _ForbidBody
 
 
+class _AliasedHidden(BaseModel):
+    """A hidden field read by alias, under extra="allow" (issue 25: its name was an extra)."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str = Field(alias="ID")
+    margin: str = Field(default="", alias="m", exclude=True)
+
+
+class _Public(BaseModel):
+    id: str
+
+
+class _Private(_Public):
+    """A subclass adding a secret (issue 25: its instance was dumped whole)."""
+
+    password_hash: str
+
+
 _WORDS = {"delta", "alpha", "gamma", "beta", "omega", "kappa", "sigma", "tau"}
 
 
@@ -713,6 +731,9 @@ _WORDS = {"delta", "alpha", "gamma", "beta", "omega", "kappa", "sigma", "tau"}
 @example(_SetOrStr, {"items": ["s", _WORDS, "CANARY999994X"]})
 @example(_CountsOrBody, {"f": {"CANARY999993X": "not an int"}})
 @example(_CountsOrBody, {"f": {"\u2028": "x", "CANARY999992X": "not an int"}})
+@example(_AliasedHidden, {"ID": "a", "m": "x", "margin": "CANARY999991X"})
+@example(_AliasedHidden, {"ID": "a", "id": "CANARY999990X"})
+@example(_Public, _Private(id="a", password_hash="CANARY999989X"))
 @example(_ExcludedAllow, {"id": "a", "margin": "CANARY999999X"})
 @example(_ExcludedAllow, {"id": "a", "margin": "CANARY999998X", "other": 1})
 @example(_Outer, {"inner": {"card": "CANARY999997X"}})
@@ -721,7 +742,9 @@ _WORDS = {"delta", "alpha", "gamma", "beta", "omega", "kappa", "sigma", "tau"}
 def test_mask_regressions(model: type[BaseModel], data: Any) -> None:
     """The bugs found so far: leaks, sets in hash order, a str written as a set.
 
-    The leaks: an excluded field under extra="allow", serializers, error keys.
+    The leaks: an excluded field under extra="allow" (also read by alias, its
+    name then an "extra"), an extra replacing a field, a subclass instance's
+    own fields, serializers, error keys.
     A set in hash order: a MISSING default on the model path. A str written
     as a one-member list: a union of a set and a str, on the fast path. Not a
     bug: a dict key named by a forbid member's "Unrecognized keys" (the
