@@ -23,6 +23,11 @@ The spellings are those of the instance's class and all its model bases
 (:func:`spellings`): a subclass instance written as its declared base never
 writes an extra named like one of the subclass's fields either.
 
+A ``TypedDict`` with ``extra="allow"`` is a plain dict once validated: its
+extras spelled like one of its fields' aliases are found by walking the
+validated value along the core schema (:func:`drop_typed_dict_extras`); a
+typed dict keeps a field under its name, so only the aliases can be extras.
+
 A model that revalidates instances (``revalidate_instances="always"`` or
 ``"subclass-instances"``) reads a subclass instance's whole ``__dict__``:
 under ``extra="allow"`` the subclass's fields would become extras. Such
@@ -42,6 +47,8 @@ __all__ = [
     "allows_extras",
     "as_declared",
     "drop_spelled_extras",
+    "drop_typed_dict_extras",
+    "open_typed_dicts",
     "revalidated_with_extras",
     "spellings",
 ]
@@ -231,3 +238,133 @@ def _model(value: BaseModel, depth: int) -> BaseModel:
     if kept is not extra:
         object.__setattr__(clone, "__pydantic_extra__", kept)
     return clone
+
+
+# --- Typed dicts: their extras, found by the schema (a typed dict is a plain dict) ---
+
+_INNER: Final = frozenset(
+    {"nullable", "default", "function-after", "function-before", "function-wrap", "json",
+     "custom-error", "missing-sentinel", "lax-or-strict"}
+)  # fmt: skip
+
+
+def open_typed_dicts(schema: Any) -> bool:
+    """Whether a core schema holds a typed dict that keeps extras and has aliased fields."""
+    stack = [schema]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list | tuple):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") == "typed-dict" and _typed_dict_spellings(node):
+                return True
+            stack.extend(v for k, v in node.items() if k not in {"default", "metadata", "cls"})
+    return False
+
+
+def _typed_dict_spellings(node: dict[str, Any]) -> frozenset[str]:
+    """The keys of an open typed dict's fields other than their names (empty when closed)."""
+    config = node.get("config") or {}
+    if "allow" not in (node.get("extra_behavior"), config.get("extra_fields_behavior")):
+        return frozenset()
+    keys: set[str] = set()
+    for field in (node.get("fields") or {}).values():
+        keys.update(_core_alias_keys(field.get("validation_alias")))
+        keys.update(_core_alias_keys(field.get("serialization_alias")))
+    return frozenset(keys - set(node.get("fields") or {}))
+
+
+def _core_alias_keys(alias: Any) -> Iterator[str]:
+    """The top-level keys of a core schema alias: a str, a path, or a list of paths."""
+    if isinstance(alias, str):
+        yield alias
+    elif isinstance(alias, list) and alias:
+        paths = alias if isinstance(alias[0], list) else [alias]
+        for path in paths:
+            if path and isinstance(path[0], str):
+                yield path[0]
+
+
+def drop_typed_dict_extras(value: Any, schema: Any, defs: dict[str, Any], depth: int = 0) -> Any:
+    """``value`` (validated by ``schema``) with its open typed dicts' spelled extras dropped.
+
+    Walked along the schema: models (their fields), typed dicts, lists, sets,
+    tuples, dict values, union members (each member's rule applies: more is
+    dropped, never less). A typed dict keeps a field under its name, so only
+    its fields' other spellings (aliases) can be extras. Copies on change.
+    """
+    if depth > _MAX_DEPTH or not isinstance(schema, dict):
+        return value
+    kind = schema.get("type")
+    if kind == "definitions":
+        defs.update({d["ref"]: d for d in schema["definitions"] if "ref" in d})
+        return drop_typed_dict_extras(value, schema["schema"], defs, depth + 1)
+    if "ref" in schema:
+        defs.setdefault(schema["ref"], schema)
+    if kind == "definition-ref":
+        target = defs.get(schema["schema_ref"])
+        return value if target is None else drop_typed_dict_extras(value, target, defs, depth + 1)
+    if kind in _INNER:
+        inner = schema.get("schema") or schema.get("lax_schema")
+        return drop_typed_dict_extras(value, inner, defs, depth + 1)
+    if kind in {"union", "tagged-union"}:
+        choices = schema["choices"]
+        for choice in choices.values() if isinstance(choices, dict) else choices:
+            member = choice[0] if isinstance(choice, tuple) else choice
+            value = drop_typed_dict_extras(value, member, defs, depth + 1)
+        return value
+    if kind == "model" and isinstance(value, BaseModel):
+        fields = (schema.get("schema") or {}).get("fields") or {}
+        changed = {}
+        for name, field in fields.items():
+            if name in value.__dict__:
+                old = value.__dict__[name]
+                new = drop_typed_dict_extras(old, field.get("schema"), defs, depth + 1)
+                if new is not old:
+                    changed[name] = new
+        if not changed:
+            return value
+        clone = copy.copy(value)
+        clone.__dict__.update(changed)
+        return clone
+    if kind == "typed-dict" and isinstance(value, dict):
+        dropped = _typed_dict_spellings(schema)
+        fields = schema.get("fields") or {}
+        out = {}
+        for key, item in value.items():
+            if key in dropped:
+                continue
+            field = fields.get(key)
+            out[key] = (
+                item
+                if field is None
+                else drop_typed_dict_extras(item, field["schema"], defs, depth + 1)
+            )
+        same = len(out) == len(value) and all(out[k] is v for k, v in value.items() if k in out)
+        return value if same else out
+    if kind in {"list", "set", "frozenset", "tuple"} and isinstance(
+        value, list | tuple | set | frozenset
+    ):
+        items = schema.get("items_schema")
+        schemas = items if isinstance(items, list) else None
+        members = [
+            drop_typed_dict_extras(
+                item, (schemas[min(i, len(schemas) - 1)] if schemas else items), defs, depth + 1
+            )
+            for i, item in enumerate(value)
+        ]
+        if all(new is old for new, old in zip(members, value, strict=True)):
+            return value
+        return type(value)(members) if type(value) in {list, tuple, set, frozenset} else members
+    if kind == "dict" and isinstance(value, dict):
+        values = schema.get("values_schema")
+        out = {
+            key: drop_typed_dict_extras(item, values, defs, depth + 1)
+            for key, item in value.items()
+        }
+        return out if any(out[k] is not v for k, v in value.items()) else value
+    return value

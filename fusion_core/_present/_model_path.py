@@ -17,6 +17,8 @@ from fusion_core._present._extras import (
     allows_extras,
     as_declared,
     drop_spelled_extras,
+    drop_typed_dict_extras,
+    open_typed_dicts,
     revalidated_with_extras,
 )
 from fusion_core._present._sets import SetPlan, resort, set_plan
@@ -61,28 +63,27 @@ def model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[[
             adapters.append(TypeAdapter(list[model]))  # type: ignore[valid-type]
         return adapters[0]
 
-    def validate_many(values: Any) -> Any:
-        return adapter().validate_python(
-            as_declared(values, revalidated) if revalidated else values
-        )
-
-    clean = drop_spelled_extras if allows_extras(model.__pydantic_core_schema__) else _same
-    revalidated = revalidated_with_extras(model.__pydantic_core_schema__)
+    schema = model.__pydantic_core_schema__
+    clean_one = _cleaner(schema)
+    revalidated = revalidated_with_extras(schema)
     validate_one = model.__pydantic_validator__.validate_python
 
     def validate(value: Any) -> Any:
-        return validate_one(as_declared(value, revalidated) if revalidated else value)
+        return clean_one(validate_one(as_declared(value, revalidated) if revalidated else value))
+
+    def validate_many(values: Any) -> Any:
+        items = adapter().validate_python(
+            as_declared(values, revalidated) if revalidated else values
+        )
+        return items if clean_one is _same else [clean_one(item) for item in items]
 
     if "model_dump" in _overrides(model):
 
         def dump_own(value: Any) -> Any:
-            return model.model_dump(clean(validate(value)), mode="json")
+            return model.model_dump(validate(value), mode="json")
 
         def dump_own_many(values: Any) -> Any:
-            return [
-                model.model_dump(clean(item), mode="json")
-                for item in adapter().validate_python(values)
-            ]
+            return [model.model_dump(item, mode="json") for item in validate_many(values)]
 
         return dump_own, dump_own_many
     serializer = model.__pydantic_serializer__
@@ -95,17 +96,17 @@ def model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[[
 
     plan, refs = (None, {}) if own_dump(model) else set_plan(model)
     if plan is None:
-        return (lambda value: write(clean(validate(value)))), (
-            lambda values: write_many(clean(validate_many(values)))
+        return (lambda value: write(validate(value))), (
+            lambda values: write_many(validate_many(values))
         )
     found: SetPlan = plan
 
     def sorted_one(value: Any) -> Any:
-        instance = clean(validate(value))
+        instance = validate(value)
         return resort(found, refs, instance, write(instance))
 
     def sorted_many(values: Any) -> Any:
-        instances = clean(validate_many(values))
+        instances = validate_many(values)
         dumped = write_many(instances)
         return [resort(found, refs, i, d) for i, d in zip(instances, dumped, strict=True)]
 
@@ -114,3 +115,15 @@ def model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[[
 
 def _same(value: Any) -> Any:
     return value
+
+
+def _cleaner(schema: Any) -> Callable[[Any], Any]:
+    """What removes, from one validated instance, the extras spelled like a declared field."""
+    spelled = drop_spelled_extras if allows_extras(schema) else _same
+    if not open_typed_dicts(schema):
+        return spelled
+
+    def clean(value: Any) -> Any:
+        return drop_typed_dict_extras(spelled(value), schema, {})
+
+    return clean

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from types import SimpleNamespace
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from pydantic import (
@@ -33,6 +33,7 @@ from pydantic import (
     ConfigDict,
     Field,
     computed_field,
+    with_config,
 )
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypedDict
@@ -359,3 +360,30 @@ def test_revalidating_a_subclass_instance_makes_no_extras_of_its_fields(mode: st
         "users": [{"id": 1, "note": "kept"}],
     }
     assert user.__pydantic_extra__ == {"note": "kept"}
+
+
+@with_config(ConfigDict(extra="allow"))
+class OpenShipment(TypedDict):
+    """A typed dict that keeps extras: the dump writes them, a field's other spellings too."""
+
+    sku: Annotated[str, Field(alias="SKU")]
+    cost: Annotated[str, Field(serialization_alias="price", exclude=True)]
+    lot: Annotated[str, Field(validation_alias=AliasChoices("lot_a", "lot_b"))]
+
+
+class Order(BaseModel):
+    one: OpenShipment
+    many: list[OpenShipment] = []
+    either: OpenShipment | int = 0
+
+
+_SHIPMENT = {"SKU": "A", "cost": "c", "price": SECRET, "lot_a": "l", "lot_b": SECRET, "note": 1}
+_SHOWN = {"sku": "A", "lot": "l", "note": 1}
+
+
+def test_a_typed_dict_writes_no_spelling_of_its_fields_as_an_extra() -> None:
+    """The same rule inside a ``TypedDict`` with ``extra="allow"``, at any depth."""
+    data = {"one": _SHIPMENT, "many": [_SHIPMENT], "either": _SHIPMENT}
+    text = Presenter("Order", Order).make(data).build().texts[0]
+    assert json.loads(text) == {"one": _SHOWN, "many": [_SHOWN], "either": _SHOWN}
+    assert SECRET not in _wire(Presenter("Order", Order), data)
