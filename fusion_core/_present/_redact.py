@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import re
 import typing
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, Literal, Protocol, TypeAlias
@@ -51,6 +52,7 @@ HIDDEN: Final = "***"
 NONE_TEXT: Final = "The tool failed; the server's log has the details."
 # Scrubbing shorter values would garble ordinary words; docs/errors.md says so.
 MIN_SCRUBBED: Final = 4
+_ALNUM_RUN: Final = re.compile("[A-Za-z0-9]+")
 
 # Error types whose pydantic message can quote the data (or is a user's own text).
 _QUOTING: Final = {
@@ -203,12 +205,22 @@ def _leaves(value: Any, out: set[str], budget: list[int]) -> None:
     fields (slotted ones too), an object's attributes.
     """
     stack = [value]
-    while stack and budget[0] > 0:
-        budget[0] -= 1
-        item = stack.pop()
-        if isinstance(item, bool) or item is None:
+    add, pop, extend = out.add, stack.pop, stack.extend  # a hot loop: names bound once
+    left = budget[0]
+    while stack and left > 0:
+        left -= 1
+        item = pop()
+        kind = type(item)
+        if kind is str:  # the common cases first, by exact type (no ABC checks)
+            add(item)
+        elif kind is dict:
+            extend(item.keys())
+            extend(item.values())
+        elif kind is list or kind is tuple:
+            extend(item)
+        elif isinstance(item, bool) or item is None:
             continue
-        if isinstance(item, str | int | float | bytes | bytearray):
+        elif isinstance(item, str | int | float | bytes | bytearray):
             out.update(leaf_texts(item))
         elif isinstance(item, Mapping):
             with contextlib.suppress(Exception):  # a mapping whose items() raises
@@ -224,6 +236,7 @@ def _leaves(value: Any, out: set[str], budget: list[int]) -> None:
             stack.extend(vars(item).values())
         else:
             out.update(leaf_texts(item))
+    budget[0] = left
 
 
 def _model_parts(model: BaseModel) -> list[Any]:
@@ -237,28 +250,34 @@ def _model_parts(model: BaseModel) -> list[Any]:
 
 
 def hidden_values(pairs: Iterable[tuple[Any, Any]]) -> set[str]:
-    """The texts found in what Presenters were given but not in what they returned.
-
-    Each in every form Python writes it in (``fusion_core._present._forms``).
-    """
+    """Texts found in what Presenters were given but not in what they returned."""
     given: set[str] = set()
     shown: set[str] = set()
     budget = [1_000_000]
     for raw, masked in pairs:
         _leaves(raw, given, budget)
         _leaves(masked, shown, budget)
-    hidden: set[str] = set()
-    for value in given - shown:
-        if len(value) >= MIN_SCRUBBED:
-            hidden.update(form for form in text_forms(value) if len(form) >= MIN_SCRUBBED)
-    return hidden
+    return {value for value in given - shown if len(value) >= MIN_SCRUBBED}
 
 
 def scrub(text: str, hidden: Iterable[str]) -> str:
-    """``text`` with every hidden value replaced by ``***`` (longest first)."""
-    for value in sorted(hidden, key=len, reverse=True):
-        if value in text:
-            text = text.replace(value, HIDDEN)
+    """``text`` with every hidden value, in every form Python writes it, replaced by ``***``.
+
+    The forms are those of ``fusion_core._present._forms`` (``repr``,
+    ``json.dumps``, ...), replaced longest first. Every form keeps a value's
+    runs of ASCII letters and digits as they are, so a value with a run that
+    is not in ``text`` cannot be there in any form: its forms are never
+    computed (the text is short, the hidden values can be many).
+    """
+    forms: set[str] = set()
+    runs = _ALNUM_RUN.findall
+    for value in hidden:
+        if value not in text and not all(run in text for run in runs(value)):
+            continue
+        forms.update(form for form in text_forms(value) if len(form) >= MIN_SCRUBBED)
+    for form in sorted(forms, key=len, reverse=True):
+        if form in text:
+            text = text.replace(form, HIDDEN)
     return text
 
 

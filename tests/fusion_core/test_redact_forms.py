@@ -16,6 +16,7 @@ import datetime
 import html
 import json
 import pprint
+import re
 import urllib.parse
 import uuid
 from collections.abc import Callable
@@ -23,11 +24,13 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, computed_field
 
 from fusion_core import FusionApp, Presenter, Tool
 from fusion_core._present._forms import text_forms
-from fusion_core._present._redact import hidden_values
+from fusion_core._present._redact import hidden_values, scrub
 
 SECRETS: dict[str, str] = {
     "plain": "hunter2-secret",
@@ -180,4 +183,22 @@ def test_text_forms_hold_every_writer_s_form() -> None:
 def test_short_values_are_not_scrubbed_in_any_form() -> None:
     """A value under 4 characters is left alone: its forms would garble ordinary words."""
     assert hidden_values([({"a": "x\ny"}, {})]) == set()
-    assert hidden_values([({"a": "long\n"}, {})]) == text_forms("long\n")
+    assert hidden_values([({"a": "long\n"}, {})]) == {"long\n"}
+    assert scrub("a 'long\\n'", hidden_values([({"a": "x\ny", "b": "long\n"}, {})])) == "a '***'"
+
+
+def test_a_value_whose_letters_are_not_in_the_text_is_not_looked_for() -> None:
+    """Every form keeps a value's letters and digits: without them in the text, nothing to do."""
+    assert scrub("nothing here", {"secret\n1"}) == "nothing here"
+    assert scrub("got 'secret\\n1'", {"secret\n1"}) == "got '***'"
+    # Without any letter or digit of ASCII, a value is always looked for:
+    assert scrub('got "\\u00e9\\u00e8\\u00ea\\u00eb"', {"éèêë"}) == 'got "***"'
+
+
+@given(st.text())
+def test_every_form_keeps_the_runs_of_ascii_letters_and_digits(value: str) -> None:
+    """Why scrub may skip a value whose letters are not in the text: every form keeps them."""
+    runs = re.findall("[A-Za-z0-9]+", value)
+    for form in text_forms(value):
+        for run in runs:
+            assert run in form, (value, form)
