@@ -15,9 +15,10 @@ name, its ``alias``, its ``serialization_alias`` and every key its
 ``validation_alias`` can read (a str, each choice of ``AliasChoices``, the
 first key of each ``AliasPath``), whichever config (``alias_generator``,
 ``validate_by_name``, ``validate_by_alias``, ``serialize_by_alias``) made
-them. Extras so spelled are dropped before the dump, at every depth: from
-the model instances validation made and from the instances the data held
-(copied first: the caller's objects are never changed).
+them; a computed field's are its name and alias. Extras so spelled are
+dropped before the dump, at every depth: from the model instances
+validation made and from the instances the data held (copied first: the
+caller's objects are never changed).
 
 The spellings are those of the instance's class and all its model bases
 (:func:`spellings`): a subclass instance written as its declared base never
@@ -59,7 +60,11 @@ _SPELLINGS: dict[type[BaseModel], frozenset[str]] = {}
 
 
 def spellings(cls: type[BaseModel]) -> frozenset[str]:
-    """Every key under which a field of ``cls`` (or of a model base) is read or written."""
+    """Every key under which a field of ``cls`` (or of a model base) is read or written.
+
+    Computed fields are fields here too: an extra named like one (or its
+    alias) would be written next to it, or replace it.
+    """
     found = _SPELLINGS.get(cls)
     if found is None:
         names: set[str] = set()
@@ -70,6 +75,9 @@ def spellings(cls: type[BaseModel]) -> frozenset[str]:
                     names.update(_alias_keys(info.alias))
                     names.update(_alias_keys(info.serialization_alias))
                     names.update(_alias_keys(info.validation_alias))
+                for name, computed in klass.model_computed_fields.items():
+                    names.add(name)
+                    names.update(_alias_keys(computed.alias))
         found = _SPELLINGS[cls] = frozenset(names)
     return found
 

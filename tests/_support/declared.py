@@ -7,7 +7,8 @@ is ``TypeAdapter(model).dump_python(validated)``; on top of it, the
 Presenter's own rules:
 
 * an extra key spelled like a declared field (its name, alias, serialization
-  alias, any key its validation alias reads) is not written — ``model_dump``
+  alias, any key its validation alias reads; a computed field's name and
+  alias) is not written — ``model_dump``
   writes it, and lets it replace a field of that name;
 * a value the declared type cannot write (an instance changed after
   validation) is an error (``warnings="error"``), not written by inference.
@@ -36,6 +37,8 @@ def field_spellings(cls: type[BaseModel]) -> set[str]:
         for name, info in klass.model_fields.items():
             out |= {name, *_keys(info.alias), *_keys(info.serialization_alias)}
             out |= set(_keys(info.validation_alias))
+        for name, computed in klass.model_computed_fields.items():
+            out |= {name, *_keys(computed.alias)}
     return out
 
 

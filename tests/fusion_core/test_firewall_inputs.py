@@ -116,6 +116,18 @@ class ForgedByAlias(BaseModel):
     id_: str = Field(serialization_alias="_id")
 
 
+class ByComputedAlias(BaseModel):
+    """A computed field's alias is one of its spellings: not an extra either."""
+
+    model_config = ALLOW
+    amount: int
+
+    @computed_field(alias="lbl")  # type: ignore[prop-decorator]
+    @property
+    def label(self) -> str:
+        return f"{self.amount} cents"
+
+
 class Holder(BaseModel):
     one: ByAlias | None = None
     many: list[ByChoices] = []
@@ -141,6 +153,8 @@ SPELLINGS: dict[str, tuple[type[BaseModel], dict[str, Any]]] = {
     "validate_by_alias=False: the alias": (ByNameOnly, {"id": "a", "secret": "s", "sec": SECRET}),
     "an extra replacing a field": (Forged, {"ID": "good", "id": FORGED}),
     "an extra replacing a field by alias": (ForgedByAlias, {"id_": "good", "_id": FORGED}),
+    "a computed field's alias": (ByComputedAlias, {"amount": 5, "lbl": FORGED}),
+    "a computed field's name": (ByComputedAlias, {"amount": 5, "label": FORGED}),
     "nested: Optional": (Holder, {"one": {"id": "a", "sec": "s", "secret": SECRET}}),
     "nested: list": (Holder, {"many": [{"id": "a", "s1": "s", "s2": SECRET}]}),
     "nested: dict values": (Holder, {"by_key": {"k": {"id": "a", "my_secret": SECRET}}}),
