@@ -882,6 +882,23 @@ def _validation_error(model: type[BaseModel], data: Any) -> ValidationError:
     raise AssertionError  # pragma: no cover - the rows give invalid data
 
 
+class _HiddenByAlias(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: int
+    secret: str = Field(default="", alias="sec", exclude=True)
+
+
+class _HiddenRow(_Shown):
+    """A subclass as a database layer declares it: one more field, the secret."""
+
+    password_hash: str = SECRET
+
+
+class _Team(BaseModel):
+    lead: _Shown
+    members: list[_Shown] = []
+
+
 HIDDEN = Presenter("Hidden", _Hidden)
 SHOWN = Presenter("Shown", _Shown)
 PICKY = Presenter("Picky", _Picky)
@@ -907,6 +924,15 @@ HIDDEN_ROWS: dict[str, tuple[Presenter[Any], Callable[[], Any]]] = {
     "its own output sent again, a secret added": (
         SHOWN,
         lambda: success_structured({**SHOWN.make(_NESTED_ROW).data, "password": SECRET}),
+    ),
+    "a hidden aliased field's name as an extra": (
+        Presenter("A", _HiddenByAlias),
+        lambda: {"id": 1, "sec": "x", "secret": SECRET},
+    ),
+    "a subclass instance": (SHOWN, lambda: _HiddenRow(id=1)),
+    "subclass instances nested": (
+        Presenter("Team", _Team),
+        lambda: {"lead": _HiddenRow(id=1), "members": [_HiddenRow(id=2)]},
     ),
     "its own output sent again, serialized secret": (
         SHOWN,
