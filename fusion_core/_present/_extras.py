@@ -47,6 +47,7 @@ from pydantic import AliasChoices, AliasPath, BaseModel
 __all__ = [
     "allows_extras",
     "as_declared",
+    "cut_to",
     "drop_spelled_extras",
     "drop_typed_dict_extras",
     "open_typed_dicts",
@@ -168,14 +169,7 @@ def as_declared(value: Any, classes: tuple[type[BaseModel], ...], depth: int = 0
             clone.__dict__.update(fields)
             return clone
         declared = min(bases, key=lambda c: -len(c.__mro__))  # the closest base
-        names = spellings(type(value))
-        cut = declared.model_construct(
-            _fields_set=value.model_fields_set & set(declared.model_fields),
-            **{name: fields[name] for name in declared.model_fields if name in fields},
-        )
-        extra = {k: v for k, v in (value.__pydantic_extra__ or {}).items() if k not in names}
-        object.__setattr__(cut, "__pydantic_extra__", extra)
-        return cut
+        return cut_to(value, declared, fields)
     if isinstance(value, dict):
         items = {key: as_declared(item, classes, depth + 1) for key, item in value.items()}
         return items if any(items[k] is not v for k, v in value.items()) else value
@@ -187,6 +181,29 @@ def as_declared(value: Any, classes: tuple[type[BaseModel], ...], depth: int = 0
             return value._make(members)
         return tuple(members) if isinstance(value, tuple) else members
     return value
+
+
+def cut_to(
+    value: BaseModel, declared: type[BaseModel], fields: dict[str, Any] | None = None
+) -> Any:
+    """An instance of ``declared`` holding what ``value`` (an instance of a subclass) has of it.
+
+    Its fields are ``value``'s values of ``declared``'s fields (``fields``
+    when given: already walked), its extras those not spelled like a field
+    of ``value``'s own class. Nothing is validated: the values are
+    ``value``'s, and the declared serializer writes them.
+    """
+    values = value.__dict__ if fields is None else fields
+    cut = declared.model_construct(
+        _fields_set=value.model_fields_set & set(declared.model_fields),
+        **{name: values[name] for name in declared.model_fields if name in values},
+    )
+    names = spellings(type(value))
+    extra = {k: v for k, v in (value.__pydantic_extra__ or {}).items() if k not in names}
+    object.__setattr__(
+        cut, "__pydantic_extra__", extra if cut.__pydantic_extra__ is not None else None
+    )
+    return cut
 
 
 def drop_spelled_extras(value: Any, depth: int = 0) -> Any:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, TypeAdapter
 from fusion_core._present._extras import (
     allows_extras,
     as_declared,
+    cut_to,
     drop_spelled_extras,
     drop_typed_dict_extras,
     open_typed_dicts,
@@ -78,12 +79,17 @@ def model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[[
         return items if clean_one is _same else [clean_one(item) for item in items]
 
     if "model_dump" in _overrides(model):
+        # The model's own model_dump runs on an instance of the model itself:
+        # on a subclass instance, its super().model_dump() would use the
+        # subclass's serializer (all its fields).
+        def declared(instance: Any) -> Any:
+            return instance if type(instance) is model else cut_to(instance, model)
 
         def dump_own(value: Any) -> Any:
-            return model.model_dump(validate(value), mode="json")
+            return model.model_dump(declared(validate(value)), mode="json")
 
         def dump_own_many(values: Any) -> Any:
-            return [model.model_dump(item, mode="json") for item in validate_many(values)]
+            return [model.model_dump(declared(item), mode="json") for item in validate_many(values)]
 
         return dump_own, dump_own_many
     serializer = model.__pydantic_serializer__

@@ -401,3 +401,25 @@ def test_a_typed_dict_writes_no_spelling_of_its_fields_as_an_extra() -> None:
     text = Presenter("Order", Order).make(data).build().texts[0]
     assert json.loads(text) == {"one": _SHOWN, "many": [_SHOWN], "either": _SHOWN}
     assert SECRET not in _wire(Presenter("Order", Order), data)
+
+
+class Shouted(BaseModel):
+    """A model with its own ``model_dump`` (kept as it writes): it runs on the declared class."""
+
+    id: str
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        out = super().model_dump(**kwargs)
+        out["id"] = out["id"].upper()
+        return out
+
+
+class ShoutedRow(Shouted):
+    password_hash: str = SECRET
+
+
+def test_a_model_dumping_itself_writes_a_subclass_instance_as_itself() -> None:
+    """``super().model_dump()`` on a subclass instance would write the subclass's fields."""
+    presenter = Presenter("S", Shouted)
+    assert presenter.make(ShoutedRow(id="a")).build().texts[0] == to_json({"id": "A"})
+    assert presenter.make([ShoutedRow(id="b")]).build().texts[0] == to_json([{"id": "B"}])
