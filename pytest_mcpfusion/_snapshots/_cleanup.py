@@ -133,7 +133,7 @@ class CleanupGuard:
             return "--collect-only ran no test"
         unfinished = len(self.selected - self.finished)
         if unfinished or session.shouldstop or session.shouldfail:
-            why = session.shouldstop or session.shouldfail
+            why = str(session.shouldstop or session.shouldfail or "").rstrip(".")
             if not why:
                 why = "interrupted" if exitstatus == pytest.ExitCode.INTERRUPTED else "stopped"
             total = len(self.selected)

@@ -209,3 +209,21 @@ def test_a_complete_run_still_deletes_unused_snapshots(
         f"__snapshots__/test_two/test_{COUNT - 1}.wire"
     ]
     assert all(left[name] == accepted[name] for name in left)
+
+
+@pytest.mark.parametrize(("rerun", "passed"), [("--lf", COUNT - 1), ("--sw", 30)])
+def test_rerunning_the_failures_keeps_the_other_snapshots(
+    pytester: pytest.Pytester, rerun: str, passed: int
+) -> None:
+    """--lf (or --sw) after a failure reruns from it: the passed tests keep their snapshots."""
+    pytester.makepyfile(test_one=_tests(0, 20), test_two=_tests(20, COUNT))
+    pytester.runpytest("-p", "no:randomly", "--snapshot-update").assert_outcomes(passed=COUNT)
+    accepted = _snapshots(pytester.path)
+    pytester.makepyfile(test_two=_tests(20, COUNT, body="assert {n} != 30"))
+    first = pytester.runpytest("-p", "no:randomly", *([rerun] if rerun == "--sw" else []))
+    first.assert_outcomes(passed=passed, failed=1)
+    result = pytester.runpytest("-p", "no:randomly", rerun, "--snapshot-update")
+    result.assert_outcomes(failed=1, deselected=passed if rerun == "--sw" else None)
+    assert "snapshot deleted" not in result.stdout.str()
+    assert "snapshots deleted" not in result.stdout.str()
+    assert _snapshots(pytester.path) == accepted
