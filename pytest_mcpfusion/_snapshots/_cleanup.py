@@ -15,8 +15,10 @@ happen only when
   interrupt, no ``pytest.exit()``, no crashed xdist worker.
 
 Otherwise syrupy's ``--snapshot-no-cleanup`` is turned on for the session
-(syrupy then reports the snapshots as unused instead of deleted), and the
-terminal summary says how many were kept and why.
+(syrupy then reports the snapshots as unused instead of deleted), the
+session's ``remove_unused_snapshots`` deletes nothing (for a syrupy that does
+not read that option), and the terminal summary says how many were kept
+and why.
 
 **Deselected tests** (``-k``, ``-m``, ``--deselect``, ``--lf``) are not run and
 their snapshots are not unused: syrupy matches ``-k`` against snapshot names
@@ -95,15 +97,15 @@ class CleanupGuard:
         option = self.config.option
         syrupy = getattr(self.config, "_syrupy", None)
         deletes = (
-            syrupy is not None
-            and not hasattr(self.config, "workerinput")
+            not hasattr(self.config, "workerinput")
             and getattr(option, "update_snapshots", False)
             and not getattr(option, "no_cleanup", False)
         )
-        if deletes:
+        if syrupy is not None and deletes:
             self.reason = self._incomplete(session, exitstatus)
             if self.reason is not None:
                 option.no_cleanup = True
+                syrupy.remove_unused_snapshots = _delete_nothing
         try:
             return (yield)
         finally:
@@ -139,6 +141,10 @@ class CleanupGuard:
             total = len(self.selected)
             return f"the run stopped early ({why}): {unfinished} of {total} selected tests not run"
         return None
+
+
+def _delete_nothing(**_: Any) -> None:
+    """What syrupy's clean-up does after a run that did not reach every test."""
 
 
 def _listed(what: str, nodeids: list[str]) -> str:

@@ -227,3 +227,21 @@ def test_rerunning_the_failures_keeps_the_other_snapshots(
     assert "snapshot deleted" not in result.stdout.str()
     assert "snapshots deleted" not in result.stdout.str()
     assert _snapshots(pytester.path) == accepted
+
+
+# A syrupy whose clean-up does not read --snapshot-no-cleanup (as one before it had the option).
+DEAF_SYRUPY = """
+from syrupy.report import SnapshotReport
+
+SnapshotReport.should_delete_unused_snapshots = property(lambda report: report.update_snapshots)
+"""
+
+
+def test_a_syrupy_without_no_cleanup_still_deletes_nothing(pytester: pytest.Pytester) -> None:
+    """If syrupy ignores the no-cleanup option, its session's clean-up still deletes nothing."""
+    accepted = _accepted(pytester)
+    pytester.makepyfile(test_one=_tests(0, 20, body="assert {n} > 1"), deaf=DEAF_SYRUPY)
+    pytester.syspathinsert()
+    result = pytester.runpytest(*BASE, "-p", "deaf", "-x", "--snapshot-update")
+    result.assert_outcomes(failed=1)
+    assert _snapshots(pytester.path) == accepted
