@@ -8,6 +8,7 @@ and HTTP transports do, when a test first uses them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -39,7 +40,14 @@ from pytest_mcpfusion._report._summary import WireReport
 from pytest_mcpfusion._report._tokens import offline_tokenizer
 from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._session import AsyncFusionCall, FusionCall, FusionSession
+from pytest_mcpfusion._snapshots._cleanup import CleanupGuard
 from pytest_mcpfusion._snapshots._inline import explain_inline
+from pytest_mcpfusion._snapshots._names import (
+    SHARED_FILE_RULES,
+    NameTable,
+    file_key,
+    windows_reserved,
+)
 from pytest_mcpfusion._snapshots._pending import (
     WRITTEN,
     PendingFiles,
@@ -59,6 +67,8 @@ SESSION_KEY: Final = pytest.StashKey[FusionSession]()
 SNAPSHOT_EXTENSION_KEY: Final[pytest.StashKey[type[FusionWireExtension]]] = pytest.StashKey()
 PENDING_KEY: Final = pytest.StashKey[bool]()
 PENDING_FILES_KEY: Final = pytest.StashKey[PendingFiles]()
+NAMES_KEY: Final = pytest.StashKey[NameTable]()
+STALE_REMOVED_KEY: Final = pytest.StashKey[bool]()
 SNAPSHOT_CLASH_KEY: Final = pytest.StashKey[str]()
 WORKER_REPORT: Final = "fusion_report"
 _NEEDS_SYRUPY: Final = (
@@ -201,6 +211,8 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(counter, "fusion-contract-failures")
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(KeepFailedSnapshots(config), "fusion-keep-failed-snapshots")
+    config.pluginmanager.register(CleanupGuard(config), "fusion-snapshot-cleanup")
+    config.stash[NAMES_KEY] = NameTable(".wire")
     # Pending snapshots (issue 14): decided once; counted on the controller.
     config.stash[PENDING_KEY] = pending_enabled(config)
     config.stash[PENDING_FILES_KEY] = PendingFiles()
@@ -506,11 +518,15 @@ def fusion_call_async(request: pytest.FixtureRequest) -> AsyncFusionCall:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the tests whose wire snapshots would share one file; ``fusion_snapshot`` fails them.
 
-    A ``.wire`` file is named after the test id as syrupy cleans it: without
-    backslash, ``/ ? * : | " < >`` and control characters, cut at 255 characters, so
-    ``test[a/b]`` and ``test[ab]`` (or two long ids with one prefix) would
-    read and write one file, each overwriting the other's snapshot. Found
-    here, on every worker alike, instead of by a snapshot that flips.
+    A ``.wire`` file is named by ``_names.snapshot_stem``: without backslash,
+    ``/ ? * : | " < >`` and control characters, cut to fit 255 bytes, and one
+    file for names equal but for case or Unicode normalization (as on macOS
+    and Windows). So ``test[a/b]`` and ``test[ab]``, ``test[A]`` and ``test[a]``
+    (or two long ids with one prefix) would read and write one file, each
+    overwriting the other's snapshot; and ``CON`` cannot be a file on Windows.
+    Found here, on every worker alike, instead of by a snapshot that flips.
+    The names that do not clash are claimed in the session's ``NameTable``,
+    where each assertion's further names are checked as it runs.
     """
     users = [item for item in items if "fusion_snapshot" in getattr(item, "fixturenames", ())]
     if not users:
@@ -520,21 +536,64 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     except ImportError:
         return
     extension = _snapshot_extension(config)
-    owners: dict[str, list[pytest.Item]] = {}
+    owners: dict[tuple[str, str], list[tuple[pytest.Item, str]]] = {}
     for item in users:
         where = extension.get_location(test_location=PyTestLocation(item), index=0)
-        owners.setdefault(where, []).append(item)
-    for where, group in owners.items():
+        folder, name = os.path.split(where)
+        owners.setdefault((folder, file_key(name)), []).append((item, where))
+    names = config.stash[NAMES_KEY]
+    for group in owners.values():
         if len(group) > 1:
-            names = ", ".join(item.nodeid for item in group)
+            nodeids = ", ".join(item.nodeid for item, _ in group)
             message = (
                 f"the wire snapshots of {len(group)} tests would share one file, "
-                f"{Path(where).name!r}: {names}. Snapshot file names drop "
-                '\\ / ? * : | " < > and control characters and stop at 255 characters: '
+                f"{os.path.basename(group[0][1])!r}: {nodeids}. {SHARED_FILE_RULES}: "
                 "give the parameters ids that still differ (pytest.param(..., id=...) or ids=)"
             )
-            for item in group:
+            for item, _ in group:
                 item.stash[SNAPSHOT_CLASH_KEY] = message
+            continue
+        item, where = group[0]
+        reserved = windows_reserved(os.path.basename(where))
+        if reserved is not None:
+            item.stash[SNAPSHOT_CLASH_KEY] = (
+                f"the wire snapshot of {item.nodeid} would be the file "
+                f"{os.path.basename(where)!r}, which Windows cannot hold ({reserved} is a "
+                "device name): rename the test or its class"
+            )
+            continue
+        names.claim(item.nodeid, 0, where)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """In pending mode, a ``fusion_snapshot`` test's older ``.wire.new`` go before its fixtures.
+
+    So a test that now fails before its assertion (in its body, or in a
+    fixture set up before ``fusion_snapshot``) leaves no pending file of an
+    older run behind; one that still differs writes its file again. Called
+    after the skip markers are read (a skipped test keeps its pending files)
+    and before pytest's own setup (the fixtures): pluggy calls the plugins
+    registered later first.
+    """
+    if item.config.stash[PENDING_KEY] and "fusion_snapshot" in getattr(item, "fixturenames", ()):
+        _remove_stale(item)
+
+
+def _remove_stale(item: pytest.Item) -> None:
+    """Remove the test's own pending files of earlier runs (once per test)."""
+    if item.stash.get(STALE_REMOVED_KEY, False):
+        return
+    item.stash[STALE_REMOVED_KEY] = True
+    try:
+        from syrupy.location import PyTestLocation  # noqa: PLC0415 - syrupy is optional
+    except ImportError:
+        return
+    config = item.config
+    first = Path(
+        _snapshot_extension(config).get_location(test_location=PyTestLocation(item), index=0)
+    )
+    stems = config.stash[NAMES_KEY].stems(str(first.parent))
+    config.stash[PENDING_FILES_KEY].remove_stale(first, stems)
 
 
 @pytest.fixture
@@ -573,9 +632,9 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
     )
     assertion.pending = request.config.stash[PENDING_KEY]
     assertion.files = request.config.stash[PENDING_FILES_KEY]
-    if assertion.pending:  # this run writes them again where they still differ
-        first = assertion.extension.get_location(test_location=assertion.test_location, index=0)
-        assertion.files.remove_stale(Path(first))
+    assertion.names = request.config.stash[NAMES_KEY]
+    if assertion.pending:  # asked for by getfixturevalue: not removed at setup yet
+        _remove_stale(request.node)
     properties = request.node.user_properties
     assertion.on_pending = lambda path: properties.append((WRITTEN, str(path)))
     return assertion

@@ -2,17 +2,18 @@
 
 The file format and the diff live in ``fusion_core._snapshot._format``; this class
 picks the file extension, stores bytes (so no newline is ever translated),
-applies the ``pytest_fusion_normalize`` hook, and delegates.
+applies the ``pytest_fusion_normalize`` hook, and delegates. A file's name is
+``_names.snapshot_stem``'s and every file is written by ``_atomic``.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+import pytest
 from syrupy.assertion import SnapshotAssertion
 from syrupy.data import (
     Snapshot,
@@ -25,7 +26,15 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from fusion_core._snapshot._format import block_kinds, diff_snapshots, dump_snapshot
 from pytest_mcpfusion._result import FusionResult
-from pytest_mcpfusion._snapshots._pending import PENDING_SUFFIX, PendingFiles, write_pending
+from pytest_mcpfusion._snapshots._atomic import write_atomically
+from pytest_mcpfusion._snapshots._names import (
+    PENDING_SUFFIX,
+    SHARED_FILE_RULES,
+    NameTable,
+    owner,
+    snapshot_stem,
+)
+from pytest_mcpfusion._snapshots._pending import PendingFiles
 
 if TYPE_CHECKING:
     import pluggy
@@ -40,8 +49,6 @@ if TYPE_CHECKING:
 
 __all__ = ["FusionWireExtension"]
 
-# A snapshot name syrupy stores as it is, in every version: nothing to drop, nothing to shorten.
-_PLAIN_NAME: Final = re.compile(r"\w[\w.\[\]-]{0,199}", re.ASCII)
 _ENCODING = "utf-8"
 _ERRORS = "surrogatepass"
 
@@ -110,17 +117,12 @@ class FusionWireExtension(SingleFileSnapshotExtension):
 
     @classmethod
     def get_snapshot_name(cls, *, test_location: PyTestLocation, index: SnapshotIndex = 0) -> str:
-        """The snapshot's name (cached per test and index)."""
+        """The snapshot's name: its file's stem (``_names.snapshot_stem``), cached."""
         key = (test_location.filepath, test_location.nodeid, index)
         found = cls._cache.names.get(key)
         if found is None:
-            raw = AbstractSyrupyExtension.get_snapshot_name(
-                test_location=test_location, index=index
-            )
-            # syrupy drops or shortens what a file name cannot hold: its own answer then.
-            if _PLAIN_NAME.fullmatch(raw) is None:
-                raw = super().get_snapshot_name(test_location=test_location, index=index)
-            found = cls._cache.names[key] = raw
+            test_name = AbstractSyrupyExtension.get_snapshot_name(test_location=test_location)
+            found = cls._cache.names[key] = snapshot_stem(test_name, index, _suffix_of(cls))
         return found
 
     @classmethod
@@ -130,13 +132,22 @@ class FusionWireExtension(SingleFileSnapshotExtension):
         found = cls._cache.locations.get(key)
         if found is None:
             name = cls.get_file_basename(test_location=test_location, index=index)
-            suffix = _suffix_of(cls)
-            if _PLAIN_NAME.fullmatch(name) is not None and suffix:  # what Path would join
-                found = os.path.join(cls.dirname(test_location=test_location), name + suffix)
-            else:
-                found = super().get_location(test_location=test_location, index=index)
+            found = os.path.join(cls.dirname(test_location=test_location), name + _suffix_of(cls))
             cls._cache.locations[key] = found
         return found
+
+    @classmethod
+    def write_snapshot_collection(
+        cls, *, snapshot_collection: SnapshotCollection, name_order: dict[str, int] | None = None
+    ) -> None:
+        """Write the snapshot's bytes atomically (syrupy's writer empties the file first)."""
+        data = next(iter(snapshot_collection)).data
+        if not isinstance(data, bytes):  # syrupy's own error for it
+            super().write_snapshot_collection(
+                snapshot_collection=snapshot_collection, name_order=name_order
+            )
+            return
+        write_atomically(Path(snapshot_collection.location), data)
 
     @classmethod
     def matches_test_location(
@@ -153,6 +164,8 @@ class FusionWireExtension(SingleFileSnapshotExtension):
         sites = cls._sites
         folder, name = os.path.split(snapshot_location)
         suffix = _suffix_of(cls)
+        if test_location.is_item_parametrized and _cut_and_owned(cls, test_location, folder, name):
+            return True
         if (
             sites is None
             or not suffix
@@ -281,6 +294,27 @@ def _suffix_of(extension: FusionWireExtension | type[FusionWireExtension]) -> st
     return f".{extension.file_extension}" if extension.file_extension else ""
 
 
+def _cut_and_owned(
+    cls: type[FusionWireExtension], test_location: PyTestLocation, folder: str, name: str
+) -> bool:
+    """Whether ``name`` in ``folder`` is a file of the parametrized test, by its own name.
+
+    syrupy relates a parametrized test to the files whose names start with
+    its id as it is; an id ``_names.snapshot_stem`` cleaned (``test[a/b]``) or
+    cut is not, and syrupy's clean-up took such a skipped test's file for
+    unused. A file the test's first stem extends (``_names.owner``) is its.
+    """
+    suffix = _suffix_of(cls)
+    if (
+        not suffix
+        or not name.endswith(suffix)
+        or folder != cls.dirname(test_location=test_location)
+    ):
+        return False
+    first = cls.get_snapshot_name(test_location=test_location, index=0)
+    return owner(name[: -len(suffix)], (first,)) == first
+
+
 def _cached(
     cache: dict[str, str], key: str, test_location: PyTestLocation, compute: Callable[..., str]
 ) -> str:
@@ -312,17 +346,21 @@ class PendingSnapshotAssertion(SnapshotAssertion):
     """syrupy's assertion, plus the pending file: written on a mismatch, removed on a match.
 
     ``pending`` says whether to write; ``on_pending`` is told each file written.
+    ``names`` is the session's claims on snapshot files: an assertion whose file
+    another test or assertion already uses fails before anything is read or written.
     """
 
     pending: bool = False
     on_pending: Callable[[Path], None] | None = None
     files: PendingFiles | None = None
+    names: NameTable | None = None
 
     def with_defaults(self, **kwargs: Any) -> SnapshotAssertion:
         """A copy with other defaults (as syrupy's), still writing pending files like this one."""
         copy = super().with_defaults(**kwargs)
         if isinstance(copy, PendingSnapshotAssertion):
             copy.pending, copy.on_pending, copy.files = self.pending, self.on_pending, self.files
+            copy.names = self.names
         return copy
 
     def __repr__(self) -> str:
@@ -341,6 +379,8 @@ class PendingSnapshotAssertion(SnapshotAssertion):
         return f"<fusion_snapshot: {blocks} block(s), {len(text):,} characters>"
 
     def _assert(self, data: SerializableData) -> bool:
+        if self.names is not None:
+            self._claim(self.names)
         success = super()._assert(data)
         result = self._execution_results.get(self._executions - 1)
         if result is None or result.snapshot_location is None:
@@ -354,9 +394,33 @@ class PendingSnapshotAssertion(SnapshotAssertion):
                 Path(pending).unlink(missing_ok=True)
         elif self.pending and isinstance(result.asserted_data, bytes):
             path = Path(pending)
-            write_pending(path, result.asserted_data)
+            write_atomically(path, result.asserted_data)
             if self.files is not None:
                 self.files.wrote(path)
             if self.on_pending is not None:
                 self.on_pending(path)
         return success
+
+    def _claim(self, names: NameTable) -> None:
+        """Fail the test if this assertion's file is another test's or assertion's."""
+        index = self.index
+        location = self.extension.get_location(test_location=self.test_location, index=index)
+        nodeid = self.test_location.nodeid
+        claimant = names.claim(nodeid, index, location)
+        if claimant is None:
+            return
+        other, other_index = claimant
+        whose = "this test's" if other == nodeid else f"{other}'s"
+        message = (
+            f"the wire snapshot {_describe(index)} of {nodeid} would share the file "
+            f"{os.path.basename(location)!a} with {whose} {_describe(other_index)}. "
+            f"{SHARED_FILE_RULES}: give it a name that still differs"
+        )
+        pytest.fail(message, pytrace=False)
+
+
+def _describe(index: SnapshotIndex) -> str:
+    """An assertion's index as a user wrote it: ``name='totals'``, or its number."""
+    if isinstance(index, str):
+        return f"fusion_snapshot(name={index!a})"  # escaped: NFC and NFD look alike
+    return f"snapshot #{index + 1}"

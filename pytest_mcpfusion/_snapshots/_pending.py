@@ -22,12 +22,14 @@ count.
 from __future__ import annotations
 
 import os
-import re
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from pytest_mcpfusion._snapshots._names import PENDING_SUFFIX, owner
+
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     import pytest
 
 __all__ = [
@@ -37,10 +39,8 @@ __all__ = [
     "PendingSummary",
     "add_pending_option",
     "pending_enabled",
-    "write_pending",
 ]
 
-PENDING_SUFFIX: Final = ".new"
 WRITTEN: Final = "fusion_pending_written"
 _FALSE: Final = frozenset({"", "0", "false", "no", "off"})
 
@@ -80,19 +80,6 @@ def pending_enabled(config: pytest.Config) -> bool:
     if ini:
         return ini not in _FALSE
     return os.environ.get("CI", "").strip().lower() not in _FALSE
-
-
-def write_pending(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (a reader never sees half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 class PendingFiles:
@@ -148,19 +135,21 @@ class PendingFiles:
         if names is not None:
             names.add(pending.name)
 
-    def remove_stale(self, first: Path) -> list[Path]:
+    def remove_stale(self, first: Path, tests: Iterable[str] = ()) -> list[Path]:
         """Remove the pending files of the test whose first snapshot is ``first``; return them.
 
         ``first`` is the accepted file of the test's first assertion
         (``__snapshots__/test_file/test_get.wire``); later ones add ``.1``, ``.2``
         (``test_get.1.wire``), a custom name adds it in brackets
-        (``fusion_snapshot(name="totals")``: ``test_get[totals].wire``). Only
-        names ending in ``.wire.new`` of exactly those forms are removed: never an
-        accepted snapshot, nor another test's file (``test_get_all.wire.new``).
+        (``fusion_snapshot(name="totals")``: ``test_get[totals].wire``).
+        ``tests`` are the first stems of the folder's other tests: a file one of
+        them owns (``_names.owner``: ``test_get[a][b].wire.new`` is the test
+        ``test_get[a][b]``'s, not a custom name of ``test_get[a]``) is never
+        removed, nor an accepted snapshot, nor a temporary file.
         """
-        stem, suffix = first.stem, first.suffix
-        index = r"(?:\.[0-9]+|\[[^/]*\])?"
-        own = re.compile(re.escape(stem) + index + re.escape(suffix + PENDING_SUFFIX))
+        suffix = first.suffix + PENDING_SUFFIX
+        own = first.name[: -len(first.suffix)]
+        stems = {*tests, own}
         names = self._names(str(first.parent))
         if names is None:  # unlistable: every file of the folder, as they come
             candidates = [path.name for path in first.parent.iterdir()]
@@ -168,8 +157,10 @@ class PendingFiles:
             candidates = sorted(names)
         removed: list[Path] = []
         for name in candidates:
+            if not name.endswith(suffix) or name.startswith("."):
+                continue
             path = first.parent / name
-            if own.fullmatch(name) and path.is_file():
+            if owner(name[: -len(suffix)], stems) == own and path.is_file():
                 path.unlink(missing_ok=True)
                 removed.append(path)
                 if names is not None:
@@ -191,18 +182,19 @@ class PendingSummary:
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Say how many snapshots are pending and how to review them."""
-        if not self.written:
+        written = sorted(path for path in self.written if os.path.isfile(path))
+        if not written:
             return
-        count = len(self.written)
+        count = len(written)
         noun = "snapshot" if count == 1 else "snapshots"
         terminalreporter.write_sep("=", "Fusion pending snapshots")
         terminalreporter.write_line(
             f"{count} pending wire {noun} written (.wire.new beside the accepted .wire, "
             "which is unchanged):"
         )
-        for path in sorted(self.written):
+        for path in written:
             terminalreporter.write_line(f"  {_relative(path)}")
-        folders = sorted({_relative(str(Path(path).parent.parent.parent)) for path in self.written})
+        folders = sorted({_relative(str(Path(path).parent.parent.parent)) for path in written})
         terminalreporter.write_line(
             f"review them with: python -m pytest_mcpfusion review {' '.join(folders)}"
         )

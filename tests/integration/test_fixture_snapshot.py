@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mcpfusion._snapshots._names import clean
+
 TESTS = """
 def test_get(fusion_call, fusion_snapshot):
     assert fusion_call("billing", "get", id="INV-1") == fusion_snapshot
@@ -105,9 +107,11 @@ def test_snapshots_under_xdist(shop: pytest.Pytester) -> None:
     [
         ("a/b", "ab"),  # syrupy drops / from a file name
         ('x:"y"', "xy"),  # and : and quotes
-        ("p" * 300 + "1", "p" * 300 + "2"),  # and cuts a name at 255 characters
+        ("p" * 300 + "1", "p" * 300 + "2"),  # and cuts a name to fit 255 bytes
+        ("é" * 120 + "1", "é" * 120 + "2"),  # bytes, not characters
+        ("INV-A", "inv-a"),  # one file on macOS and Windows
     ],
-    ids=["slash", "colon-quote", "long"],
+    ids=["slash", "colon-quote", "long", "long-unicode", "case"],
 )
 def test_tests_whose_snapshots_would_share_a_file_fail_naming_both(
     shop: pytest.Pytester, first: str, second: str
@@ -133,3 +137,71 @@ def test_alone(fusion_call, fusion_snapshot):
     assert result.stdout.str().count("test_clash.py::test_get[") >= 4  # each names both
     written = sorted(p.name for p in shop.path.rglob("*.wire"))
     assert written == ["test_alone.wire"]
+
+
+CUSTOM_NAMES = """
+import pytest
+from fusion_core import response
+
+
+def test_two_names(fusion_snapshot):
+    assert response("first").build() == fusion_snapshot(name={first!r})
+    assert response("second").build() == fusion_snapshot(name={second!r})
+
+
+@pytest.mark.parametrize("key", ["a", "a][b"])
+def test_get(fusion_snapshot, key):
+    assert response(key).build() == fusion_snapshot
+    if key == "a":
+        assert response("custom").build() == fusion_snapshot(name="b")
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("a/b", "ab"), ("Totals", "totals"), ("caf\u00e9", "cafe\u0301")],
+    ids=["slash", "case", "nfc-nfd"],  # NFC and NFD: one file on macOS
+)
+def test_custom_names_that_share_a_file_fail_before_writing(
+    pytester: pytest.Pytester, first: str, second: str
+) -> None:
+    """Two names of one test, or a name and another test's id, that make one file: a failure.
+
+    ``fusion_snapshot(name="a/b")`` and ``name="ab"`` overwrote each other, as
+    did ``test_get[a]``'s ``name="b"`` and the test ``test_get[a][b]``.
+    """
+    pytester.makepyfile(test_names=CUSTOM_NAMES.format(first=first, second=second))
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly", "--snapshot-update")
+    result.assert_outcomes(passed=1, failed=2)
+    output = result.stdout.str()
+    assert (
+        f"the wire snapshot fusion_snapshot(name={second!a}) of test_names.py::test_two_names "
+        f"would share the file {f'test_two_names[{clean(second)}].wire'!a} with this test's "
+        f"fusion_snapshot(name={first!a})"
+    ) in output
+    assert (
+        "the wire snapshot fusion_snapshot(name='b') of test_names.py::test_get[a] would "
+        "share the file 'test_get[a][b].wire' with test_names.py::test_get[a][b]'s snapshot #1"
+    ) in output
+    folder = pytester.path / "__snapshots__" / "test_names"
+    written = {path.name: path.read_bytes() for path in folder.iterdir()}
+    assert b"first" in written[f"test_two_names[{clean(first)}].wire"]
+    assert b"a][b" in written["test_get[a][b].wire"]
+
+
+def test_a_windows_device_name_fails_naming_it(pytester: pytest.Pytester) -> None:
+    """A test named CON (python_functions allows it) would have no file on Windows."""
+    pytester.makeini("[pytest]\npython_functions = test_* CON\n")
+    pytester.makepyfile(
+        test_device="""
+from fusion_core import response
+
+
+def CON(fusion_snapshot):
+    assert response("x").build() == fusion_snapshot
+"""
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*'CON.wire', which Windows cannot hold (CON is a device name)*"])
+    assert not list(pytester.path.rglob("*.wire"))

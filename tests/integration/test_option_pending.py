@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._support.output import files_in
+from tests._support.output import files_in, pending_in
 
 TESTS = """
 def test_get(fusion_call, fusion_snapshot):
@@ -208,3 +208,70 @@ def test_without_pending_mode_a_pending_file_waits_for_review(shop: pytest.Pytes
     shop.makepyfile(test_shop=FAILS_EARLY)
     shop.runpytest(*BASE, "--no-fusion-pending").assert_outcomes(failed=2)
     assert "test_get.wire.new" in _files(shop.path)
+
+
+NESTED_IDS = """
+import pytest
+from fusion_core import response
+
+
+KEYS = ["a][b", "a", "x" * 240]
+
+
+@pytest.mark.parametrize("key", KEYS, ids=KEYS)
+def test_get(fusion_snapshot, key):
+    assert response(key).build() == fusion_snapshot
+"""
+
+
+def test_every_pending_file_is_written_and_kept_whatever_the_id(pytester: pytest.Pytester) -> None:
+    """test_get[a] no longer removes test_get[a][b]'s pending file; a 250-character id gets one.
+
+    ``test_get[a][b].wire.new`` was taken for a custom name of ``test_get[a]``
+    (removed when it ran, still listed by the summary), and the pending file
+    of ``test_get[xxx…]`` (250 characters) was never written (OSError 36).
+    """
+    pytester.makepyfile(test_ids=NESTED_IDS)
+    result = pytester.runpytest("--fusion-pending", "-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(failed=3)
+    folder = pytester.path / "__snapshots__" / "test_ids"
+    pending = pending_in(folder)
+    assert pending[:2] == ["test_get[a].wire.new", "test_get[a][b].wire.new"]
+    assert len(pending) == 3
+    assert pending[2].startswith("test_get[xxx")
+    assert len(pending[2].encode()) <= 255
+    result.stdout.fnmatch_lines(["3 pending wire snapshots written*"])
+    listed = [line.strip() for line in result.outlines if line.strip().endswith(".wire.new")]
+    assert sorted(Path(line).name for line in listed) == pending
+
+
+FAILS_IN_A_FIXTURE = """
+import pytest
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("fails before fusion_snapshot is set up")
+
+
+def test_get(fusion_call, broken, fusion_snapshot):
+    assert fusion_call("billing", "get", id="INV-1") == fusion_snapshot
+
+
+def test_list(fusion_call, fusion_snapshot):
+    assert fusion_call("billing", "list") == fusion_snapshot
+"""
+
+
+def test_a_test_failing_in_an_earlier_fixture_leaves_no_stale_pending_file(
+    shop: pytest.Pytester,
+) -> None:
+    """A fixture set up before fusion_snapshot fails: the test's older .wire.new still goes."""
+    accepted = _accepted_then_changed(shop)
+    shop.runpytest(*BASE, "--fusion-pending").assert_outcomes(failed=2)
+    shop.makepyfile(test_shop=FAILS_IN_A_FIXTURE)
+    shop.runpytest(*BASE, "--fusion-pending").assert_outcomes(failed=1, errors=1)
+    files = _files(shop.path)
+    assert "test_get.wire.new" not in files
+    assert "test_list.wire.new" in files
+    assert {name: files[name] for name in accepted} == accepted

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from syrupy.extensions.base import AbstractSyrupyExtension
 from syrupy.extensions.single_file import SingleFileSnapshotExtension
 from syrupy.location import PyTestLocation
 
 from pytest_mcpfusion._snapshots._extension import FusionWireExtension
+from pytest_mcpfusion._snapshots._names import MAX_NAME_BYTES, snapshot_stem
 from pytest_mcpfusion._snapshots._pending import PendingFiles
 
 # Names a test and its snapshot can have: plain, parametrized (brackets, odd
@@ -81,11 +83,20 @@ def _syrupy(method: str, extension: FusionWireExtension | type[FusionWireExtensi
 def test_names_and_paths_are_syrupys(
     tmp_path: Path, name: str, cls_name: str | None, index: int | str
 ) -> None:
-    """The cached name and path of a snapshot equal syrupy's, whatever the test's name."""
+    """The cached name and path of a snapshot equal syrupy's, where its name leaves room.
+
+    syrupy cuts a name at 250 characters: its ``.wire.new`` (or, past ASCII,
+    its ``.wire``) does not fit in 255 bytes. Such a name is cut by
+    ``_names.snapshot_stem`` (tested in test_snapshot_names.py).
+    """
     extension = _session_class()
     location = _location(tmp_path / "test_mod.py", name, cls_name)
     expected_name = _syrupy("get_snapshot_name", extension)(test_location=location, index=index)
     expected_path = _syrupy("get_location", extension)(test_location=location, index=index)
+    if len(f"{expected_name}.wire.new".encode()) > MAX_NAME_BYTES:
+        test_name = AbstractSyrupyExtension.get_snapshot_name(test_location=location)
+        expected_name = snapshot_stem(test_name, index, ".wire")
+        expected_path = os.path.join(os.path.dirname(expected_path), f"{expected_name}.wire")
     for _ in range(2):  # computed, then cached
         assert extension.get_snapshot_name(test_location=location, index=index) == expected_name
         assert extension.get_location(test_location=location, index=index) == expected_path
@@ -278,6 +289,44 @@ def test_remove_stale_removes_exactly_the_tests_own_pending_files(tmp_path: Path
         "test_get.wire.new.bak",
         "test_get_all.wire.new",
     ]
+
+
+def test_remove_stale_leaves_the_files_of_tests_whose_names_extend_its_own(
+    tmp_path: Path,
+) -> None:
+    """``test_get[a][b].wire.new`` is the test ``test_get[a][b]``'s when it exists, not ``b``'s.
+
+    A bracketed suffix was taken for a custom name: running ``test_get[a]``
+    removed the pending file of ``test_get[a][b]`` (and ``test_get[a].1``'s
+    of a test ``test_get[a].1``, were there one).
+    """
+    folder = tmp_path / "__snapshots__" / "test_mod"
+    folder.mkdir(parents=True)
+    names = [
+        "test_get[a].wire.new",
+        "test_get[a][b].wire.new",  # the test test_get[a][b]
+        "test_get[a][b].1.wire.new",  # its second assertion
+        "test_get[a][b][totals].wire.new",  # its custom name
+        "test_get[a][totals].wire.new",  # test_get[a]'s custom name
+        "test_get[a].2.wire.new",  # test_get[a]'s third assertion
+        ".fusion-abcdefgh.tmp",  # a temporary file
+    ]
+    for name in names:
+        (folder / name).write_text("x")
+    tests = {"test_get[a]", "test_get[a][b]"}
+    removed = PendingFiles().remove_stale(folder / "test_get[a].wire", tests)
+    assert sorted(path.name for path in removed) == [
+        "test_get[a].2.wire.new",
+        "test_get[a].wire.new",
+        "test_get[a][totals].wire.new",
+    ]
+    removed = PendingFiles().remove_stale(folder / "test_get[a][b].wire", tests)
+    assert sorted(path.name for path in removed) == [
+        "test_get[a][b].1.wire.new",
+        "test_get[a][b].wire.new",
+        "test_get[a][b][totals].wire.new",
+    ]
+    assert os.listdir(folder) == [".fusion-abcdefgh.tmp"]
 
 
 def test_pending_files_follow_what_the_session_writes_and_removes(tmp_path: Path) -> None:
