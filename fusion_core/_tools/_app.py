@@ -218,7 +218,7 @@ class FusionApp:
                 return invalid_discriminator(tool.discriminator, key, served.keys)
             action = served.actions.get(key)
             if action is None:
-                return unknown_action(key, served.keys)
+                return unknown_action(tool.discriminator, key, served.keys)
             label = f"{tool.name}/{key}"
             select = args.pop(SELECT_PARAM, None)
             params, problems = self._validate(tool, action, args)

@@ -121,11 +121,11 @@ def invalid_discriminator(discriminator: str, value: Any, actions: Sequence[str]
     )
 
 
-def unknown_action(action: str, actions: Sequence[str]) -> ToolResponse:
-    """The discriminator names no action of the tool."""
+def unknown_action(discriminator: str, action: str, actions: Sequence[str]) -> ToolResponse:
+    """The discriminator names no action of the tool (the message names the discriminator)."""
     return _inline_actions(
         "UNKNOWN_ACTION",
-        f'The action "{action}" does not exist.',
+        f'The {discriminator} "{action}" does not exist.',
         actions,
         "Choose a valid action from available_actions and call the tool again.",
     )

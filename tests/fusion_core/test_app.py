@@ -78,6 +78,18 @@ def test_discriminator_envelopes(args: dict[str, Any] | None, code: str) -> None
     assert "<x>" not in response.texts[0]
 
 
+@pytest.mark.parametrize("discriminator", ["action", "op", "operation", "kind_2"])
+def test_unknown_action_names_the_discriminator(discriminator: str) -> None:
+    """The unknown-action message names the tool's discriminator, as the reference does."""
+    tool = Tool("jobs", discriminator=discriminator)
+    tool.action("run", lambda: "ran")
+    response = FusionApp([tool]).call_sync("jobs", {discriminator: "zz"})
+    error = view_of(response).error
+    assert error is not None
+    assert error.code == "UNKNOWN_ACTION"
+    assert error.message == f'The {discriminator} "zz" does not exist.'
+
+
 def test_validation_envelope_lists_fields_in_order() -> None:
     """One ``<field>`` per problem, schema order, unknown keys last as ``(root)``."""
     text = texts("projects", {"action": "create", "name": "ab", "size": 11, "x": 1})[0]
