@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 _DEFAULT: Final = "default"
+# Keywords whose value is data, not a schema: never rewritten (titles dropped, refs inlined).
+_VALUES: Final = frozenset({"default", "examples", "enum", "example"})
 REQUIRED: Final = "x-required"  # json_schema_extra key: a defaulted field listed as required
 
 
@@ -149,6 +151,9 @@ def _inline(node: Any, definitions: dict[str, Any], trail: tuple[str, ...]) -> A
         return {**target, **rest}
     out: dict[str, Any] = {}
     for key, value in node.items():
+        if key in _VALUES:  # a value, not a schema: written as declared (a "title" key too)
+            out[key] = value
+            continue
         if key == "title" and not isinstance(value, dict):
             continue
         if key == REQUIRED and value is True:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final, Self, TypeVar, final, overload
 
 from pydantic import BaseModel, ConfigDict
+from pydantic.fields import FieldInfo
 
 from fusion_core._present._presenter import Presenter
 from fusion_core._tools._input_schema import json_schema, merge_properties, params_model
@@ -65,8 +66,18 @@ class Action:
 
     @property
     def required(self) -> list[str]:
-        """The action's own required parameters, in schema order."""
-        return [name for name, info in self.fields_model.model_fields.items() if info.is_required()]
+        """The action's own required parameters, in schema order, by their wire names."""
+        return [
+            _wire_name(name, info)
+            for name, info in self.fields_model.model_fields.items()
+            if info.is_required()
+        ]
+
+
+def _wire_name(name: str, info: FieldInfo) -> str:
+    """The name an agent sends (and the input schema lists): a string alias, if any."""
+    alias = info.validation_alias if isinstance(info.validation_alias, str) else info.alias
+    return alias or name
 
 
 def _action(

@@ -188,6 +188,48 @@ def test_input_schema_is_inline_as_the_reference_writes_it() -> None:
     assert "_select" not in schema["properties"]  # no Presenter: nothing to select
 
 
+class _Item(BaseModel):
+    title: float
+    const: str = "c"
+
+
+class _ValuesParams(BaseModel):
+    item: _Item = Field({"title": 1398, "const": "x"})  # type: ignore[assignment]
+    kind: str = Field("a", examples=[{"title": "t", "enum": "r"}])
+
+
+def test_schema_values_are_written_as_declared() -> None:
+    """A default's or an example's keys are data: a "title" or "enum" key is kept, not a schema."""
+    schema = Tool("t").action("a", lambda p: p, params=_ValuesParams).definition()["inputSchema"]
+    item, kind = schema["properties"]["item"], schema["properties"]["kind"]
+    assert item["default"] == {"title": 1398, "const": "x"}
+    assert item["properties"] == {
+        "title": {"type": "number"},
+        "const": {"default": "c", "type": "string"},
+    }
+    assert kind["examples"] == [{"title": "t", "enum": "r"}]
+
+
+class _Aliased(BaseModel):
+    alias1_id: str = Field(alias="_id")
+    name: str = Field(validation_alias="full_name")
+    plain: int
+
+
+@pytest.mark.parametrize("toon", [False, True])
+def test_required_fields_are_listed_by_their_wire_names(toon: bool) -> None:
+    """The description names a required aliased field as the agent sends it, as the schema does."""
+    tool = Tool("t").toon_description() if toon else Tool("t")
+    tool.action("a", lambda p: p, params=_Aliased, description="d").action("b", lambda: 1)
+    definition = tool.definition()
+    assert "alias1_id" not in definition["description"]
+    assert "_id" in definition["description"]
+    assert "full_name" in definition["description"]
+    assert list(definition["inputSchema"]["properties"]) == ["action", "_id", "full_name", "plain"]
+    if not toon:
+        assert "Requires: _id, full_name, plain" in definition["description"]
+
+
 def test_workflow_lines_as_the_reference_writes_them() -> None:
     """Groups always list their actions; a destructive action without text keeps the space."""
     tool = Tool("ops")
