@@ -36,7 +36,8 @@ Rule ids:
 ``ui-fusion-tag``      UI content opening or closing another Fusion element
                        (``<domain_rules>``, ``</TOOL_ERROR>``..., any case)
 ``cdata-end``          ``]]>`` in item or envelope text
-``fence-broken``       a fence whose body holds a backtick run as long as it
+``fence-broken``       a fence whose body holds a line that closes it (a
+                       backtick run as long as the fence, alone on its line)
 ``xml-dtd``            a DTD or entity declaration in an item block or an
                        envelope (str data, UI content and raw blocks are
                        verbatim text, where it is only a string)
@@ -94,7 +95,11 @@ _BARE_AMP: Final = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]
 _UI_HEADER: Final = re.compile(r'<ui_passthrough((?:[ \t\n]+[A-Za-z_][\w.:-]*="[^"<]*")*)[ \t]*>\n')
 _RAW_ATTR: Final = re.compile(r'([A-Za-z_][\w.:-]*)="([^"<]*)"')
 _FENCE_OPEN: Final = re.compile(r"(`{3,})[^`\n]*\n")
-_BACKTICKS: Final = re.compile(r"`+")
+# A line that closes a backtick fence (CommonMark 4.5): up to three spaces of
+# indentation, a run of backticks, then only spaces or tabs. A run anywhere
+# else in a line (inside a JSON string, after text) is content.
+_CLOSING_FENCE: Final = re.compile(r"^ {0,3}(`{3,})[ \t]*$", re.M)
+_LINE_ENDINGS: Final = re.compile(r"\r\n?")
 # Possessive: a backtracking "<name[^>]*>" tried every split of a long name
 # against the attributes, quadratic in the name's length (issue 8.11). The
 # closing tag is then one endswith() test, not a scan back from the end.
@@ -433,14 +438,15 @@ class _Checker:
         closing = "\n" + ticks
         if not content.endswith(closing):
             return
-        body = content[opening.end() : len(content) - len(closing)]
-        longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
-        if longest >= len(ticks):
+        body = _LINE_ENDINGS.sub("\n", content[opening.end() : len(content) - len(closing)])
+        closers = [len(m.group(1)) for m in _CLOSING_FENCE.finditer(body)]
+        longest = max((run for run in closers if run >= len(ticks)), default=0)
+        if longest:
             self.add(
                 index,
                 "fence-broken",
-                f"the fence of {len(ticks)} backticks encloses a run of {longest}, which "
-                f"ends it early; use a fence of {longest + 1} backticks",
+                f"the fence of {len(ticks)} backticks encloses a line of {longest} backticks, "
+                f"which ends it early; use a fence of {longest + 1} backticks",
             )
 
     # ------------------------------------------------------- item blocks

@@ -208,6 +208,19 @@ def fence(language: str, body: str) -> str:
     return f"{ticks}{language}\n{body}{closing}{ticks}"
 
 
+def json_fence(language: str, json_text: str) -> str:
+    """Pretty-printed JSON in a three-backtick fence, as the reference writes it.
+
+    A fence closes only on a line that *starts* with a backtick run, and a line
+    of :func:`~fusion_core.to_json` text starts with indentation and a JSON
+    token (a quote, a bracket, a number, a literal), never with a string's
+    content: a string holding backticks cannot close the fence, so it is not
+    lengthened (``ui.json``, ``ui.echarts``). Content whose lines may start
+    with anything (mermaid, code blocks) goes through :func:`fence`.
+    """
+    return f"```{language}\n{json_text}\n```"
+
+
 def echarts(
     config: Any,
     *,
@@ -216,7 +229,7 @@ def echarts(
     priority: int | float | None = None,
 ) -> UiBlock:
     """An ECharts chart: the JSON of ``config`` in an ``echarts`` fence."""
-    return UiBlock("echarts", fence("echarts", to_json(config)), _meta(title, width, priority))
+    return UiBlock("echarts", json_fence("echarts", to_json(config)), _meta(title, width, priority))
 
 
 def mermaid(
@@ -343,7 +356,7 @@ def json_block(
     priority: int | float | None = None,
 ) -> UiBlock:
     """The JSON of ``value`` in a ``json`` fence."""
-    return UiBlock("json", fence("json", to_json(value)), _meta(title, width, priority))
+    return UiBlock("json", json_fence("json", to_json(value)), _meta(title, width, priority))
 
 
 def summary(

@@ -118,6 +118,11 @@ CASES = [
     (_wire("1", UI.format("", "</Tool_Error >")), [(1, "ui-fusion-tag")]),
     (_wire("1", UI.format("", "<message\n>")), [(1, "ui-fusion-tag")]),
     (_wire("1", UI.format("", "```json\n```\n```")), [(1, "fence-broken")]),
+    (_wire("1", UI.format("", "```\n   ````\t \n```")), [(1, "fence-broken")]),
+    (_wire("1", UI.format("", "```\na\r```\r\n```")), [(1, "fence-broken")]),
+    # CommonMark closes a fence only on a line of backticks alone (indented 0-3 spaces):
+    (_wire("1", UI.format("", '```json\n{\n  "k": "```"\n}\n```')), []),
+    (_wire("1", UI.format("", "```\nx ```\n    ```\n``` y\n```")), []),
     (_wire("1", "<ui_passthrough>\nc\n</ui_passthrough>"), [(1, "malformed-block")]),
     (
         _wire("1", "<domain_rules>\n\n</domain_rules>", "<domain_rules>\n- a\n</domain_rules>"),

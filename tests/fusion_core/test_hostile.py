@@ -403,7 +403,9 @@ def _fenced_body(content: str, language: str) -> str:
     assert set(ticks) == {"`"}
     assert rest.endswith("\n" + ticks)
     body = rest.removesuffix("\n" + ticks)
-    assert all(len(run) < len(ticks) for run in re.findall("`+", body))
+    # CommonMark closes a fence on a line of backticks alone (indented up to 3 spaces)
+    closers = re.findall(r"^ {0,3}(`{3,})[ \t]*$", re.sub("\r\n?", "\n", body), re.M)
+    assert all(len(run) < len(ticks) for run in closers)
     return body
 
 

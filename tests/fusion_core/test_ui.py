@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fusion_core import SerializationError, UiBlock, UIError, UiMeta, fence, response, ui
+from fusion_core import SerializationError, UiBlock, UIError, UiMeta, fence, response, to_json, ui
 
 
 def _ui_text(block: UiBlock) -> str:
@@ -194,6 +194,16 @@ def test_fence_is_longer_than_any_backtick_run(body: str, ticks: int) -> None:
 def test_fence_after_a_trailing_cr_closes_after_cr(body: str, expected: str) -> None:
     """A body ending with CR is closed after a CR, so CR + LF cannot merge into one break."""
     assert fence("", body) == expected
+
+
+@pytest.mark.parametrize("value", ["```", {"k": "a\n```\nb"}, ["````x", {"```": "`"}], "\r```"])
+@pytest.mark.parametrize("helper", [ui.json, ui.echarts])
+def test_json_fences_stay_three_backticks(helper: Any, value: Any) -> None:
+    """Pretty JSON never starts a line with a string's content: the reference's fence holds."""
+    block = helper(value)
+    kind = "json" if helper is ui.json else "echarts"
+    assert block.content == f"```{kind}\n{to_json(value)}\n```"
+    assert all(not line.lstrip().startswith("`") for line in block.content.split("\n")[1:-1])
 
 
 def test_code_block_with_fence_inside() -> None:
