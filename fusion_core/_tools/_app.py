@@ -56,13 +56,16 @@ from fusion_core._errors import OutputSchemaError
 from fusion_core._present._presenter import CallRecord, recording
 from fusion_core._present._redact import ERROR_EXPOSURES, ErrorExposure, error_paths
 from fusion_core._tools._inline import Inline, drive
+from fusion_core._tools._input_schema import non_finite_numbers
 from fusion_core._tools._pipeline import (
     RETRY_HINT,
+    ROOT,
     check_select,
     field_problems,
     internal_error,
     invalid_discriminator,
     missing_discriminator,
+    sent,
     unknown_action,
     unknown_tool,
     unrecognized,
@@ -222,6 +225,10 @@ class FusionApp:
             label = f"{tool.name}/{key}"
             select = args.pop(SELECT_PARAM, None)
             params, problems = self._validate(tool, action, args)
+            schema = served.definition()["inputSchema"]
+            infinite = non_finite(schema, args)
+            if infinite:
+                params, problems = None, _in_schema_order(problems + infinite, schema)
             if served.select_keys and select is not None:
                 select_problems = check_select(select, served.select_keys)
                 root = [p for p in problems if p[0] == "(root)"]
@@ -448,6 +455,28 @@ def _state(tool: Tool) -> tuple[object, ...]:
         tool.instructions,
         tool.common,
         tool.discriminator,
+    )
+
+
+def non_finite(schema: dict[str, Any], args: dict[str, Any]) -> list[tuple[str, str]]:
+    """One problem per ``NaN`` / ``±Infinity`` sent for a number (the reference refuses them)."""
+    return [
+        (path, f"Input should be a finite number. You sent: {sent(value)}.")
+        for path, value in non_finite_numbers(schema, args)
+    ]
+
+
+def _in_schema_order(
+    problems: list[tuple[str, str]], schema: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """Problems in the order of their top-level parameter (stable), unknown keys last."""
+    order = {key: index for index, key in enumerate(schema.get("properties", {}))}
+    first: dict[str, str] = {}
+    for name, message in problems:  # one problem per path: pydantic's, when it has one
+        first.setdefault(name, message)
+    unique = list(first.items())
+    return sorted(
+        unique, key=lambda p: (p[0] == ROOT, order.get(p[0].split(".", 1)[0], len(order)))
     )
 
 

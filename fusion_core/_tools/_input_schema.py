@@ -24,6 +24,7 @@ into their union; an enum and a plain string widen to the string.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
@@ -36,6 +37,7 @@ __all__ = [
     "json_schema",
     "merge_properties",
     "model_schema",
+    "non_finite_numbers",
     "params_model",
 ]
 
@@ -262,3 +264,50 @@ def merge_properties(
         prop = properties[name] = dict(properties[name])
         prop["description"] = f"{prop['description']}. {note}" if prop.get("description") else note
     return properties, always
+
+
+def non_finite_numbers(
+    schema: Mapping[str, Any], value: Any, path: str = ""
+) -> list[tuple[str, float]]:
+    """``(path, value)`` of each ``NaN`` / ``±Infinity`` where ``schema`` declares a number.
+
+    A number parameter is finite, as the reference's validator (zod) has it;
+    pydantic's float accepts ``inf`` and ``nan`` unless each model says
+    otherwise, and JSON readers parse ``Infinity`` and ``NaN``. Read against the
+    tool's input schema, so nested objects, arrays and nullable numbers are
+    covered alike; a value under ``any`` (no type) is accepted, as zod accepts it.
+    """
+    if isinstance(value, float):
+        return [(path, value)] if not math.isfinite(value) and _declares_number(schema) else []
+    if isinstance(value, dict):
+        found: list[tuple[str, float]] = []
+        properties = _member(schema, "object").get("properties", {})
+        extra = _member(schema, "object").get("additionalProperties")
+        for key, item in value.items():
+            sub = properties.get(key, extra if isinstance(extra, dict) else {})
+            found += non_finite_numbers(sub, item, f"{path}.{key}" if path else str(key))
+        return found
+    if isinstance(value, list):
+        items = _member(schema, "array").get("items", {})
+        items = items if isinstance(items, dict) else {}
+        return [
+            bad
+            for index, item in enumerate(value)
+            for bad in non_finite_numbers(items, item, f"{path}.{index}" if path else str(index))
+        ]
+    return []
+
+
+def _members(schema: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The schema itself, or the members of its ``anyOf`` / ``oneOf`` (nullable types)."""
+    members = schema.get("anyOf", schema.get("oneOf"))
+    return [m for m in members if isinstance(m, dict)] if isinstance(members, list) else [schema]
+
+
+def _declares_number(schema: Mapping[str, Any]) -> bool:
+    return any(m.get("type") in ("number", "integer") for m in _members(schema))
+
+
+def _member(schema: Mapping[str, Any], kind: str) -> Mapping[str, Any]:
+    """The member of a union that describes values of JSON type ``kind`` (else ``{}``)."""
+    return next((m for m in _members(schema) if m.get("type") == kind), {})

@@ -151,7 +151,12 @@ def model(schema: dict[str, Any], name: str, *, extra: str | None = None) -> typ
         else:
             default, annotation = MISSING, annotation | MISSING
         fields[key] = (annotation, Field(default, **info))
-    config = ConfigDict(strict=True, extra=extra or _EXTRA[schema.get("additional", "strip")])  # type: ignore[typeddict-item]
+    # zod's number is finite: NaN and Infinity are refused (pydantic accepts them by default)
+    config = ConfigDict(
+        strict=True,
+        extra=extra or _EXTRA[schema.get("additional", "strip")],  # type: ignore[typeddict-item]
+        allow_inf_nan=False,
+    )
     if aliased:
         config["serialize_by_alias"] = True
         config["validate_by_alias"] = True

@@ -90,6 +90,53 @@ def test_unknown_action_names_the_discriminator(discriminator: str) -> None:
     assert error.message == f'The {discriminator} "zz" does not exist.'
 
 
+class _Point(BaseModel):
+    x: float
+
+
+class _Numbers(BaseModel):
+    n: float
+    items: list[float] = []
+    point: _Point | None = None
+    maybe: float | None = None
+    anything: Any = None
+    count: int = 0
+
+
+@pytest.mark.parametrize(
+    ("args", "fields"),
+    [
+        ({"n": float("inf")}, ["n"]),
+        ({"n": float("-inf")}, ["n"]),
+        ({"n": float("nan")}, ["n"]),
+        ({"n": 1, "items": [1.0, float("inf")]}, ["items.1"]),
+        ({"n": 1, "point": {"x": float("nan")}}, ["point.x"]),
+        ({"n": 1, "maybe": float("inf")}, ["maybe"]),
+        ({"maybe": float("inf"), "n": "x", "zz": 1}, ["n", "maybe", "(root)"]),
+        ({"n": 1, "count": float("inf")}, ["count"]),
+    ],
+)
+def test_non_finite_numbers_are_refused(args: dict[str, Any], fields: list[str]) -> None:
+    """NaN and Infinity sent for a number (any depth) are validation errors, as in the reference."""
+    tool = Tool("nums")
+    tool.action("put", lambda args: args.model_dump(), params=_Numbers)
+    response = FusionApp([tool]).call_sync("nums", {"action": "put", **args})
+    validation = view_of(response).validation
+    assert validation is not None, response.texts
+    assert [field.name for field in validation.fields] == fields
+    assert "finite number" in validation.fields[0].message or fields[0] == "n"
+
+
+def test_non_finite_values_of_any_pass() -> None:
+    """A value of an untyped (``Any``) parameter is accepted whatever it is, as zod's ``any``."""
+    tool = Tool("nums")
+    tool.action("put", lambda args: args.model_dump(), params=_Numbers)
+    response = FusionApp([tool]).call_sync(
+        "nums", {"action": "put", "n": 1, "anything": float("inf")}
+    )
+    assert not response.is_error
+
+
 def test_validation_envelope_lists_fields_in_order() -> None:
     """One ``<field>`` per problem, schema order, unknown keys last as ``(root)``."""
     text = texts("projects", {"action": "create", "name": "ab", "size": 11, "x": 1})[0]
