@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         ValidationField,
     )
     from fusion_core._tools._app import FusionApp
+    from fusion_core._tools._middleware import Middleware
     from fusion_core._tools._tool import Action, Group, Tool
     from fusion_core._write._builder import ResponseBuilder, response
     from fusion_core._write._json import MAX_DEPTH, to_json, to_plain
@@ -89,6 +90,7 @@ __all__ = [
     "FusionClient",
     "FusionError",
     "Group",
+    "Middleware",
     "NestingError",
     "OutputSchemaError",
     "ParsedResponse",
@@ -202,6 +204,7 @@ _SOURCES: dict[str, str] = {
     "load_app": "._mcp._server",
     "serve_http": "._mcp._server",
     "serve_stdio": "._mcp._server",
+    "Middleware": "._tools._middleware",
     "Action": "._tools._tool",
     "Group": "._tools._tool",
     "Tool": "._tools._tool",

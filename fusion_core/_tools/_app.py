@@ -57,6 +57,7 @@ from fusion_core._present._presenter import CallRecord, recording
 from fusion_core._present._redact import ERROR_EXPOSURES, ErrorExposure, error_paths
 from fusion_core._tools._inline import Inline, drive
 from fusion_core._tools._input_schema import non_finite_numbers
+from fusion_core._tools._middleware import Middleware, run_middleware
 from fusion_core._tools._pipeline import (
     RETRY_HINT,
     ROOT,
@@ -243,6 +244,17 @@ class FusionApp:
                     if inline is not None:
                         await inline.leave()
                     ctx = await ctx
+            chain = served.middleware[action.key]
+            if chain:
+                received: dict[str, Any] = {tool.discriminator: key}
+                if params is not None:
+                    received.update(params.model_dump(by_alias=True))
+                ctx, stop = await run_middleware(chain, ctx, received, inline)
+                if stop is not None:
+                    with recording(record):
+                        return _finish(
+                            stop, record, tool=tool, action=action, ctx=ctx, select=select
+                        )
             return await self._run(
                 served, action, params, ctx, select=select, record=record, inline=inline
             )
@@ -455,6 +467,9 @@ def _state(tool: Tool) -> tuple[object, ...]:
         tool.instructions,
         tool.common,
         tool.discriminator,
+        tuple(tool._middleware),
+        tuple((name, tuple(chain)) for name, chain in tool._group_middleware.items()),
+        tuple(tool._merged_middleware.items()),
     )
 
 
@@ -491,6 +506,7 @@ class _Served:
     select_keys: list[str]
     is_async: dict[str, bool]
     names: dict[str, tuple[str, ...]]
+    middleware: dict[str, tuple[Middleware, ...]]
     _definition: dict[str, Any] | None = field(default=None)
 
     @classmethod
@@ -504,6 +520,7 @@ class _Served:
             select_keys=tool.select_keys() if tool.select_enabled else [],
             is_async={key: _is_async(action.handler) for key, action in actions.items()},
             names={key: _parameter_names(tool, action) for key, action in actions.items()},
+            middleware={key: tool.middleware_of(key) for key in actions},
         )
 
     def definition(self) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from pydantic.fields import FieldInfo
 
 from fusion_core._present._presenter import Presenter
 from fusion_core._tools._input_schema import json_schema, merge_properties, params_model
+from fusion_core._tools._middleware import Middleware, check_middleware
 from fusion_core._write._json import require_plain
 from fusion_core._write._toon import encode_toon
 
@@ -259,6 +260,16 @@ class Group(_Registrar):
     def _register(self, action: Action) -> None:
         self.tool._add(action, group=self.name)
 
+    def use(self, *middleware: Middleware) -> Group:
+        """Run ``middleware`` before each action of this group, after the tool's.
+
+        See :meth:`Tool.use`; returns the group, for chaining.
+        """
+        where = f"tool {self.tool.name!r}, group {self.name!r}"
+        chain = self.tool._group_middleware.setdefault(self.name, [])
+        chain.extend(check_middleware(m, where) for m in middleware)
+        return self
+
 
 @final
 class Tool(_Registrar):
@@ -267,8 +278,11 @@ class Tool(_Registrar):
     __slots__ = (
         "_actions",
         "_args_models",
+        "_group_middleware",
         "_groups",
         "_has_flat",
+        "_merged_middleware",
+        "_middleware",
         "_select",
         "_toon",
         "annotations",
@@ -309,6 +323,9 @@ class Tool(_Registrar):
         self._select = False
         self._toon = False
         self._args_models: dict[str, type[BaseModel]] = {}
+        self._middleware: list[Middleware] = []
+        self._group_middleware: dict[str, list[Middleware]] = {}
+        self._merged_middleware: dict[str, tuple[Middleware, ...]] = {}
 
     # ----------------------------------------------------------- building
 
@@ -365,6 +382,20 @@ class Tool(_Registrar):
             if group is not None:
                 self._groups.setdefault(group, [])
             self._add(action, group=group, inherit=False)
+            if other.middleware_of(key):  # its own tool's middleware stays with it
+                self._merged_middleware[key] = other.middleware_of(key)
+        return self
+
+    def use(self, *middleware: Middleware) -> Tool:
+        """Run ``middleware`` before every action's handler (the reference's ``.use()``).
+
+        Each is called as ``middleware(ctx, args)`` (sync or async) with the
+        context and the validated arguments; it returns ``None`` to go on, a
+        mapping to add to the context, or a response to stop the call
+        (``error("Forbidden", "FORBIDDEN")``). The tool's middleware runs first,
+        in ``use()`` order, then the group's (:meth:`Group.use`). Returns the tool.
+        """
+        self._middleware.extend(check_middleware(m, f"tool {self.name!r}") for m in middleware)
         return self
 
     def enable_select(self) -> Tool:
@@ -388,6 +419,12 @@ class Tool(_Registrar):
         return self
 
     # ------------------------------------------------------------ reading
+
+    def middleware_of(self, key: str) -> tuple[Middleware, ...]:
+        """The middleware that runs before action ``key``, in order."""
+        group = key.split(".", 1)[0] if self._groups else None
+        own = self._group_middleware.get(group, []) if group is not None else []
+        return (*self._middleware, *own, *self._merged_middleware.get(key, ()))
 
     @property
     def actions(self) -> dict[str, Action]:
