@@ -10,7 +10,10 @@ hand out :class:`FusionCall` / :class:`AsyncFusionCall`, which turn
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import asyncio
+import dataclasses
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, final
 
 import pytest
@@ -246,14 +249,21 @@ class _Caller:
         self._checked = checked
 
     def _prepare(
-        self, tool: str, action: str | None, context: Any, select: Any, args: Mapping[str, Any]
+        self,
+        tool: str,
+        action: str | None,
+        context: Any,
+        select: Any,
+        args: Mapping[str, Any],
+        *,
+        merge: Mapping[str, Any] | None,
     ) -> tuple[Transport, Any, dict[str, Any]]:
         try:
             transport = self._session.transport()
+            ctx = _context(transport, self._context, context, merge)
         except pytest.UsageError as exc:  # a few lines, not a traceback through the fixture
             failure = str(exc)
         else:
-            ctx = _context(transport, self._context, context)
             return transport, ctx, self._session.arguments(tool, action, select, args)
         pytest.fail(failure, pytrace=False)
 
@@ -264,7 +274,10 @@ class FusionCall(_Caller):
 
     Calls ``tool`` (with ``action`` put under the tool's discriminator) and
     returns a :class:`~pytest_mcpfusion.FusionResult`. ``context`` replaces
-    the ``fusion_context`` fixture's value for this call (in process only);
+    the ``fusion_context`` fixture's value for this call; ``merge_context``
+    shallow-merges a mapping into it instead (into the app's
+    ``context_factory()`` result when the fixture gives ``None``), as the
+    reference's tester merges its override (both in process only).
     ``select`` fills ``_select``.
     """
 
@@ -277,11 +290,16 @@ class FusionCall(_Caller):
         /,
         *,
         context: Any = UNSET,
+        merge_context: Mapping[str, Any] | None = None,
         select: Any = None,
         **args: Any,
     ) -> FusionResult:
         """Call the tool and return its result."""
-        transport, ctx, arguments = self._prepare(tool, action, context, select, args)
+        transport, ctx, arguments = self._prepare(
+            tool, action, context, select, args, merge=merge_context
+        )
+        if isinstance(ctx, _PendingMerge):
+            ctx = asyncio.run(ctx.made())
         try:
             wire, view = transport.call(tool, arguments, ctx)
         except (ServerLimitError, ServerConnectionError) as exc:
@@ -304,11 +322,16 @@ class AsyncFusionCall(_Caller):
         /,
         *,
         context: Any = UNSET,
+        merge_context: Mapping[str, Any] | None = None,
         select: Any = None,
         **args: Any,
     ) -> FusionResult:
         """Call the tool from async code and return its result."""
-        transport, ctx, arguments = self._prepare(tool, action, context, select, args)
+        transport, ctx, arguments = self._prepare(
+            tool, action, context, select, args, merge=merge_context
+        )
+        if isinstance(ctx, _PendingMerge):
+            ctx = await ctx.made()
         try:
             wire, view = await transport.call_async(tool, arguments, ctx)
         except (ServerLimitError, ServerConnectionError) as exc:
@@ -318,16 +341,68 @@ class AsyncFusionCall(_Caller):
         pytest.fail(failure, pytrace=False)  # outside the except: no chained traceback
 
 
-def _context(transport: Transport, fixture_context: Any, override: Any) -> Any:
-    if override is UNSET:
+def _context(
+    transport: Transport, fixture_context: Any, override: Any, merge: Mapping[str, Any] | None
+) -> Any:
+    """The call's context: the fixture's, replaced (``context=``) or merged (``merge_context=``)."""
+    if override is UNSET and merge is None:
         return fixture_context
+    option = "context=" if merge is None else "merge_context="
     if transport.app is None:
         msg = (
-            f"context= needs the in-process transport; over {transport.name} the "
+            f"{option} needs the in-process transport; over {transport.name} the "
             "server makes its own context"
         )
         raise pytest.UsageError(msg)
-    return override
+    if merge is None:
+        return override
+    if override is not UNSET:
+        msg = "pass context= (replaces the context) or merge_context= (merges into it), not both"
+        raise pytest.UsageError(msg)
+    if not isinstance(merge, Mapping):  # a runtime check of what typing says
+        msg = f"merge_context= takes a mapping of context keys, got {type(merge).__name__}"  # type: ignore[unreachable]
+        raise pytest.UsageError(msg)
+    base = fixture_context
+    if base is None:
+        factory = getattr(transport.app, "context_factory", None)
+        base = factory() if factory is not None else None
+        if inspect.isawaitable(base):
+            return _PendingMerge(base, merge)
+    return merged(base, merge)
+
+
+def merged(base: Any, merge: Mapping[str, Any]) -> Any:
+    """``{**base, **merge}`` (a mapping, or ``None``); ``replace(base, **merge)`` (a dataclass)."""
+    if base is None:
+        return dict(merge)
+    if isinstance(base, Mapping):
+        return {**base, **merge}
+    if dataclasses.is_dataclass(base) and not isinstance(base, type):
+        try:
+            return dataclasses.replace(base, **merge)
+        except TypeError as exc:
+            msg = f"merge_context= cannot merge into the context ({type(base).__name__}): {exc}"
+            raise pytest.UsageError(msg) from None
+    msg = (
+        f"merge_context= merges into a mapping or a dataclass, but the context is a "
+        f"{type(base).__name__}; pass the whole context with context= instead"
+    )
+    raise pytest.UsageError(msg)
+
+
+@final
+class _PendingMerge:
+    """An async ``context_factory``'s result, merged once the caller awaits it."""
+
+    __slots__ = ("_made", "_merge")
+
+    def __init__(self, made: Awaitable[Any], merge: Mapping[str, Any]) -> None:
+        self._made = made
+        self._merge = merge
+
+    async def made(self) -> Any:
+        """The factory's context with ``merge`` merged in."""
+        return merged(await self._made, self._merge)
 
 
 def limit_message(exc: ServerLimitError | ServerConnectionError) -> str:
