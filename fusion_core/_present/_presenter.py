@@ -57,7 +57,7 @@ __all__ = ["CallRecord", "FieldError", "Presenter", "PresenterValidationError"]
 M = TypeVar("M", bound=BaseModel)
 
 RulesFn: TypeAlias = Callable[[Any, Any], Iterable[str | None]]
-UiFn: TypeAlias = Callable[[Any, Any], Iterable[UiBlock | None]]
+UiFn: TypeAlias = Callable[[Any, Any], Iterable[UiBlock | Mapping[str, Any] | None]]
 SuggestFn: TypeAlias = Callable[[Any, Any], Iterable[SuggestionLike | None]]
 TruncateFn: TypeAlias = Callable[[int], UiBlock]
 

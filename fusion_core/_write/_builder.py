@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from typing import Any, final
+from typing import Any, Final, final
 
 from fusion_core._write._blocks import EMPTY_DATA_TEXT, render_data, render_rest
 from fusion_core._write._response import ToolResponse
@@ -47,11 +47,18 @@ class ResponseBuilder:
 
     def ui_block(
         self,
-        block: UiBlock | str,
+        block: UiBlock | Mapping[str, Any] | str,
         content: str | None = None,
         meta: UiMeta | Mapping[str, Any] | None = None,
     ) -> ResponseBuilder:
-        """Add a UI block: a ``UiBlock``, or a type and its content (and meta)."""
+        """Add a UI block: a ``UiBlock``, or a type and its content (and meta).
+
+        A mapping ``{"type": ..., "content": ..., "meta"?: ...}`` is a block too:
+        the reference's UiBlock is such a plain object (a Presenter's ``ui``
+        callback may return one).
+        """
+        if isinstance(block, Mapping):
+            block = _block_of(block)
         if isinstance(block, UiBlock):
             if content is not None or meta is not None:
                 msg = "ui_block(UiBlock) takes no content or meta: the block has its own"
@@ -64,7 +71,7 @@ class ResponseBuilder:
             self._ui.append(UiBlock(block, content, UiMeta.of(meta)))
         return self
 
-    def ui_blocks(self, blocks: Iterable[UiBlock]) -> ResponseBuilder:
+    def ui_blocks(self, blocks: Iterable[UiBlock | Mapping[str, Any]]) -> ResponseBuilder:
         """Add several UI blocks, in order."""
         for block in blocks:
             self.ui_block(block)
@@ -189,3 +196,25 @@ response: _ResponseFactory = _ResponseFactory()
 ``response.ok(data)`` is a built response with only the data block, and
 ``response.with_rules(data, rules)`` one with ``<domain_rules>`` too.
 """
+
+
+_BLOCK_KEYS: Final = frozenset({"type", "content", "meta"})
+
+
+def _block_of(mapping: Mapping[str, Any]) -> UiBlock:
+    """The ``UiBlock`` a ``{"type", "content", "meta"?}`` mapping describes (else a TypeError)."""
+    keys = set(mapping)
+    if not {"type", "content"} <= keys or not keys <= _BLOCK_KEYS:
+        missing = sorted({"type", "content"} - keys)
+        unknown = sorted(keys - _BLOCK_KEYS, key=repr)
+        said = "; ".join(
+            part
+            for part in (
+                f"missing {', '.join(missing)}" if missing else "",
+                f"unknown keys {', '.join(map(repr, unknown))}" if unknown else "",
+            )
+            if part
+        )
+        msg = f'a UI block mapping holds "type", "content" and optionally "meta" ({said})'
+        raise TypeError(msg)
+    return UiBlock(mapping["type"], mapping["content"], UiMeta.of(mapping.get("meta")))

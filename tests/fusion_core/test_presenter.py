@@ -17,7 +17,7 @@ from pydantic import (
     field_validator,
 )
 
-from fusion_core import ui
+from fusion_core import ResponseBuilder, UiBlock, UiMeta, ui
 from fusion_core._present._mask import Mask
 from fusion_core._present._presenter import FieldError, Presenter, PresenterValidationError
 from fusion_core._write._json import to_json
@@ -439,3 +439,42 @@ def test_a_float_free_schemas_data_block_is_to_json_of_the_masked_data() -> None
     assert presenter.make(rows[0]).build().texts[0] == to_json(
         Order.model_validate(rows[0]).model_dump(mode="json")
     )
+
+
+def test_ui_callbacks_may_return_block_mappings() -> None:
+    """A ``{"type", "content", "meta"?}`` mapping is a UI block (the reference's plain object)."""
+    presenter: Presenter[Any] = Presenter(
+        "Chart",
+        ui=lambda item, ctx: [
+            {"type": "markdown", "content": f"**{item['n']}**"},
+            None,
+            {"type": "echarts", "content": "{}", "meta": {"title": "T", "width": "half"}},
+        ],
+        collection_ui=lambda items, ctx: [{"type": "summary", "content": f"{len(items)} items"}],
+    )
+    built = presenter.make({"n": 1}).build()
+    expected = (
+        ResponseBuilder({"n": 1})
+        .ui_block("markdown", "**1**")
+        .ui_block(UiBlock("echarts", "{}", UiMeta(title="T", width="half")))
+        .build()
+    )
+    assert built.texts == expected.texts
+    assert presenter.make([{"n": 1}]).build().texts[1] == (
+        '<ui_passthrough type="summary">\n1 items\n</ui_passthrough>'
+    )
+
+
+@pytest.mark.parametrize(
+    ("block", "says"),
+    [
+        ({"type": "markdown"}, "missing content"),
+        ({"content": "x"}, "missing type"),
+        ({"type": "markdown", "content": "x", "onload": 1}, "unknown keys 'onload'"),
+    ],
+)
+def test_a_ui_mapping_that_is_no_block_is_a_clear_error(block: dict[str, Any], says: str) -> None:
+    """A mapping without type/content, or with other keys, is refused naming what is wrong."""
+    presenter: Presenter[Any] = Presenter("Chart", ui=lambda item, ctx: [block])
+    with pytest.raises(TypeError, match=says):
+        presenter.make({"n": 1})
