@@ -22,7 +22,8 @@ Rule ids:
 ``unknown-block``      an element block of an unknown kind in the tail
 ``malformed-block``    a block that opens a Fusion element but cannot be read
 ``unescaped-text``     ``<`` or a bare ``&`` in item or envelope text
-``unescaped-attribute`` ``"``, ``<`` or a bare ``&`` in an attribute value
+``unescaped-attribute`` ``"``, ``<``, a bare ``&``, or a raw tab, LF or CR (read
+                       as a space) in an attribute value
 ``multi-line-item``    an item line break (LF, CR, CRLF) not followed by the
                        two-space continuation, or a continuation line that
                        starts a Markdown block (``- x``, ``# x``, ``1. x``...)
@@ -94,6 +95,7 @@ _NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uff
 _BARE_AMP: Final = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);)")
 _UI_HEADER: Final = re.compile(r'<ui_passthrough((?:[ \t\n]+[A-Za-z_][\w.:-]*="[^"<]*")*)[ \t]*>\n')
 _RAW_ATTR: Final = re.compile(r'([A-Za-z_][\w.:-]*)="([^"<]*)"')
+_ATTR_WHITESPACE: Final = re.compile("[\t\n\r]")  # attribute value normalization (XML 3.3.3)
 _FENCE_OPEN: Final = re.compile(r"(`{3,})[^`\n]*\n")
 # A line that closes a backtick fence (CommonMark 4.5): up to three spaces of
 # indentation, a run of backticks, then only spaces or tabs. A run anywhere
@@ -375,6 +377,13 @@ class _Checker:
                         index,
                         "unescaped-attribute",
                         f"the {name} attribute has a bare '&'; escape it as &amp;",
+                    )
+                if _ATTR_WHITESPACE.search(raw):
+                    self.add(
+                        index,
+                        "unescaped-attribute",
+                        f"the {name} attribute holds a raw tab or line break, which XML readers "
+                        "read as a space; write it as &#x9;, &#xA; or &#xD;",
                     )
             self.control(index, header.group())
         names = [name for name, _ in block.attributes]
