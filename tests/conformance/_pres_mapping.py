@@ -403,7 +403,7 @@ def tools(
             msg = f"no mapping for tool style {style!r}"
             raise MissingMappingError(msg)
         known(spec, f"{style} tool", _KEYS[style])
-        tool = fluent(spec) if style == "fluent" else classic(spec, call_args)
+        tool = fluent(spec, call_args) if style == "fluent" else classic(spec, call_args)
         if tool.name in out:
             out[tool.name].merge(tool)
         else:
@@ -462,7 +462,12 @@ def classic(spec: dict[str, Any], call_args: dict[str, Any] | None = None) -> To
             target.action(
                 action["name"],
                 handler(
-                    action.get("handler"), tool.discriminator, key, None if schema else call_args
+                    # validated by a schema (its own or the common one): the
+                    # validated keys, then the discriminator (the reference's order)
+                    action.get("handler"),
+                    tool.discriminator,
+                    key,
+                    None if schema or common else call_args,
                 ),
                 description=action.get("description"),
                 params=model(schema, f"{spec['name']}_{key}") if schema else _Passthrough,
@@ -486,8 +491,12 @@ def fluent_name(name: str) -> tuple[str, str]:
     return (namespace, action) if dot and namespace else (name, "default")
 
 
-def fluent(spec: dict[str, Any]) -> Tool:
-    """``initFusion()[verb](name).calls...``: one tool with one action."""
+def fluent(spec: dict[str, Any], call_args: dict[str, Any] | None = None) -> Tool:
+    """``initFusion()[verb](name).calls...``: one tool with one action.
+
+    Without ``with*`` params an echo handler returns ``call_args`` as sent
+    (their order, the discriminator where it was), as in the reference.
+    """
     namespace, name = fluent_name(spec["name"])
     description: str | None = None
     instructions: str | None = None
@@ -515,7 +524,7 @@ def fluent(spec: dict[str, Any]) -> Tool:
         tool.toon_description()
     tool.action(
         name,
-        handler(spec.get("handler"), tool.discriminator, name),
+        handler(spec.get("handler"), tool.discriminator, name, None if fields else call_args),
         # Without with* params the reference validates nothing: arguments pass through.
         params=create_model(f"{namespace}_{name}", **fields) if fields else _Passthrough,
         returns=presenter(spec["returns"]) if "returns" in spec else None,

@@ -73,7 +73,7 @@ _ITEM_TAGS = ("llm_directives", "domain_rules", "action_suggestions")
 # Text that can only be meant as JSON: an object, or an array opening with a JSON
 # token (not a TOON header such as ``[2]{a,b}:``). Without structuredContent a
 # data block is a verbatim str, whatever it starts with.
-_JSONISH = re.compile(r'\{|\[(?:[\s{\[\"\]tfn-]|\d(?!\d*[|,\t]?\]))')
+_JSONISH = re.compile(r"\{|\[(?:[\s{\[\"\]tfn-]|\d(?!\d*[|,\t]?\]))")
 
 
 def _xml_ok(text: str) -> bool:
@@ -142,9 +142,7 @@ def well_formed(case: dict[str, Any]) -> bool:
         if (severity == "warning") == bool(case.get("isError")):
             return False
     structured = "structuredContent" in case
-    return all(
-        _block_ok(index, text, structured=structured) for index, text in enumerate(texts)
-    )
+    return all(_block_ok(index, text, structured=structured) for index, text in enumerate(texts))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])

@@ -20,8 +20,10 @@ from pydantic import ValidationError
 from fusion_core import ToolResponse, UIError, success, success_structured, view_of
 from fusion_core._present._presenter import PresenterValidationError
 from fusion_core._read._check import check
-from fusion_core._read._parse import parse
+from fusion_core._read._parse import _read_ui, parse, read_items, read_ui
+from fusion_core._read._parsed_blocks import SuggestionsBlock
 from fusion_core._tools._app import FusionApp
+from fusion_core._tools._input_schema import SchemaConflictError
 from fusion_core._write._builder import ResponseBuilder
 from fusion_core._write._numbers import js_number
 
@@ -45,9 +47,21 @@ _BULLET = re.compile(r"^  • ('(?:[^']*)'|\(root\)): (.*)$", re.M)
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
 def test_case(case: dict[str, Any]) -> None:
     """One golden case, byte for byte or by its divergence class."""
+    if case["kind"] != "presenter" and case.get("thrown"):
+        refused_registration(case)
+        return
     {"presenter": run_presenter, "tool_definition": run_definition, "tool_call": run_call}[
         case["kind"]
     ](case)
+
+
+def refused_registration(case: dict[str, Any]) -> None:
+    """The reference refused to register the tools (a schema conflict): so does the project."""
+    thrown = case["thrown"]["message"]
+    assert thrown.startswith("Schema conflict for field "), f"the reference threw {thrown!r}"
+    field = thrown.split('"')[1]
+    with pytest.raises(SchemaConflictError, match=f"parameter {field!r}"):
+        FusionApp(mapping.tools(case["input"]["tools"]))
 
 
 # -- blocks of a response, routed by the texts the project rendered ----------
@@ -90,6 +104,10 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
         route.add("ui-content", when=bool(_FUSION_TAG.search(block.content)))
         route.add("fences", when=_fenced_differently(block.content))
         index += 1
+    for text in view.embeds:  # a child Presenter's blocks, between the UI and the items
+        if index < len(routes):
+            _route_embed(routes[index], text)
+        index += 1
     for items in (view.directives, view.rules):
         if items and index < len(routes):
             for item in items:
@@ -101,6 +119,28 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
             route_item(routes[index], suggestion.reason, leading=False)
             routes[index].add("escaping", when=": " in suggestion.tool)
     return routes
+
+
+def _route_embed(route: Route, text: str) -> None:
+    """A child Presenter's block (UI, rules, suggestions), by the texts it holds."""
+    ui = read_ui(text)
+    if ui is not None:
+        block = _read_ui(ui)
+        route_attr(route, block.type)
+        if block.meta is not None and block.meta.title:
+            route_attr(route, block.meta.title)
+        route.add("ui-content", when=bool(_FUSION_TAG.search(block.content)))
+        route.add("fences", when=_fenced_differently(block.content))
+        return
+    items = read_items(text)
+    if isinstance(items, SuggestionsBlock):
+        for suggestion in items.items:
+            route_item(route, suggestion.tool)
+            route_item(route, suggestion.reason, leading=False)
+            route.add("escaping", when=": " in suggestion.tool)
+    elif items is not None:
+        for item in items.items:
+            route_item(route, item)
 
 
 def _fenced_differently(content: str) -> bool:
