@@ -226,7 +226,7 @@ class FusionApp:
             label = f"{tool.name}/{key}"
             select = args.pop(SELECT_PARAM, None)
             params, problems = self._validate(tool, action, args)
-            schema = served.definition()["inputSchema"]
+            schema = served.input_schema()
             infinite = non_finite(schema, args)
             if infinite:
                 params, problems = None, _in_schema_order(problems + infinite, schema)
@@ -508,6 +508,7 @@ class _Served:
     names: dict[str, tuple[str, ...]]
     middleware: dict[str, tuple[Middleware, ...]]
     _definition: dict[str, Any] | None = field(default=None)
+    _input_schema: dict[str, Any] | None = field(default=None)
 
     @classmethod
     def of(cls, tool: Tool, state: tuple[object, ...]) -> _Served:
@@ -528,6 +529,16 @@ class _Served:
         if self._definition is None:
             self._definition = self.tool.definition()
         return self._definition
+
+    def input_schema(self) -> dict[str, Any]:
+        """The tool's input schema alone (a call needs it even if the definition cannot leave)."""
+        if self._input_schema is None:
+            self._input_schema = (
+                self._definition["inputSchema"]
+                if self._definition is not None
+                else self.tool.input_schema()
+            )
+        return self._input_schema
 
 
 def _is_async(handler: Callable[..., Any]) -> bool:

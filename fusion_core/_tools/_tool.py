@@ -524,6 +524,10 @@ class Tool(_Registrar):
             value = [self._toon_row(a, a.key) for a in actions]
         return "\n\n" + encode_toon(value, delimiter="|")
 
+    def input_schema(self) -> dict[str, Any]:
+        """The ``inputSchema`` of :meth:`definition`, without checking the rest of it."""
+        return self._input_schema(list(self._actions.values()))
+
     def _input_schema(self, actions: Sequence[Action]) -> dict[str, Any]:
         keys = [a.key for a in actions]
         properties: dict[str, Any] = {

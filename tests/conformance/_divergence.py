@@ -162,6 +162,13 @@ CLASSES: Final = {
             "listed under `Requires:` as declared (the argument is validated as required)",
         ),
         Divergence(
+            "string-length",
+            "a string holding characters beyond U+FFFF is checked against a `minLength` or "
+            "`maxLength` it meets in one count and not in the other",
+            "counts UTF-16 code units (an emoji is 2)",
+            "counts characters, Python's `len()` (an emoji is 1), as pydantic does",
+        ),
+        Divergence(
             "schema-dialect",
             "an input schema holds an integer property without both bounds",
             "zod adds `minimum`/`maximum` of ±(2^53−1) to every integer",

@@ -103,6 +103,7 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
             route_attr(route, block.meta.title)
         route.add("ui-content", when=bool(_FUSION_TAG.search(block.content)))
         route.add("fences", when=_fenced_differently(block.content))
+        route.add("multi-line-items", when=_continued_list(block))
         index += 1
     for text in view.embeds:  # a child Presenter's blocks, between the UI and the items
         if index < len(routes):
@@ -121,6 +122,17 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
     return routes
 
 
+def _continued_list(block: Any) -> bool:
+    """A ``ui.list()`` block with an item continued on a second line (a line break in it)."""
+    lines = block.content.split("\n")
+    return (
+        block.type == "markdown"
+        and lines[0].startswith("- ")
+        and all(line.startswith(("- ", "  ")) for line in lines)
+        and any(line.startswith("  ") for line in lines)
+    )
+
+
 def _route_embed(route: Route, text: str) -> None:
     """A child Presenter's block (UI, rules, suggestions), by the texts it holds."""
     ui = read_ui(text)
@@ -131,6 +143,7 @@ def _route_embed(route: Route, text: str) -> None:
             route_attr(route, block.meta.title)
         route.add("ui-content", when=bool(_FUSION_TAG.search(block.content)))
         route.add("fences", when=_fenced_differently(block.content))
+        route.add("multi-line-items", when=_continued_list(block))
         return
     items = read_items(text)
     if isinstance(items, SuggestionsBlock):
@@ -195,6 +208,17 @@ def run_presenter(case: dict[str, Any]) -> None:
     spec = case["input"]
     presenter = mapping.presenter(spec["presenter"])
     data, ctx = decode(spec["data"]), decode(spec.get("ctx"))
+    if Route().add(
+        "string-length", when=utf16_length_differs(spec["presenter"].get("schema"), data)
+    ):
+        # zod counts UTF-16 code units, Python characters: the reference refuses
+        # (or accepts) a string at a length bound that the project accepts (or refuses).
+        if case.get("thrown") is not None:
+            presenter.make(data, ctx, spec.get("select"))  # accepted here: no raise
+        else:
+            with pytest.raises(PresenterValidationError):
+                presenter.make(data, ctx, spec.get("select"))
+        return
     if case.get("thrown"):
         with pytest.raises(PresenterValidationError) as caught:
             presenter.make(data, ctx, spec.get("select"))
@@ -208,6 +232,17 @@ def run_presenter(case: dict[str, Any]) -> None:
         assert {error.path for error in refused.value.errors} <= set(missing)
         return
     builder = presenter.make(data, ctx, spec.get("select"))
+    ui_refused = [
+        name for block in _call_blocks(spec.get("calls", [])) if (name := ui_error_class(block))
+    ]
+    if ui_refused:
+        # ui-meta / language-tags: the project refuses the block the extra call adds.
+        route = Route()
+        for name in ui_refused:
+            route.add(name)
+        with pytest.raises(UIError):
+            mapping.apply_calls(builder, spec.get("calls", []))
+        return
     ours = mapping.apply_calls(builder, spec.get("calls", [])).build()
     routes = route_blocks(ours, case["content"])
     if routes and routes[0].add(
@@ -216,6 +251,39 @@ def run_presenter(case: dict[str, Any]) -> None:
         # nothing to pick from: the data block is the data's own
         assert ours.texts[0] == ResponseBuilder(data).build().texts[0]
     compare(ours, case["content"], routes)
+
+
+def _call_blocks(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``Ui`` specs that builder calls add."""
+    blocks: list[dict[str, Any]] = []
+    for call in calls:
+        if call["op"] == "uiBlock":
+            blocks.append(call["block"])
+        elif call["op"] == "uiBlocks":
+            blocks.extend(call["blocks"])
+    return blocks
+
+
+def utf16_length_differs(schema: dict[str, Any] | None, value: Any) -> bool:
+    """A string at a ``minLength``/``maxLength`` bound that UTF-16 and characters judge apart."""
+    if not schema:
+        return False
+    if isinstance(value, list) and schema.get("type") != "array":
+        return any(utf16_length_differs(schema, item) for item in value)
+    if isinstance(value, str):
+        units = sum(2 if ord(char) > 0xFFFF else 1 for char in value)
+        low, high = schema.get("minLength"), schema.get("maxLength")
+
+        def inside(length: int) -> bool:
+            return (low is None or length >= low) and (high is None or length <= high)
+
+        return inside(units) != inside(len(value))
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        return any(utf16_length_differs(properties.get(k), v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(utf16_length_differs(schema.get("items"), item) for item in value)
+    return False
 
 
 def _has_objects(data: Any) -> bool:
@@ -408,6 +476,18 @@ def run_call(case: dict[str, Any]) -> None:
             # validator-text: same elements and field names, pydantic's wording.
             assert result.is_error
             assert structure(result.texts[0]) == structure(golden[0])
+            route.must_differ(result.texts, golden)
+            return
+        handler = action.get("handler") or {}
+        if route.add(
+            "js-undefined",
+            when=handler.get("return") == "helper"
+            and handler.get("fn") in ("success", "successStructured")
+            and handler.get("args", [None])[0] == {"$undefined": True}
+            and "returns" not in action,
+        ):
+            # success(undefined): a block without text in JS; None is the JSON null here.
+            assert result.texts == ["null"]
             route.must_differ(result.texts, golden)
             return
         if _special_path(case, result, action, tool_spec, route):
