@@ -459,3 +459,17 @@ async def test_a_tool_changed_after_it_was_served_is_served_as_it_is_now() -> No
     app.add(Tool("later").action("x", lambda: "x"))
     assert [d["name"] for d in app.definitions()] == ["grow", "later"]
     assert (await app.call("later", {"action": "x"})).texts == ["x"]
+
+
+def test_a_tool_whose_definition_cannot_leave_still_answers_calls() -> None:
+    """The non-finite check reads the input schema alone, not the whole definition."""
+
+    def double(n: float) -> float:
+        return n * 2
+
+    tool = Tool("odd", "a lone \udc00 surrogate")
+    tool.action("get", double, description="x")
+    response = FusionApp([tool]).call_sync("odd", {"action": "get", "n": 2.5})
+    assert response.texts == ["5"]
+    refused = FusionApp([tool]).call_sync("odd", {"action": "get", "n": float("inf")})
+    assert view_of(refused).validation is not None
