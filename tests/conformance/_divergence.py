@@ -162,6 +162,13 @@ CLASSES: Final = {
             "listed under `Requires:` as declared (the argument is validated as required)",
         ),
         Divergence(
+            "lone-surrogates",
+            "TOON or structured data (`toonSuccess`, `successStructured`) holds a str with a "
+            "lone surrogate",
+            "writes it (a JS string may hold one); not valid UTF-8 on the wire",
+            "a `SerializationError` naming the value's path (JSON text escapes it as `\\udXXX`)",
+        ),
+        Divergence(
             "string-length",
             "a string holding characters beyond U+FFFF is checked against a `minLength` or "
             "`maxLength` it meets in one count and not in the other",
