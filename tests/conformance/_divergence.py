@@ -162,6 +162,13 @@ CLASSES: Final = {
             "listed under `Requires:` as declared (the argument is validated as required)",
         ),
         Divergence(
+            "proto-key",
+            "data holds a `__proto__` key in an object whose schema passes unknown keys "
+            'through (`extra="allow"`)',
+            "drops it (copying it sets the object's prototype)",
+            "keeps it: a key like any other",
+        ),
+        Divergence(
             "lone-surrogates",
             "TOON or structured data (`toonSuccess`, `successStructured`) holds a str with a "
             "lone surrogate",

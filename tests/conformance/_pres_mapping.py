@@ -136,6 +136,7 @@ def model(schema: dict[str, Any], name: str, *, extra: str | None = None) -> typ
     for index, (key, prop) in enumerate(schema.get("properties", {}).items()):
         annotation = annotation_of(prop, f"{name}_{key}")
         info: dict[str, Any] = {"description": prop.get("description")}
+        is_required = key in required  # by its wire name, before any renaming
         if key.startswith("_"):
             # pydantic refuses field names with a leading underscore: declare the
             # field under another name and its wire name as the alias (docs/presenters.md).
@@ -144,9 +145,9 @@ def model(schema: dict[str, Any], name: str, *, extra: str | None = None) -> typ
             aliased = True
         if "default" in prop:
             default: Any = decode(prop["default"])
-            if key in required:  # zod's .default() on a required key: listed as required
+            if is_required:  # zod's .default() on a required key: listed as required
                 info["json_schema_extra"] = {"x-required": True}
-        elif key in required:
+        elif is_required:
             default = ...
         else:
             default, annotation = MISSING, annotation | MISSING
@@ -346,7 +347,7 @@ def handler(
             return {**dump, discriminator: key}
         if kind == "helper":
             return _HELPER_FNS[spec["fn"]](*[decode(a) for a in spec["args"]])
-        builder = apply_calls(ResponseBuilder(decode(spec["data"])), spec["calls"])
+        builder = apply_calls(ResponseBuilder(decode(spec["data"])), spec.get("calls", []))
         return builder.build() if spec.get("build") else builder
 
     return run
@@ -413,19 +414,28 @@ def tools(
 
 def _relax_any(spec: dict[str, Any]) -> dict[str, Any]:
     def relax(schema: dict[str, Any]) -> dict[str, Any]:
-        props = schema.get("properties", {})
+        """Required ``any`` properties made optional, at every depth (objects, array items)."""
+        out = dict(schema)
+        if isinstance(schema.get("items"), dict):
+            out["items"] = relax(schema["items"])
+        if "properties" not in schema:
+            return out
+        props = {k: relax(v) if isinstance(v, dict) else v for k, v in schema["properties"].items()}
         kept = [
             k
             for k in schema.get("required", ())
             if props.get(k, {}).get("type", "string" if "enum" in props.get(k, {}) else "any")
             != "any"
         ]
-        return {**schema, "required": kept}
+        return {**out, "properties": props, "required": kept}
 
     def action(a: dict[str, Any]) -> dict[str, Any]:
         return {k: relax(v) if k in ("schema", "params") and v else v for k, v in a.items()}
 
     out = dict(spec)
+    for common in ("commonSchema", "shared"):
+        if spec.get(common):
+            out[common] = relax(spec[common])
     if "actions" in spec:
         out["actions"] = [action(a) for a in spec["actions"]]
     if "groups" in spec:
@@ -502,7 +512,7 @@ def fluent(spec: dict[str, Any], call_args: dict[str, Any] | None = None) -> Too
     instructions: str | None = None
     toon = False
     fields: dict[str, Any] = {}
-    for method, *args in spec["calls"]:
+    for method, *args in spec.get("calls", []):
         if method == "describe":
             description = args[0]
         elif method == "instructions":

@@ -32,6 +32,7 @@ from ._corpus import decode, has_intlike_key, has_unsafe_int, js_like, load_case
 from ._divergence import Route
 from .test_wire_cases import (
     _FUSION_TAG,
+    as_sent,
     reference_form,
     route_attr,
     route_item,
@@ -104,6 +105,10 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
         route.add("ui-content", when=bool(_FUSION_TAG.search(block.content)))
         route.add("fences", when=_fenced_differently(block.content))
         route.add("multi-line-items", when=_continued_list(block))
+        route.add(
+            "js-numbers",
+            when=block.type in ("json", "echarts") and _js_rounded(block.content) != block.content,
+        )
         index += 1
     for text in view.embeds:  # a child Presenter's blocks, between the UI and the items
         if index < len(routes):
@@ -183,8 +188,8 @@ def compare(ours: ToolResponse, golden: list[Any], routes: list[Route] | None = 
             assert text == reference, f"block {index}"
             continue
         route.must_differ(text, reference)
-        if index == 0 and isinstance(view_of(ours).data, str) and route.classes == ["js-numbers"]:
-            assert _js_rounded(text) == reference
+        if (index > 0 or isinstance(view_of(ours).data, str)) and route.classes == ["js-numbers"]:
+            assert _js_rounded(text) == reference  # TOON or UI JSON text: exact integers
         elif route.classes and set(route.classes) <= {"js-numbers", "js-key-order"}:
             assert reference_form(text) == reference
     if any(routes):
@@ -197,7 +202,7 @@ def compare(ours: ToolResponse, golden: list[Any], routes: list[Route] | None = 
             if v.block in routed and (v.block, v.rule) not in inherited
         ]
         assert violations == [], "a routed block must be well-formed"
-        assert parse(_wire(ours)).view == view_of(ours), "a routed block must be lossless"
+        assert parse(_wire(ours)).view == as_sent(ours), "a routed block must be lossless"
 
 
 # -- presenter ---------------------------------------------------------------
@@ -209,7 +214,8 @@ def run_presenter(case: dict[str, Any]) -> None:
     presenter = mapping.presenter(spec["presenter"])
     data, ctx = decode(spec["data"]), decode(spec.get("ctx"))
     if Route().add(
-        "string-length", when=utf16_length_differs(spec["presenter"].get("schema"), data)
+        "string-length",
+        when=utf16_length_differs(spec["presenter"].get("schema"), _kept(spec["presenter"], data)),
     ):
         # zod counts UTF-16 code units, Python characters: the reference refuses
         # (or accepts) a string at a length bound that the project accepts (or refuses).
@@ -231,7 +237,17 @@ def run_presenter(case: dict[str, Any]) -> None:
             presenter.make(data, ctx, spec.get("select"))
         assert {error.path for error in refused.value.errors} <= set(missing)
         return
-    builder = presenter.make(data, ctx, spec.get("select"))
+    ui_classes = presenter_ui_refused(spec["presenter"])
+    try:
+        builder = presenter.make(data, ctx, spec.get("select"))
+    except UIError:
+        # ui-meta / language-tags: a Presenter's UI spec the project refuses (the
+        # reference writes the block); refused at make(), naming the value.
+        refusal = Route()
+        for ui_class in ui_classes:
+            refusal.add(ui_class)
+        assert refusal, "a UIError from a Presenter whose UI specs are all valid"
+        return
     ui_refused = [
         name for block in _call_blocks(spec.get("calls", [])) if (name := ui_error_class(block))
     ]
@@ -250,7 +266,50 @@ def run_presenter(case: dict[str, Any]) -> None:
     ):
         # nothing to pick from: the data block is the data's own
         assert ours.texts[0] == ResponseBuilder(data).build().texts[0]
+    if routes and routes[0].add(
+        "proto-key", when=proto_kept(spec["presenter"].get("schema"), decode(spec["data"]))
+    ):
+        # zod's passthrough copy assigns __proto__ (the prototype, not a key): gone there.
+        assert '"__proto__"' in ours.texts[0]
     compare(ours, case["content"], routes)
+
+
+def _kept(spec: dict[str, Any], data: Any) -> Any:
+    """The items a Presenter validates: a list is truncated to its limit first."""
+    limit = spec["agentLimit"]["max"] if "agentLimit" in spec else spec.get("limit")
+    return data[:limit] if isinstance(data, list) and limit is not None else data
+
+
+def presenter_ui_refused(spec: dict[str, Any]) -> list[str]:
+    """The classes of the UI specs of a Presenter (and its embeds) the project refuses."""
+    found: list[str] = []
+    entries = [*(spec.get("ui") or []), *(spec.get("collectionUi") or [])]
+    if "agentLimit" in spec:
+        entries.append(spec["agentLimit"]["onTruncate"])
+    for entry in entries:
+        ui_spec = entry["then"] if "when" in entry and "then" in entry else entry
+        name = ui_error_class(ui_spec)
+        if name is not None and name not in found:
+            found.append(name)
+    for embed in spec.get("embeds") or []:
+        found += [n for n in presenter_ui_refused(embed["presenter"]) if n not in found]
+    return found
+
+
+def proto_kept(schema: dict[str, Any] | None, data: Any) -> bool:
+    """A ``__proto__`` key where the schema passes unknown keys through (zod drops it)."""
+    if not schema:
+        return False
+    if isinstance(data, list) and schema.get("type") != "array":
+        return any(proto_kept(schema, item) for item in data)
+    if isinstance(data, list):
+        return any(proto_kept(schema.get("items"), item) for item in data)
+    if not isinstance(data, dict):
+        return False
+    if schema.get("additional") == "passthrough" and "__proto__" in data:
+        return True
+    properties = schema.get("properties", {})
+    return any(proto_kept(properties.get(key), value) for key, value in data.items())
 
 
 def _call_blocks(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -294,13 +353,38 @@ def _has_objects(data: Any) -> bool:
 
 
 def _missing_any(schema: dict[str, Any] | None, data: Any) -> list[str]:
-    """Required ``any`` fields the data (an object, or a list's items) leaves out."""
+    """Paths of required ``any`` fields the data (an object, or a list's items) leaves out.
+
+    At any depth: in nested objects and array items too (``owner.tag``, ``rows.0.tag``).
+    """
     if not schema:
         return []
-    names = [n for n in schema.get("required", ()) if _is_any(schema["properties"].get(n, {}))]
     items = data if isinstance(data, list) else [data]
-    raw = [item for item in items if isinstance(item, dict)]
-    return [n for n in names if any(n not in item for item in _decoded(raw))]
+    found: list[str] = []
+    for item in _decoded([item for item in items if isinstance(item, dict)]):
+        found += [path for path in _missing_in(schema, item, "") if path not in found]
+    return found
+
+
+def _missing_in(schema: dict[str, Any], value: Any, prefix: str) -> list[str]:
+    if schema.get("type") == "array" and isinstance(value, list):
+        element = schema.get("items") or {}
+        return [
+            path for index, item in enumerate(value)
+            for path in _missing_in(element, item, f"{prefix}{index}.")
+        ]  # fmt: skip
+    if not isinstance(value, dict) or "properties" not in schema:
+        return []
+    properties = schema["properties"]
+    found = [
+        f"{prefix}{name}"
+        for name in schema.get("required", ())
+        if _is_any(properties.get(name, {})) and name not in value
+    ]
+    for name, prop in properties.items():
+        if name in value:
+            found += _missing_in(prop, value[name], f"{prefix}{name}.")
+    return found
 
 
 def _decoded(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -344,8 +428,13 @@ def _is_any(prop: dict[str, Any]) -> bool:
 
 
 def _required_any(schema: dict[str, Any]) -> bool:
+    """A required ``any`` property at any depth (nested objects, array items)."""
     return any(
-        _is_any(schema.get("properties", {}).get(name, {})) for name in schema.get("required", ())
+        isinstance(node, dict)
+        and any(
+            _is_any(node.get("properties", {}).get(name, {})) for name in node.get("required", ())
+        )
+        for node in walk(schema)
     )
 
 
@@ -357,16 +446,16 @@ def run_definition(case: dict[str, Any]) -> None:
     golden = case["tool"]
     ours = definitions[spec.get("name", golden["name"])]
     assert ours["annotations"] == golden["annotations"]
-    actions = [
-        s for t in spec["tools"] if t.get("name") == ours["name"] for s in _action_schemas(t)
-    ]
     route = Route()
     relaxed = ours
-    if any(_required_any(s) for s in actions):
+    if any(_required_any(s) for s in _schemas(spec, ours["name"])):
         tools = mapping.tools(spec["tools"], any_required=False)
         relaxed = {d["name"]: d for d in FusionApp(tools).definitions()}[ours["name"]]
-    # The reference leaves zod's ``any`` out of ``Requires:``: routed where the
-    # description lists one; declared optional, the project writes the reference's bytes.
+    # The reference leaves zod's ``any`` out of ``Requires:`` and of ``required``
+    # (nested objects too): routed where that changes the definition; declared
+    # optional, the project writes the reference's bytes.
+    if route.add("required-any", when=relaxed["inputSchema"] != ours["inputSchema"]):
+        ours = {**ours, "inputSchema": relaxed["inputSchema"]}
     if route.add("required-any", when=relaxed["description"] != ours["description"]):
         assert relaxed["description"] == golden["description"]
         route.must_differ(ours["description"], golden["description"])
@@ -472,6 +561,14 @@ def run_call(case: dict[str, Any]) -> None:
             assert any(field.name.startswith("_select") for field in validation.fields)
             route.must_differ(result.texts, golden)
             return
+        absent = _absent_any(action, tool_spec, args)
+        if absent and route.add("required-any"):
+            # zod's ``any`` accepts a missing (or undefined) argument; required here.
+            validation = view_of(result).validation
+            assert validation is not None
+            assert {field.name for field in validation.fields} >= set(absent)
+            route.must_differ(result.texts, golden)
+            return
         if _rejected(action, tool_spec, args, route):
             # validator-text: same elements and field names, pydantic's wording.
             assert result.is_error
@@ -526,11 +623,25 @@ def _rejected(
     return False
 
 
+def _absent_any(
+    action: dict[str, Any], tool_spec: dict[str, Any], args: dict[str, Any]
+) -> list[str]:
+    """Required ``any`` parameters (common or own) that the call leaves out or sends undefined."""
+    absent: list[str] = []
+    for schema in (
+        tool_spec.get("commonSchema") or tool_spec.get("shared"),
+        action.get("schema") or action.get("params"),
+    ):
+        if schema:
+            absent += _missing_in(schema, args, "")
+    return absent
+
+
 def _fluent_schema(spec: dict[str, Any]) -> dict[str, Any] | None:
     """The object schema a fluent builder's ``with*`` calls declare (None: no params)."""
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for method, *args in spec["calls"]:
+    for method, *args in spec.get("calls", []):
         kind = method.removeprefix("withOptional").removeprefix("with")
         if method.startswith("with") and kind in ("String", "Number", "Boolean"):
             properties[args[0]] = {"type": kind.lower()}
