@@ -162,6 +162,21 @@ CLASSES: Final = {
             "listed under `Requires:` as declared (the argument is validated as required)",
         ),
         Divergence(
+            "embeds-on-validated-data",
+            "a Presenter's embed key is missing (or null) in the data and its schema "
+            "property has a default",
+            "runs embeds on the raw data: no child blocks",
+            "runs embeds on the validated data, where the default fills the key "
+            "(docs/presenters.md)",
+        ),
+        Divergence(
+            "passthrough-arguments",
+            "a call sends a key no schema declares to an action whose own schema passes "
+            "unknown keys through, with no common schema",
+            "refuses it: `(root): Unrecognized key`",
+            'hands it to the handler, as the params model (`extra="allow"`) says',
+        ),
+        Divergence(
             "proto-key",
             "data holds a `__proto__` key in an object whose schema passes unknown keys "
             'through (`extra="allow"`)',
