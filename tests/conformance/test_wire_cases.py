@@ -133,8 +133,21 @@ def same_json(ours: Any, source: Any) -> bool:
 
 
 def as_sent(response: ToolResponse) -> ResponseView:
-    """The response's view as JSON carries its data: NaN and infinities are ``null``."""
+    """The response's view as its bytes carry it, to compare with what ``parse()`` reads.
+
+    JSON data is its JSON text: NaN and infinities are ``null``, and an exact
+    integer beyond 2**53 whose digits are also a double's shortest form (JS's
+    print of it) reads back as that double, the same text either way.
+    """
     view = view_of(response)
+    parsed = parse(_wire(response)).view
+    if (
+        view.data is not None
+        and not isinstance(view.data, str)
+        and isinstance(parsed.data, dict | list)
+        and to_json(parsed.data) == to_json(view.data)
+    ):
+        return dataclasses.replace(view, data=parsed.data)
     return dataclasses.replace(view, data=json_value(view.data)) if view.data is not None else view
 
 
