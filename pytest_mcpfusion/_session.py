@@ -260,10 +260,10 @@ class _Caller:
     ) -> tuple[Transport, Any, dict[str, Any]]:
         try:
             transport = self._session.transport()
-            ctx = _context(transport, self._context, context, merge)
         except pytest.UsageError as exc:  # a few lines, not a traceback through the fixture
             failure = str(exc)
         else:
+            ctx = _context(transport, self._context, context, merge)
             return transport, ctx, self._session.arguments(tool, action, select, args)
         pytest.fail(failure, pytrace=False)
 
