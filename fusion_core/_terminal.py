@@ -23,7 +23,7 @@ import threading
 from collections.abc import Iterator
 from typing import Final, TextIO
 
-__all__ = ["SafeLogFormatter", "one_line", "safe_stderr", "show_invisible", "terminal_safe"]
+__all__ = ["SafeLogFilter", "one_line", "safe_stderr", "show_invisible", "terminal_safe"]
 
 _ONE_LINE_CHARS: Final = 300  # of an error's own text, in a one-line message
 _SHOWN_ERRORS: Final = 3  # of a validation error's list
@@ -89,17 +89,26 @@ def one_line(error: BaseException) -> str:
     return terminal_safe(text)
 
 
-class SafeLogFormatter(logging.Formatter):
-    """A log formatter whose records, tracebacks included, are terminal-safe.
+class SafeLogFilter(logging.Filter):
+    """Makes every record it sees terminal-safe: message, arguments and traceback.
 
-    A log line quotes what a client sent (a path, a tool name, an exception
-    raised on its input): it is shown by :func:`terminal_safe`, line breaks
-    kept (a traceback spans lines).
+    A log line quotes what a client sent (a path, a header, a tool name, an
+    exception raised on its input). Set on a handler, it works with any
+    formatter (uvicorn's too): the message is formatted and made safe, and so
+    is the traceback, line breaks kept.
     """
 
-    def format(self, record: logging.LogRecord) -> str:
-        """The record as the base class formats it, then made terminal-safe."""
-        return terminal_safe(super().format(record), multiline=True)
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite ``record`` safely; keep it."""
+        record.msg = terminal_safe(record.getMessage(), multiline=True)
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = terminal_safe(record.exc_text, multiline=True)
+        if record.stack_info:
+            record.stack_info = terminal_safe(record.stack_info, multiline=True)
+        return True
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from fusion_core._terminal import SafeLogFormatter, one_line, terminal_safe
+from fusion_core._terminal import SafeLogFilter, one_line, terminal_safe
 from tests._support.hostile_terminal import (
     ALL_HOSTILE,
     HOSTILE_TEXTS,
@@ -73,7 +73,8 @@ def test_the_log_formatter_shows_what_a_client_sent() -> None:
         record = logging.LogRecord(
             "x", logging.ERROR, __file__, 1, "tool \x1b[2J%s", ("\u202ename",), sys.exc_info()
         )
-    text = SafeLogFormatter("%(message)s").format(record)
+    assert SafeLogFilter().filter(record)
+    text = logging.Formatter("%(message)s").format(record)
     assert unsafe_characters(text) == []
     assert "tool ⟨U+001B⟩[2J⟨U+202E⟩name" in text
     assert "bad ⟨U+001B⟩]0;title⟨U+0007⟩ input" in text
