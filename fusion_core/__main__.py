@@ -23,10 +23,23 @@ from fusion_core._mcp._server import (
     serve_stdio,
 )
 from fusion_core._mcp._server_http_guard import TOKEN_ENV, is_loopback, token_from_env
+from fusion_core._mcp._server_http_limits import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_SHUTDOWN_TIMEOUT,
+)
+from fusion_core._terminal import SafeLogFilter
 
 __all__ = ["main"]
 
 _DEFAULT_HOST = "127.0.0.1"
+# The options bounding what one client may hold, and serve_http's parameters.
+_HTTP_LIMITS = {
+    "--header-timeout": "header_timeout",
+    "--body-timeout": "body_timeout",
+    "--max-connections": "max_connections",
+    "--shutdown-timeout": "shutdown_timeout",
+}
 _DEFAULT_PORT = 8000
 _EXAMPLES = """\
 examples (tasks_app.py: the app of the docs' Getting started):
@@ -81,6 +94,33 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         help="a browser Origin to accept, e.g. https://app.example.com (repeatable)",
     )
     serve.add_argument(
+        "--header-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="close a connection whose request headers take longer "
+        f"(default {DEFAULT_HEADER_TIMEOUT:g})",
+    )
+    serve.add_argument(
+        "--body-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="close a connection whose request body takes longer "
+        f"(default {DEFAULT_BODY_TIMEOUT:g})",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        metavar="N",
+        help="open connections at most (default 1000, fewer when the file limit leaves less)",
+    )
+    serve.add_argument(
+        "--shutdown-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="on SIGTERM, how long running requests may finish "
+        f"(default {DEFAULT_SHUTDOWN_TIMEOUT:g})",
+    )
+    serve.add_argument(
         "--token-env",
         metavar="VAR",
         help=f"require 'Authorization: Bearer <token>', the token read from environment "
@@ -99,12 +139,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--allowed-host": bool(args.allowed_host),
         "--allowed-origin": bool(args.allowed_origin),
         "--token-env": args.token_env is not None,
+        **{option: getattr(args, name) is not None for option, name in _HTTP_LIMITS.items()},
     }
     given = [option for option, present in http_only.items() if present]
     if not args.http and given:
         serve.error(f"{', '.join(given)} need --http (stdio has no address)")
     if args.port is not None and not 0 <= args.port <= 65535:
         serve.error(f"--port must be between 0 and 65535, got {args.port}")
+    for option, name in _HTTP_LIMITS.items():
+        value = getattr(args, name)
+        if value is not None and not value > 0:
+            serve.error(f"{option} must be more than 0, got {value:g}")
     token: str | None = None
     if args.http:
         try:
@@ -120,6 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         serve.error(str(exc))
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    for handler in logging.getLogger().handlers:  # a log line quotes what clients sent
+        handler.addFilter(SafeLogFilter())
 
     import anyio  # noqa: PLC0415 - only the serve path needs an event loop
 
@@ -137,6 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             allowed_hosts=args.allowed_host,
             allowed_origins=args.allowed_origin,
             bearer_token=token,
+            **{name: getattr(args, name) for name in _HTTP_LIMITS.values() if getattr(args, name)},
             on_listening=lambda url: _say(
                 f"serving {name} {version} over streamable HTTP at {url}", *notes
             ),

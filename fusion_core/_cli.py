@@ -15,16 +15,18 @@ to stderr as one line naming what was wrong: never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
+from fusion_core._terminal import safe_stderr, terminal_safe
 from fusion_core._write._numbers import read_json
 
 if TYPE_CHECKING:
@@ -149,7 +151,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _client(target: str) -> BlockingFusionClient:
+@contextlib.contextmanager
+def _connected(target: str) -> Iterator[BlockingFusionClient]:
+    """A connected client for the target; a stdio server's stderr shown terminal-safe."""
+    with contextlib.ExitStack() as stack:
+        errlog = None
+        if not _APP_SPEC.match(target) and not target.startswith(("http://", "https://")):
+            errlog = stack.enter_context(safe_stderr(sys.stderr))
+        yield stack.enter_context(_client(target, errlog))
+
+
+def _client(target: str, errlog: TextIO | None = None) -> BlockingFusionClient:
     """A client for the target: app spec, URL, or stdio command."""
     from fusion_core._mcp._client import BlockingFusionClient  # noqa: PLC0415 - mcp is slow to import
     from fusion_core._mcp._server import load_app  # noqa: PLC0415
@@ -158,7 +170,7 @@ def _client(target: str) -> BlockingFusionClient:
         return BlockingFusionClient.in_memory(load_app(target))
     if target.startswith(("http://", "https://")):
         return BlockingFusionClient.http(target)
-    return BlockingFusionClient.stdio(target)
+    return BlockingFusionClient.stdio(target, errlog=errlog)
 
 
 def _discriminator(definition: Mapping[str, Any]) -> str | None:
@@ -191,6 +203,8 @@ def _rows(definitions: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, str]
 
 def _table(rows: Sequence[tuple[str, str, str]]) -> str:
     header = ("TOOL", "ACTION", "DESCRIPTION")
+    # A server's names and descriptions, shown (not obeyed) by the terminal.
+    rows = [(terminal_safe(a), terminal_safe(b), terminal_safe(c)) for a, b, c in rows]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(2)]
     lines = [
         f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]}".rstrip()
@@ -241,7 +255,7 @@ def _arguments(
 
 
 def _list(target: str) -> int:
-    with _client(target) as client:
+    with _connected(target) as client:
         print(_table(_rows(client.list_tools())))
     return 0
 
@@ -258,12 +272,12 @@ def _call(args: argparse.Namespace) -> int:
             msg = f"argument {pair!r} is not KEY=VALUE"
             raise _CliError(msg)
         arguments[key] = _value(text)
-    with _client(args.target) as client:
+    with _connected(args.target) as client:
         wire = client.call(args.tool, _arguments(client, args.tool, action, arguments))
     if args.raw:
         print(json.dumps(wire, ensure_ascii=False, indent=2))
     else:
-        print(dump_snapshot(wire).split("\n", 1)[1], end="")
+        print(terminal_safe(dump_snapshot(wire).split("\n", 1)[1], multiline=True), end="")
     return 0
 
 
@@ -316,14 +330,14 @@ def _check(args: argparse.Namespace) -> int:
 
     calls = _calls(args)
     failed = 0
-    with _client(args.target) as client:
+    with _connected(args.target) as client:
         for tool, action, arguments in calls:
             label = tool if action is None else f"{tool} {action}"
             wire = client.call(tool, _arguments(client, tool, action, arguments))
             violations = check(wire, strict=args.strict)
-            print(f"{'FAIL' if violations else 'ok  '}  {label}")
+            print(f"{'FAIL' if violations else 'ok  '}  {terminal_safe(label)}")
             for violation in violations:
-                print(f"      {violation}")
+                print(f"      {terminal_safe(violation)}")
             failed += bool(violations)
     print(f"{len(calls) - failed} clean, {failed} with violations")
     return 1 if failed else 0
@@ -357,7 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if not isinstance(exc, (_CliError, FusionError, OSError, ValueError, *_sdk_errors())):
             raise
-        print(f"fusion {args.command}: {exc}", file=sys.stderr)
+        print(f"fusion {args.command}: {terminal_safe(exc)}", file=sys.stderr)
         # A server that cannot start is a usage error, as pytest --fusion says (4).
         return 4 if isinstance(exc, ServerConnectionError) and _starting(exc) else 1
     finally:

@@ -21,12 +21,20 @@
 Each error carries the offending object (``value``) and, where it applies, the
 JSON path of that object inside the data (``path``, e.g. ``$.rows[3].amount``),
 so the message says what to change and where.
+
+The errors about a server's answers (``ServerResultError``,
+``ServerConnectionError``) quote what the server sent (its error text, its
+stderr): their messages are terminal-safe (``_terminal``), so a traceback
+printed on a terminal shows a server's control characters instead of obeying
+them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Final
+
+from fusion_core._terminal import terminal_safe
 
 __all__ = [
     "AppLoadError",
@@ -168,7 +176,7 @@ class ServerResultError(FusionError, RuntimeError):
     """
 
     def __init__(self, message: str, *, result: Mapping[str, Any]) -> None:
-        super().__init__(message)
+        super().__init__(terminal_safe(message, multiline=True))
         self.result = result
 
 
@@ -203,5 +211,5 @@ class ServerConnectionError(FusionError, ConnectionError):
     """
 
     def __init__(self, message: str, *, returncode: int | None = None) -> None:
-        super().__init__(message)
+        super().__init__(terminal_safe(message, multiline=True))
         self.returncode = returncode

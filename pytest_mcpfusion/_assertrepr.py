@@ -7,6 +7,7 @@ from typing import Any
 
 from fusion_core import ResponseView, ToolResponse, view_of
 from fusion_core._snapshot._format import diff_snapshots, dump_snapshot
+from fusion_core._terminal import terminal_safe
 from pytest_mcpfusion._result import FusionResult
 
 __all__ = ["explain"]
@@ -15,15 +16,19 @@ _VIEW_FIELDS = [field.name for field in fields(ResponseView)]
 
 
 def explain(left: object, right: object) -> list[str]:
-    """Lines for pytest's assertion message; the first is the summary."""
+    """Lines for pytest's assertion message; the first is the summary.
+
+    The blocks may be a server's: every line is terminal-safe.
+    """
     if isinstance(left, ResponseView) or isinstance(right, ResponseView):
-        return _explain_views(_view(left), _view(right))
-    diff = diff_snapshots(
-        dump_snapshot(_wire(right)), dump_snapshot(_wire(left)), labels=("right", "left")
-    )
-    lines = ["the responses differ, block by block (- right, + left):"]
-    lines.extend(line.rstrip("\n") for line in diff)
-    return lines
+        lines = _explain_views(_view(left), _view(right))
+    else:
+        diff = diff_snapshots(
+            dump_snapshot(_wire(right)), dump_snapshot(_wire(left)), labels=("right", "left")
+        )
+        lines = ["the responses differ, block by block (- right, + left):"]
+        lines.extend(line.rstrip("\n") for line in diff)
+    return [terminal_safe(line) for line in lines]
 
 
 def _wire(value: object) -> dict[str, Any]:

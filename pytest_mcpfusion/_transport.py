@@ -39,6 +39,7 @@ from fusion_core import (
     view_of,
 )
 from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
+from fusion_core._terminal import terminal_safe
 
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
@@ -294,7 +295,8 @@ def _tail(errlog: TextIO) -> str:
         lines = [line.rstrip() for line in errlog.read().splitlines() if line.strip()]
         errlog.seek(0, os.SEEK_END)
         if lines:
-            shown = "\n".join(f"  | {line}" for line in lines[-_STDERR_TAIL:])
+            # The server's own words: shown on the terminal, not obeyed.
+            shown = "\n".join(f"  | {terminal_safe(line)}" for line in lines[-_STDERR_TAIL:])
             return f"\nthe server's stderr (last lines):\n{shown}"
     return ""
 

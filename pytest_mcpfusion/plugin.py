@@ -19,6 +19,7 @@ import fusion_core
 from fusion_core import AppLoadError, ResponseView, ToolResponse, load_app
 from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from fusion_core._snapshot._inline import InlineWire
+from fusion_core._terminal import terminal_safe
 from pytest_mcpfusion import _profiles, hookspecs
 from pytest_mcpfusion._assertrepr import explain
 from pytest_mcpfusion._closure import add_overrides, overridden
@@ -379,8 +380,8 @@ def pytest_terminal_summary(
     if (fusion.configured or fusion.opened) and not report.known_actions:
         report.known_actions.update(_known_actions(fusion))
     terminalreporter.write_sep("=", "Fusion wire report")
-    for line in report.lines():
-        terminalreporter.write_line(line)
+    for line in report.lines():  # tool names and messages from the server: shown, not obeyed
+        terminalreporter.write_line(terminal_safe(line))
     for path in write_reports(config, report):
         terminalreporter.write_line(f"wire report written to {path}")
     config.hook.pytest_fusion_report(report=report, config=config)

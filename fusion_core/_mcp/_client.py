@@ -34,6 +34,7 @@ from fusion_core._errors import ServerConnectionError, ServerLimitError, ServerR
 from fusion_core._mcp._client_stdio import Overflow, ProcessExit, bounded_stdio
 from fusion_core._read._parse import parse
 from fusion_core._read._parsed_blocks import ParsedResponse
+from fusion_core._terminal import one_line, terminal_safe
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from mcp import Client
     from mcp.client import Transport
     from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
     from mcp_types import CallToolResult
 
     from fusion_core._mcp._server import ToolApp
@@ -74,6 +76,17 @@ _T = TypeVar("_T")
 _MAX_PAGES: Final = 1000  # a server whose tools/list cursor never ends cannot hang us
 
 
+def _shown_safely(error: MCPError) -> None:
+    """Make a server's JSON-RPC error message terminal-safe, in place (the code is kept).
+
+    Its text is the server's and ends up in tracebacks and the CLI's error line.
+    """
+    message = terminal_safe(error.error.message, multiline=True)
+    if message != error.error.message:
+        error.error = error.error.model_copy(update={"message": message})
+        error.args = (error.code, message, error.data)
+
+
 class _Faults:
     """Messages the SDK could not parse, failing the request in flight at once.
 
@@ -91,7 +104,7 @@ class _Faults:
     async def handle(self, message: object) -> None:
         """The client's ``message_handler``: note a stream exception, wake the request."""
         if isinstance(message, Exception):
-            self.last = f"{type(message).__name__}: {str(message)[:300]}"
+            self.last = f"{type(message).__name__}: {one_line(message)}"
             if self._event is not None:
                 self._event.set()
 
@@ -490,7 +503,7 @@ class FusionClient:
         import anyio  # noqa: PLC0415 - only the connected path needs it
         from mcp.shared.exceptions import MCPError  # noqa: PLC0415
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT  # noqa: PLC0415
-        from pydantic import RootModel  # noqa: PLC0415
+        from pydantic import RootModel, ValidationError  # noqa: PLC0415
 
         session = self.sdk_client.session
         try:
@@ -503,6 +516,10 @@ class FusionClient:
                 raw = await sent
         except TimeoutError:
             raise self._timed_out(call) from None
+        except ValidationError as exc:  # a result the SDK's protocol models refuse
+            method = getattr(request, "method", "the request")
+            msg = f"{self._label!r} answered {method} with a result the MCP SDK refuses: "
+            raise ServerResultError(msg + one_line(exc), result={}) from None
         except MCPError as exc:
             over, received = self._overflow_in(exc)
             if over:
@@ -511,6 +528,7 @@ class FusionClient:
                 raise self._timed_out(call) from exc
             if exc.code == CONNECTION_CLOSED:
                 raise self._closed(call) from exc
+            _shown_safely(exc)
             raise
         if raw is None:
             method = getattr(request, "method", "the request")

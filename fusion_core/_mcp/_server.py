@@ -40,6 +40,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from fusion_core._errors import AppLoadError
+from fusion_core._mcp._server_http_limits import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_LOG_LINES_PER_MINUTE,
+    DEFAULT_SHUTDOWN_TIMEOUT,
+)
 from fusion_core._tools._pipeline import RETRY_HINT
 from fusion_core._write._one_call import tool_error
 
@@ -64,6 +70,8 @@ __all__ = [
 logger = logging.getLogger("fusion_core.server")
 
 DEFAULT_SERVER_NAME: Final = "fusion"
+# The loggers of an HTTP server: where a flood would come from, and what quotes clients.
+_SERVER_LOGGERS: Final = ("asyncio", "uvicorn.error", "uvicorn.access")
 """The ``serverInfo.name`` of an app that has no ``name``."""
 
 _UNSENDABLE_RECOVERY: Final = (
@@ -301,6 +309,16 @@ async def serve_stdio(
     by the SDK's own transport; a handler's stray output goes to stderr.
     Before serving, the process's heap is collected and frozen
     (``gc.freeze()``), so that full collections skip what start-up built.
+
+    What one client may hold (``_server_http_limits``): a request's headers
+    must arrive within ``header_timeout`` seconds (10) and its body within
+    ``body_timeout`` more (30), or the connection is closed; at most
+    ``max_connections`` are open (default 1,000, fewer when the file limit
+    leaves less: at the cap the one waiting longest for its headers makes
+    room, else the new one gets 503); one log message repeats at most
+    ``log_lines_per_minute`` times a minute (20), and every log line is
+    terminal-safe; on SIGTERM, running requests get ``shutdown_timeout``
+    seconds (5) to finish.
     """
     from mcp.server.stdio import stdio_server  # noqa: PLC0415 - mcp costs ~1 s to import
 
@@ -329,6 +347,11 @@ async def serve_http(
     bearer_token: str | None = None,
     on_listening: Callable[[str], None] | None = None,
     json_response: bool | None = None,
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    max_connections: int | None = None,
+    shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT,
+    log_lines_per_minute: int = DEFAULT_LOG_LINES_PER_MINUTE,
 ) -> None:
     """Serve ``app`` over streamable HTTP at ``http://host:port/path`` until stopped.
 
@@ -355,6 +378,13 @@ async def serve_http(
         bare_host,
         transport_security,
     )
+    from fusion_core._mcp._server_http_limits import (  # noqa: PLC0415 - imports uvicorn
+        ACCEPT_BURST,
+        RepeatFilter,
+        default_max_connections,
+        limited_protocol,
+    )
+    from fusion_core._terminal import SafeLogFilter  # noqa: PLC0415
 
     server = build_server(app, name=name, version=version, context_factory=context_factory)
     _settle_heap()
@@ -369,7 +399,20 @@ async def serve_http(
     )
     if bearer_token is not None:
         asgi_app = BearerTokenMiddleware(asgi_app, bearer_token)
-    config = uvicorn.Config(asgi_app, host=bare_host(host), port=port, log_level=log_level)
+    protocol = limited_protocol(
+        header_timeout=header_timeout,
+        body_timeout=body_timeout,
+        max_connections=default_max_connections() if max_connections is None else max_connections,
+    )
+    config = uvicorn.Config(
+        asgi_app,
+        host=bare_host(host),
+        port=port,
+        log_level=log_level,
+        http=protocol,
+        backlog=ACCEPT_BURST,
+        timeout_graceful_shutdown=shutdown_timeout,  # type: ignore[arg-type] # a float works
+    )
     sock = _without_nagle(config.bind_socket())
     bound = bare_host(host)
     url = f"http://{f'[{bound}]' if ':' in bound else host}:{sock.getsockname()[1]}{path}"
@@ -380,10 +423,18 @@ async def serve_http(
             if self.started and on_listening is not None:
                 on_listening(url)
 
+    guards = [SafeLogFilter(), RepeatFilter(log_lines_per_minute)]
+    loggers = [logging.getLogger(name) for name in _SERVER_LOGGERS]
+    for logger in loggers:
+        for guard in guards:
+            logger.addFilter(guard)
     try:
         await _Server(config).serve(sockets=[sock])
     finally:
         sock.close()
+        for logger in loggers:
+            for guard in guards:
+                logger.removeFilter(guard)
 
 
 def _without_nagle(sock: socket.socket) -> socket.socket:

@@ -26,6 +26,7 @@ from lxml import etree
 
 from fusion_core._errors import WireFormatError
 from fusion_core._limits import MAX_XML_SIZE
+from fusion_core._write._text import sub_distinct
 
 __all__ = ["MAX_XML_SIZE", "new_parser", "parse_xml"]
 
@@ -55,8 +56,7 @@ def _xml_char(code: int) -> bool:
     )
 
 
-def _legal_ref(match: re.Match[str]) -> str:
-    number = match.group(1)
+def _legal_ref(number: str) -> str:
     hexadecimal = number[0] == "x"
     # Leading zeros are legal; past them, more than 7 digits is out of range
     # (and int() of thousands of digits is slow, then refused).
@@ -64,7 +64,7 @@ def _legal_ref(match: re.Match[str]) -> str:
     if len(digits) > 7:
         return "&#xFFFD;"
     code = int(digits, 16 if hexadecimal else 10)
-    return match.group() if _xml_char(code) else "&#xFFFD;"
+    return f"&#{number};" if _xml_char(code) else "&#xFFFD;"
 
 
 def parse_xml(text: str, *, block: int | None = None) -> etree._Element:
@@ -76,7 +76,7 @@ def parse_xml(text: str, *, block: int | None = None) -> etree._Element:
         msg = "the block declares a DTD or entities (<!DOCTYPE/<!ENTITY); Fusion never does"
         raise WireFormatError(msg, block=block)
     if "&#" in text:
-        text = _CHAR_REF.sub(_legal_ref, text)
+        text = sub_distinct(_CHAR_REF, _legal_ref, text)
     try:
         data = text.encode()
     except UnicodeEncodeError:

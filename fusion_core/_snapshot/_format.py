@@ -46,6 +46,7 @@ from fusion_core._read._parsed_blocks import (
     UiBlockText,
     ValidationErrorBlock,
 )
+from fusion_core._terminal import show_invisible
 from fusion_core._write._numbers import SHORT_INT_BITS, int_digits, read_json
 
 __all__ = [
@@ -249,30 +250,7 @@ def _expect_newline(text: str, position: int) -> int:
     return position + 1
 
 
-# Characters a reviewer cannot see or tell apart from a space: controls (tab
-# included), format characters (zero-width, bidi, BOM, soft hyphen), spaces
-# other than U+0020, line and paragraph separators, fillers, variation
-# selectors and lone surrogates. CR has its own mark. The emoji and text
-# presentation selectors (U+FE0E, U+FE0F) are left alone: they change how
-# the glyph before them looks, and emoji-rich rules would drown in marks.
-_INVISIBLE: Final = re.compile(
-    "[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\xa0\xad\u034f\u061c\u115f\u1160\u1680"
-    "\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164"
-    "\ud800-\udfff\ufe00-\ufe0d\ufeff\uffa0\ufff9-\ufffb"
-    "\U000e0000-\U000e0fff]"
-)
-
-
 _LINE: Final = re.compile(r"[^\n]*\n|[^\n]+\Z")
-
-
-def _mark(match: re.Match[str]) -> str:
-    return f"⟨U+{ord(match.group()):04X}⟩"
-
-
-def show_invisible(text: str) -> str:
-    """``text`` with CR as ``␍`` and every invisible character as ``⟨U+XXXX⟩``."""
-    return _INVISIBLE.sub(_mark, text.replace("\r", "␍"))
 
 
 def visible_lines(text: str, *, mark_end: bool) -> list[str]:

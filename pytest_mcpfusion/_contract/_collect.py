@@ -22,6 +22,7 @@ import pytest
 
 from fusion_core import ServerConnectionError, ServerLimitError, load_app
 from fusion_core._read._definitions import actions_of, discriminator_of
+from fusion_core._terminal import terminal_safe
 from pytest_mcpfusion._contract._examples import action_examples, prime_first, reuse_ids
 from pytest_mcpfusion._contract._failure import ContractFailure, describe, leaves
 from pytest_mcpfusion._contract._verdicts import gate_of
@@ -158,7 +159,8 @@ class FusionContractGroup(pytest.Collector):
         for definition in definitions:
             tool = definition["name"]
             for action in prime_first(definition, actions_of(definition)):
-                label = tool if action is None else f"{tool}/{action}"
+                # Server names in test ids reach the terminal: shown, not obeyed.
+                label = terminal_safe(tool if action is None else f"{tool}/{action}")
                 for valid in (True, False):
                     yield FusionContractItem.from_parent(
                         self,
@@ -311,8 +313,9 @@ class FusionContractItem(pytest.Item):
             report = fusion.report
             if report.outcome_count(label, "ok") == ok_before:
                 msg = (
-                    f"{label}: the success path was never reached (--fusion-strict): no call "
-                    f"ended ok ({report.outcome_count(label, 'error')} error, "
+                    f"{terminal_safe(label)}: the success path was never reached "
+                    "(--fusion-strict): no call ended ok "
+                    f"({report.outcome_count(label, 'error')} error, "
                     f"{report.outcome_count(label, 'validation')} validation so far); give example "
                     "arguments: examples=[{...}] on the action, or the pytest_fusion_examples "
                     "hook (docs/plugin.md)"

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from fusion_core._terminal import terminal_safe
+
 if TYPE_CHECKING:
     from pytest_mcpfusion._result import FusionResult
 
@@ -58,7 +60,8 @@ def describe(failures: Sequence[ContractFailure], *, reproduce: str) -> str:
     if len(failures) > _SHOWN_FAILURES:
         lines.append(f"... and {len(failures) - _SHOWN_FAILURES} more distinct failure(s)")
     lines.append(f"reproduce: {reproduce}")
-    return "\n".join(lines)
+    # Names, messages and blocks are the server's: the terminal shows them, not obeys.
+    return terminal_safe("\n".join(lines), multiline=True)
 
 
 def _one(failure: ContractFailure) -> list[str]:

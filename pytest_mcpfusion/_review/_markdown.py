@@ -21,7 +21,7 @@ import html
 from collections.abc import Sequence
 
 from fusion_core import fence
-from fusion_core._snapshot._format import show_invisible
+from fusion_core._terminal import show_invisible
 from pytest_mcpfusion._review._session import Pending, relative_path
 
 __all__ = ["render_markdown"]

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from fusion_core._snapshot._changes import SnapshotChange, compare_snapshots
-from fusion_core._snapshot._format import show_invisible
+from fusion_core._terminal import show_invisible
 from pytest_mcpfusion._snapshots._pending import PENDING_SUFFIX
 
 __all__ = [

@@ -182,3 +182,130 @@ SNAPSHOT_SHAPES: dict[str, Callable[[int], str]] = {
 def test_snapshot_reader_is_linear(shape: str) -> None:
     """load_snapshot is linear on damaged or huge snapshot files."""
     _assert_linear(lambda text: load_snapshot(str(text)), SNAPSHOT_SHAPES[shape])
+
+
+# Issue 25.11: a character reference cost about 10 us to read (a Python call
+# per reference), so 7.8 MB of ``&#x41;`` took 22 s in parse() and 42 s in
+# check(). Each form, in each place a reader decodes, is timed against the
+# same characters with the reference broken (its ";" a space): what the
+# reader pays to scan them as text. Decoding may cost a small constant more.
+REFERENCE_FORMS: dict[str, str] = {
+    "hex": "&#x41;",
+    "hex-letters": "&#xE9;",
+    "upper-X": "&#X41;",
+    "decimal": "&#65;",
+    "hex-leading-zeros": "&#x00041;",
+    "decimal-leading-zeros": "&#00065;",
+    "astral": "&#x1F600;",
+    "control": "&#x1B;",
+    "surrogate": "&#xD800;",
+    "out-of-range": "&#x110000;",
+    "named-amp": "&amp;",
+    "named-lt": "&lt;",
+    "named-quot": "&quot;",
+    "named-unknown": "&nbsp;",
+    "empty": "&#;",
+    "named-after-a-number": "&#65;" + "&lt;" * 30,
+    "mixed": "&#x41;&#65;&amp;&lt;&#x1F600;",
+}
+REFERENCE_PLACES: dict[str, Callable[[str], object]] = {
+    "item": lambda body: _tail("<domain_rules>\n- " + body + "\n</domain_rules>"),
+    "suggestion": lambda body: _tail(
+        "<action_suggestions>\n- t: " + body + "\n</action_suggestions>"
+    ),
+    "error-text": lambda body: {
+        "isError": True,
+        "content": [
+            {"type": "text", "text": f"<tool_error>\n<message>{body}</message>\n</tool_error>"}
+        ],
+    },
+    "error-attribute": lambda body: {
+        "isError": True,
+        "content": [
+            {
+                "type": "text",
+                "text": f'<tool_error code="{body}">\n<message>m</message>\n</tool_error>',
+            }
+        ],
+    },
+    "ui-attribute": lambda body: _wire(
+        "x", f'<ui_passthrough type="markdown" title="{body}">\nx\n</ui_passthrough>'
+    ),
+    "validation-field": lambda body: {
+        "isError": True,
+        "content": [
+            {
+                "type": "text",
+                "text": f'<validation_error>\n<field name="{body}">m</field>\n</validation_error>',
+            }
+        ],
+    },
+}
+# Characters of each input: enough that per-reference costs dominate.
+REFERENCE_SIZE = 40_000
+# Decoding may cost this many times scanning the same characters as text
+# (measured after the fix: 1-4.5x; before it: 4-16x, numeric forms 6-16x).
+REFERENCE_LIMIT = 6.0
+
+
+def _reference_readers() -> dict[str, Callable[[object], object]]:
+    return {
+        "parse": parse,
+        "check": check,
+        "check-strict": lambda source: check(source, strict=True),
+    }
+
+
+def _cost_ratio(
+    reader: Callable[[object], object], make: Callable[[str], object], unit: str
+) -> float:
+    """Time of ``unit`` repeated, over the time of it with its references broken (best of 3)."""
+    body = unit * (REFERENCE_SIZE // len(unit))
+    references, text = make(body), make(body.replace(";", " "))
+    _run(reader, references)
+    best_refs = best_text = float("inf")
+    for _ in range(3):
+        best_refs = min(best_refs, _timed(reader, references))
+        best_text = min(best_text, _timed(reader, text))
+    return best_refs / max(best_text, _FLOOR)
+
+
+def _assert_cheap(
+    reader: Callable[[object], object], make: Callable[[str], object], unit: str
+) -> None:
+    ratio = _cost_ratio(reader, make, unit)
+    if ratio > REFERENCE_LIMIT:  # one retry: a noisy measurement is not a verdict
+        ratio = min(ratio, _cost_ratio(reader, make, unit))
+    assert ratio <= REFERENCE_LIMIT, (
+        f"references cost {ratio:.1f}x the same characters as text (limit {REFERENCE_LIMIT}x)"
+    )
+
+
+@pytest.mark.parametrize("form", sorted(REFERENCE_FORMS))
+@pytest.mark.parametrize("place", sorted(REFERENCE_PLACES))
+@pytest.mark.parametrize("reader", sorted(_reference_readers()))
+def test_references_cost_about_what_text_costs(reader: str, place: str, form: str) -> None:
+    """Issue 25.11: every reference form, in text and attributes, reads at near text speed."""
+    _assert_cheap(_reference_readers()[reader], REFERENCE_PLACES[place], REFERENCE_FORMS[form])
+
+
+@pytest.mark.parametrize("form", sorted(REFERENCE_FORMS))
+@pytest.mark.parametrize("place", ["text", "attribute"])
+def test_safe_xml_references_cost_about_what_text_costs(place: str, form: str) -> None:
+    """Issue 25.11: the safe XML reader (lxml behind a reference pass) too."""
+
+    def make(body: str) -> object:
+        return f"<a>{body}</a>" if place == "text" else f'<a b="{body}"/>'
+
+    _assert_cheap(lambda text: parse_xml(str(text)), make, REFERENCE_FORMS[form])
+
+
+@pytest.mark.parametrize("form", sorted(REFERENCE_FORMS))
+@pytest.mark.parametrize("reader", ["parse", "check"])
+def test_many_references_are_linear(reader: str, form: str) -> None:
+    """Reading n or 8n references of each form grows linearly (no per-reference rescan)."""
+    unit = REFERENCE_FORMS[form]
+    _assert_linear(
+        _readers()[reader],
+        lambda n: REFERENCE_PLACES["item"](unit * (n // len(unit))),
+    )

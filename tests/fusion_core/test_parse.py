@@ -535,3 +535,44 @@ def test_ui_content_with_lone_surrogates_reads_back_as_it_arrived(content: str) 
     assert [(b.type, b.content, b.meta) for b in view.ui_blocks] == [
         ("markdown", content, fc.UiMeta(width="full"))
     ]
+
+
+def _names_a_character(code: int) -> bool:
+    return code <= 0x10FFFF
+
+
+_REFERENCE_CODES = [
+    *range(0x30),
+    0xD7FF,
+    0xD800,
+    0xFFFF,
+    0x10000,
+    *range(0x10FFF0, 0x110010),
+    *range(1114100, 1114125),
+    0xFFFFFF,
+    0x1000000,
+    10**7 - 1,
+    10**7,
+    10**8,
+    16**7,
+    16**12,
+]
+
+
+@pytest.mark.parametrize("zeros", ["", "0", "0000000000"])
+@pytest.mark.parametrize("code", _REFERENCE_CODES)
+def test_a_reference_is_refused_exactly_when_it_names_no_character(code: int, zeros: str) -> None:
+    """Issue 25.11: the one-search judge of references agrees with chr() at every boundary.
+
+    Hex (both digit cases) and decimal, with and without leading zeros, around
+    U+10FFFF (1114111) and the digit counts where the judge switches rules.
+    """
+    for spelled in (f"&#x{zeros}{code:x};", f"&#x{zeros}{code:X};", f"&#{zeros}{code};"):
+        block = f"<domain_rules>\n- a {spelled} b\n</domain_rules>"
+        wire = {"content": [{"type": "text", "text": "x"}, {"type": "text", "text": block}]}
+        if _names_a_character(code):
+            assert parse(wire).view.rules == (f"a {chr(code)} b",), spelled
+        else:
+            with pytest.raises(fc.CharacterReferenceError, match="names no character") as raised:
+                parse(wire)
+            assert raised.value.offset == len("<domain_rules>\n- a "), spelled
