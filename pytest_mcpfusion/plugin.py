@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 import fusion_core
-from fusion_core import AppLoadError, ResponseView, ToolResponse, load_app
+from fusion_core import ResponseView, ToolResponse
 from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from fusion_core._snapshot._inline import InlineWire
 from pytest_mcpfusion import _profiles, hookspecs
@@ -56,6 +56,7 @@ from pytest_mcpfusion._snapshots._pending import (
     pending_enabled,
 )
 from pytest_mcpfusion._snapshots._safekeeping import KeepFailedSnapshots, escape_surrogates
+from pytest_mcpfusion._transport import StartupError
 
 if TYPE_CHECKING:
     from syrupy.assertion import SnapshotAssertion
@@ -404,19 +405,21 @@ def _known_actions(fusion: FusionSession) -> set[str]:
 
 
 @pytest.fixture(scope="session")
-def fusion_app(pytestconfig: pytest.Config) -> ToolApp | None:
+def fusion_app(pytestconfig: pytest.Config) -> ToolApp | Any:
     """The configured app (``--fusion-app``), or ``None`` for a server by command or URL.
 
-    Override it in a conftest to test an app built there (calls then run in
-    process), or to return the configured app itself (it keeps its transport).
+    A spec naming an ``MCPServer``, a ``FastMCP``, the SDK's ``Server`` or a
+    factory of one gives that object. Override it in a conftest to test an
+    app or server built there (calls then run in process), or to return the
+    configured one itself (it keeps its transport).
     """
     session = pytestconfig.stash[SESSION_KEY]
     if not session.configured:
         return None
     try:
-        return load_app(session.app_spec) if session.app_spec else session.transport().app
-    except (pytest.UsageError, AppLoadError) as exc:  # a few lines, not a traceback
-        failure = f"--fusion-app={session.app_spec}: {exc}" if session.app_spec else str(exc)
+        return session.spec_target() if session.app_spec else session.transport().app
+    except (pytest.UsageError, StartupError) as exc:  # a few lines, not a traceback
+        failure = str(exc)
     pytest.fail(failure, pytrace=False)
 
 

@@ -28,10 +28,11 @@ import shlex
 import sys
 from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, final
+from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, cast, final
 
 from fusion_core._errors import ServerConnectionError, ServerLimitError, ServerResultError
 from fusion_core._mcp._client_stdio import Overflow, ProcessExit, bounded_stdio
+from fusion_core._mcp._frameworks import ServerSource
 from fusion_core._read._parse import parse
 from fusion_core._read._parsed_blocks import ParsedResponse
 
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from anyio.from_thread import BlockingPortal
+    from fastmcp import Client as FastMCPClient
     from mcp import Client
     from mcp.client import Transport
     from mcp.server.lowlevel import Server
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 
     from fusion_core._mcp._server import ToolApp
 
-    Target = str | Server[Any] | Transport
+    Target = str | Server[Any] | Transport | Any  # Any: an MCPServer or a FastMCP
 
 __all__ = [
     "BlockingFusionClient",
@@ -204,6 +206,7 @@ class FusionClient:
     __slots__ = (
         "_client",
         "_ended",
+        "_fastmcp",
         "_faults",
         "_label",
         "_lost",
@@ -239,9 +242,10 @@ class FusionClient:
         # tripped (how a JSON body's error begins, how a server-sent event's does).
         self._overflow_marks: tuple[str, str] | None = None
         self._ended: ProcessExit | None = None
-        self._client: Client | None = None
+        self._client: Client | FastMCPClient[Any] | None = None
         self._lost: str | None = None
         self._faults: _Faults = _Faults()
+        self._fastmcp = False  # a FastMCP server, reached through fastmcp.Client
 
     @classmethod
     def stdio(
@@ -331,27 +335,38 @@ class FusionClient:
     @classmethod
     def in_memory(
         cls,
-        server: ToolApp | Server[Any],
+        server: ToolApp | Server[Any] | ServerSource | object,
         *,
         mode: str = "auto",
         timeout: float | None = DEFAULT_TIMEOUT,
         max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> FusionClient:
-        """A client for an app (served with ``build_server``) or SDK server in this process.
+        """A client for a server in this process: an app, or a framework's server.
 
-        ``mode="auto"`` calls the server directly (2026-07-28, no JSON);
+        An app is served with ``build_server``. An ``MCPServer`` or the SDK's
+        ``Server`` is reached through the SDK's own in-memory client
+        (``mcp.Client(server)``), a ``FastMCP`` through ``fastmcp.Client(server)``,
+        so the results are those the framework sends over stdio. A
+        :class:`~fusion_core._mcp._frameworks.ServerSource` gives its server
+        (a fresh one from a factory).
+
+        ``mode="auto"`` calls an SDK server directly (2026-07-28, no JSON);
         ``mode="legacy"`` goes through JSON-RPC messages in memory.
         """
-        from mcp.server.lowlevel import Server  # noqa: PLC0415 - mcp is slow to import
-
+        from fusion_core._mcp._frameworks import server_kind  # noqa: PLC0415
         from fusion_core._mcp._server import build_server  # noqa: PLC0415 - imports mcp
 
-        return cls(
-            server if isinstance(server, Server) else build_server(server),
+        if isinstance(server, ServerSource):
+            server = server.server()
+        kind = server_kind(server)
+        client = cls(
+            server if kind is not None else build_server(cast("ToolApp", server)),
             mode=mode,
             timeout=timeout,
             max_response_bytes=max_response_bytes,
         )
+        client._fastmcp = kind == "FastMCP"
+        return client
 
     async def __aenter__(self) -> Self:
         from mcp import Client  # noqa: PLC0415 - mcp is slow to import
@@ -359,12 +374,20 @@ class FusionClient:
         if self._client is not None:
             msg = "this FusionClient is already connected; make a new one for a second connection"
             raise RuntimeError(msg)
-        client = Client(
-            self._target,
-            mode=self._mode,
-            read_timeout_seconds=self._timeout,
-            message_handler=self._faults.handle,
-        )
+        client: Any
+        if self._fastmcp:  # its own client: it enters the server's lifespan as fastmcp does
+            from fastmcp import Client as FastMCPClient  # noqa: PLC0415 - only for its servers
+
+            client = FastMCPClient(
+                self._target, timeout=self._timeout, message_handler=self._faults.handle
+            )
+        else:
+            client = Client(
+                self._target,
+                mode=self._mode,
+                read_timeout_seconds=self._timeout,
+                message_handler=self._faults.handle,
+            )
         try:
             await client.__aenter__()
         except Exception as exc:
@@ -407,7 +430,28 @@ class FusionClient:
 
     @property
     def sdk_client(self) -> Client:
-        """The connected ``mcp.Client``, for anything this class does not cover."""
+        """The connected ``mcp.Client``, for anything this class does not cover.
+
+        For a ``FastMCP`` server it is a ``fastmcp.Client`` (:attr:`fastmcp_client`),
+        and this raises ``TypeError`` saying so.
+        """
+        client = self._connected
+        if self._fastmcp:
+            msg = "this FusionClient reaches a FastMCP server by fastmcp_client, not mcp.Client"
+            raise TypeError(msg)
+        return cast("Client", client)
+
+    @property
+    def fastmcp_client(self) -> FastMCPClient[Any]:
+        """The connected ``fastmcp.Client`` of a ``FastMCP`` server (``TypeError`` otherwise)."""
+        client = self._connected
+        if not self._fastmcp:
+            msg = "this FusionClient reaches its server through sdk_client, not fastmcp.Client"
+            raise TypeError(msg)
+        return cast("FastMCPClient[Any]", client)
+
+    @property
+    def _connected(self) -> Client | FastMCPClient[Any]:
         if self._client is None:
             if self._lost is not None:
                 msg = f"the connection to the MCP server {self._label!r} ended: {self._lost}"
@@ -420,7 +464,7 @@ class FusionClient:
     @property
     def protocol_version(self) -> str:
         """The MCP protocol version negotiated with the server."""
-        return self.sdk_client.protocol_version
+        return self._connected.protocol_version or ""
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool definition the server lists, as sent (all pages)."""
@@ -492,7 +536,7 @@ class FusionClient:
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT  # noqa: PLC0415
         from pydantic import RootModel  # noqa: PLC0415
 
-        session = self.sdk_client.session
+        session = self._connected.session
         try:
             # Our own deadline as well as the SDK's read timeout: it covers the
             # whole request, whatever the protocol version does in rounds.
@@ -636,7 +680,7 @@ class BlockingFusionClient:
     @classmethod
     def in_memory(
         cls,
-        server: ToolApp | Server[Any],
+        server: ToolApp | Server[Any] | ServerSource | object,
         *,
         mode: str = "auto",
         timeout: float | None = DEFAULT_TIMEOUT,
