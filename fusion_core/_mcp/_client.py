@@ -346,9 +346,8 @@ class FusionClient:
         An app is served with ``build_server``. An ``MCPServer`` or the SDK's
         ``Server`` is reached through the SDK's own in-memory client
         (``mcp.Client(server)``), a ``FastMCP`` through ``fastmcp.Client(server)``,
-        so the results are those the framework sends over stdio. A
-        :class:`~fusion_core._mcp._frameworks.ServerSource` gives its server
-        (a fresh one from a factory).
+        so the results are those the framework sends over stdio. What a spec
+        naming a server's factory loads gives its server (a fresh one).
 
         ``mode="auto"`` calls an SDK server directly (2026-07-28, no JSON);
         ``mode="legacy"`` goes through JSON-RPC messages in memory.
