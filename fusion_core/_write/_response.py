@@ -135,7 +135,7 @@ class ToolResponse(dict[str, Any]):
         """
         from pydantic import PydanticSchemaGenerationError  # noqa: PLC0415
 
-        msg = "a ToolResponse is a whole tool result: it has no JSON schema (no outputSchema)"
+        msg = f"a {cls.__name__} is a whole tool result: it has no JSON schema (no outputSchema)"
         raise PydanticSchemaGenerationError(msg)
 
 

@@ -75,7 +75,7 @@ def _server(kind: str, *, fusion: bool) -> Any:
         return response({"id": ticket}).llm_hint("Say hello.").build()
 
     @decorate
-    def refused(ticket: int) -> ToolResponse:
+    def refused(ticket: int) -> ResponseBuilder | ToolResponse:
         """The tool's own error envelope."""
         return tool_error("NOT_FOUND", f"Ticket {ticket} does not exist.", suggestion="List them.")
 
@@ -173,11 +173,12 @@ def test_without_it_refused_arguments_are_plain_text(kind: str) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_annotated_response_publishes_no_output_schema(kind: str) -> None:
-    """``-> ToolResponse`` / ``-> ResponseBuilder`` register, without an ``outputSchema``."""
+    """``-> ToolResponse``, ``-> ResponseBuilder`` and their union register, no ``outputSchema``."""
     with BlockingFusionClient.in_memory(_server(kind, fusion=True)) as client:
         definitions = {tool["name"]: tool for tool in client.list_tools()}
     assert "outputSchema" not in definitions["built"]
     assert "outputSchema" not in definitions["presented"]
+    assert "outputSchema" not in definitions["refused"]
 
 
 @pytest.mark.parametrize(
