@@ -166,11 +166,14 @@ class FusionSession:
         self._discriminators = None
 
     def spec_target(self) -> Any:
-        """What ``--fusion-app`` names (an app, a framework server or its factory), loaded once."""
-        if self._spec_target is None:
-            from pytest_mcpfusion._transport import load  # noqa: PLC0415
+        """What ``--fusion-app`` names (an app, a framework server or its factory), loaded once.
 
-            loaded = load(str(self.app_spec))
+        Raises what loading raises: ``AppLoadError``, or the app module's own error.
+        """
+        if self._spec_target is None:
+            from fusion_core._mcp._server import load_target  # noqa: PLC0415
+
+            loaded = load_target(str(self.app_spec))
             self._spec_target = (getattr(loaded, "target", loaded),)
         return self._spec_target[0]
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 import fusion_core
-from fusion_core import ResponseView, ToolResponse
+from fusion_core import AppLoadError, ResponseView, ToolResponse
 from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from fusion_core._snapshot._inline import InlineWire
 from pytest_mcpfusion import _profiles, hookspecs
@@ -56,7 +56,6 @@ from pytest_mcpfusion._snapshots._pending import (
     pending_enabled,
 )
 from pytest_mcpfusion._snapshots._safekeeping import KeepFailedSnapshots, escape_surrogates
-from pytest_mcpfusion._transport import StartupError
 
 if TYPE_CHECKING:
     from syrupy.assertion import SnapshotAssertion
@@ -418,8 +417,8 @@ def fusion_app(pytestconfig: pytest.Config) -> ToolApp | Any:
         return None
     try:
         return session.spec_target() if session.app_spec else session.transport().app
-    except (pytest.UsageError, StartupError) as exc:  # a few lines, not a traceback
-        failure = str(exc)
+    except (pytest.UsageError, AppLoadError) as exc:  # a few lines, not a traceback
+        failure = f"--fusion-app={session.app_spec}: {exc}" if session.app_spec else str(exc)
     pytest.fail(failure, pytrace=False)
 
 
