@@ -208,6 +208,7 @@ class FusionClient:
         "_ended",
         "_fastmcp",
         "_faults",
+        "_in_memory",
         "_label",
         "_lost",
         "_max_bytes",
@@ -246,6 +247,7 @@ class FusionClient:
         self._lost: str | None = None
         self._faults: _Faults = _Faults()
         self._fastmcp = False  # a FastMCP server, reached through fastmcp.Client
+        self._in_memory = False  # a server in this process: no bytes parsed
 
     @classmethod
     def stdio(
@@ -365,6 +367,7 @@ class FusionClient:
             max_response_bytes=max_response_bytes,
         )
         client._fastmcp = kind == "FastMCP"
+        client._in_memory = True
         return client
 
     async def __aenter__(self) -> Self:
@@ -384,7 +387,9 @@ class FusionClient:
             client = Client(
                 self._target,
                 mode=self._mode,
-                read_timeout_seconds=self._timeout,
+                # In memory our own deadline (in _request) is the only one needed:
+                # a second timer per request was a tenth of an in-memory call.
+                read_timeout_seconds=None if self._in_memory else self._timeout,
                 message_handler=self._faults.handle,
             )
         try:
@@ -542,8 +547,9 @@ class FusionClient:
             with anyio.fail_after(self._timeout):
                 # A root model of a plain dict: the SDK checks the result against
                 # the protocol version's schema, then hands the JSON over unmodelled.
-                sent = self._faults.race(session.send_request(request, RootModel[dict[str, Any]]))
-                raw = await sent
+                sent = session.send_request(request, RootModel[dict[str, Any]])
+                # In memory no message is parsed, so none can fail to be: no race.
+                raw = await (sent if self._in_memory else self._faults.race(sent))
         except TimeoutError:
             raise self._timed_out(call) from None
         except MCPError as exc:
