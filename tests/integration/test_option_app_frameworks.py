@@ -135,3 +135,48 @@ def test_a_snapshot_recorded_over_stdio_passes_in_process(helpdesk: pytest.Pytes
     helpdesk.makepyfile(helpdesk=source.replace("#{len", "No.{len"))
     changed = helpdesk.runpytest("--fusion-app=helpdesk:make_server", "-p", "no:cacheprovider")
     changed.assert_outcomes(failed=1)
+
+
+ADAPTER = """
+import pytest
+
+
+class Adapter:
+    def definitions(self):
+        return [{"name": "echo", "inputSchema": {"type": "object"}}]
+
+    async def call(self, name, arguments, ctx=None):
+        if arguments.get("broken"):
+            return ["not", "a", "dict"]
+        return {"content": [{"type": "text", "text": '{"a": 1}'}], "isError": False}
+
+
+@pytest.fixture(scope="session")
+def fusion_app():
+    return Adapter()
+"""
+
+
+def test_an_app_may_answer_with_a_wire_dict(pytester: pytest.Pytester) -> None:
+    """A hand-written ``ToolApp`` returning an MCP wire dict is read from its bytes.
+
+    Anything else is a ``TypeError`` naming both accepted answers.
+    """
+    pytester.makeconftest(ADAPTER)
+    pytester.makepyfile(
+        test_adapter="""
+import pytest
+
+
+def test_dict(fusion_call):
+    result = fusion_call("echo")
+    assert result.content == ['{"a": 1}']
+    assert result.wire_dict["isError"] is False
+
+
+def test_not_a_dict(fusion_call):
+    with pytest.raises(TypeError, match="must return a ToolResponse or an MCP tool-result dict"):
+        fusion_call("echo", broken=True)
+"""
+    )
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
