@@ -22,6 +22,7 @@ from fusion_core._snapshot._inline import InlineWire
 from pytest_mcpfusion import _profiles, hookspecs
 from pytest_mcpfusion._assertrepr import explain
 from pytest_mcpfusion._closure import add_overrides, overridden
+from pytest_mcpfusion._contract import _unadapted
 from pytest_mcpfusion._contract._collect import (
     GROUP,
     FusionContractFile,
@@ -203,6 +204,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"fusion_hypothesis_profile: {error}") from None
     gate = config.stash[GATE_KEY] = Gate(config)
     config.pluginmanager.register(gate, "fusion-gate")
+    config.pluginmanager.register(_unadapted, "fusion-unadapted")  # MCPServer/FastMCP answers
     session = FusionSession(config)
     if session.contract:
         session.tokenizer, session.report.tokenizer_name = offline_tokenizer()

@@ -180,3 +180,61 @@ def test_not_a_dict(fusion_call):
 """
     )
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+UNADAPTED = """
+from fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
+
+from fusion_core import response
+
+
+def make_server():
+    server = MCPServer("plain") if KIND == "MCPServer" else FastMCP("plain")
+    decorate = server.tool() if KIND == "MCPServer" else server.tool
+
+    @decorate
+    def built():
+        return response({"id": 1}).build()
+
+    @decorate
+    def unbuilt():
+        return response({"id": 1})
+
+    return server
+"""
+
+
+@pytest.mark.parametrize("kind", ["MCPServer", "FastMCP"])
+def test_a_response_sent_without_the_integration_fails_naming_it(
+    pytester: pytest.Pytester, kind: str
+) -> None:
+    """Under ``--fusion`` a serialized response or a builder's repr fails, saying what to apply."""
+    pytester.makepyfile(plain=f"KIND = {kind!r}\n{UNADAPTED}")
+    pytester.makepyfile(
+        test_plain="""
+import pytest
+
+@pytest.mark.parametrize("tool", ["built", "unbuilt"])
+def test_call(fusion_call, tool):
+    fusion_call(tool)
+"""
+    )
+    pytester.syspathinsert()
+    result = pytester.runpytest(
+        "--fusion",
+        "--fusion-app=plain:make_server",
+        "-p",
+        "no:cacheprovider",
+        "-k",
+        "test_call",
+        "-rA",
+    )
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*[[]unadapted[]] block 0 is the JSON of a whole tool result*apply use_fusion(server)*",
+            "*[[]unadapted[]] block 0 is the repr of a ResponseBuilder*apply use_fusion(server)*",
+        ],
+        consecutive=False,
+    )
