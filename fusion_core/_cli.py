@@ -164,10 +164,10 @@ def _connected(target: str) -> Iterator[BlockingFusionClient]:
 def _client(target: str, errlog: TextIO | None = None) -> BlockingFusionClient:
     """A client for the target: app spec, URL, or stdio command."""
     from fusion_core._mcp._client import BlockingFusionClient  # noqa: PLC0415 - mcp is slow to import
-    from fusion_core._mcp._server import load_app  # noqa: PLC0415
+    from fusion_core._mcp._server import load_target  # noqa: PLC0415
 
-    if _APP_SPEC.match(target):
-        return BlockingFusionClient.in_memory(load_app(target))
+    if _APP_SPEC.match(target):  # an app, or a framework's server (MCPServer, FastMCP)
+        return BlockingFusionClient.in_memory(load_target(target))
     if target.startswith(("http://", "https://")):
         return BlockingFusionClient.http(target)
     return BlockingFusionClient.stdio(target, errlog=errlog)

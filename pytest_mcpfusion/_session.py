@@ -47,6 +47,8 @@ class FusionSession:
         self._startup_error: str | None = None
         self._discriminators: dict[str, str] | None = None
         self._serving_override = False  # the transport serves an app a fusion_app override gave
+        self._spec_target: tuple[Any] | None = None  # what --fusion-app names, once loaded
+        self._scope = "tests"  # the isolation scope of the running test (_inmemory.TESTS_SCOPE)
         # What the default fusion_app fixture gave, once a call fixture asked for it.
         self.default_app: tuple[ToolApp | None] | None = None
         # Whether a test's parent (class, module) sees a fusion_app / fusion_context override.
@@ -123,6 +125,7 @@ class FusionSession:
                     server=self.server,
                     limits=self.limits,
                 )
+                self.enter_scope(self._scope, fresh=False)
             except StartupError as exc:
                 self._startup_error = str(exc)
                 raise pytest.UsageError(self._startup_error) from None
@@ -136,12 +139,13 @@ class FusionSession:
         app can only be called in process.
         """
         current = self._transport
-        if current is not None and current.app is app:
+        if current is not None and (current.app is app or getattr(current, "target", None) is app):
             return
-        from fusion_core import load_app  # noqa: PLC0415 - only for overrides
+        from fusion_core._mcp._frameworks import source_of  # noqa: PLC0415 - only for overrides
+        from pytest_mcpfusion._inmemory import InMemory  # noqa: PLC0415
         from pytest_mcpfusion._transport import InProcess  # noqa: PLC0415 - avoids a name clash in __init__
 
-        if self.app_spec is not None and load_app(self.app_spec) is app:
+        if self.app_spec is not None and self.spec_target() is app:
             self.use_configured()
             self.transport()
             return
@@ -154,9 +158,41 @@ class FusionSession:
             raise pytest.UsageError(msg)
         if current is not None:
             current.close()
-        self._transport = InProcess(app)
+        try:
+            source = source_of(app, "the fusion_app fixture's value")
+        except TypeError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        self._transport = (
+            InProcess(app) if source is None else InMemory(source, self.limits, self._scope)
+        )
         self._serving_override = True
         self._discriminators = None
+
+    def spec_target(self) -> Any:
+        """What ``--fusion-app`` names (an app, a framework server or its factory), loaded once.
+
+        Raises what loading raises: ``AppLoadError``, or the app module's own error.
+        """
+        if self._spec_target is None:
+            from fusion_core._mcp._server import load_target  # noqa: PLC0415
+
+            loaded = load_target(str(self.app_spec))
+            self._spec_target = (getattr(loaded, "target", loaded),)
+        return self._spec_target[0]
+
+    def spec_app(self) -> ToolApp | None:
+        """The ``ToolApp`` ``--fusion-app`` names, or ``None`` (no spec, or a framework server)."""
+        from fusion_core import ToolApp  # noqa: PLC0415
+
+        target = self.spec_target() if self.app_spec is not None else None
+        return target if isinstance(target, ToolApp) else None
+
+    def enter_scope(self, scope: str, *, fresh: bool) -> None:
+        """The isolation scope of the next calls (see ``_inmemory``); ``fresh``: a new server."""
+        self._scope = scope
+        enter = getattr(self._transport, "enter_scope", None)
+        if enter is not None:
+            enter(scope, fresh=fresh)
 
     def use_configured(self) -> None:
         """Back to what the options configure, after an app a ``fusion_app`` override gave.

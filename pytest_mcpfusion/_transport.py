@@ -34,11 +34,13 @@ from fusion_core import (
     ResponseView,
     ServerConnectionError,
     ServerLimitError,
-    load_app,
+    ToolResponse,
     parse,
     view_of,
 )
 from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
+from fusion_core._mcp._frameworks import ServerSource
+from fusion_core._mcp._server import load_target
 from fusion_core._terminal import terminal_safe
 
 if TYPE_CHECKING:
@@ -52,6 +54,7 @@ __all__ = [
     "Remote",
     "StartupError",
     "Transport",
+    "load",
     "open_transport",
     "serve_command",
 ]
@@ -146,21 +149,21 @@ class InProcess:
                 response = self._fusion.call_sync(tool, dict(arguments), ctx, loop=self._loop)
             else:
                 response = self._loop.run_until_complete(self._app.call(tool, dict(arguments), ctx))
-            return dict(response), view_of(response)
+            return _answer(response)
         if self._portal is None:
             from anyio.from_thread import start_blocking_portal  # noqa: PLC0415 - lazy
 
             self._portal_cm = start_blocking_portal()
             self._portal = self._portal_cm.__enter__()
         response = self._portal.call(self._app.call, tool, dict(arguments), ctx)
-        return dict(response), view_of(response)
+        return _answer(response)
 
     async def call_async(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
     ) -> tuple[dict[str, Any], ResponseView]:
         """Await ``app.call`` in the test's own event loop."""
         response = await self._app.call(tool, dict(arguments), ctx)
-        return dict(response), view_of(response)
+        return _answer(response)
 
     def close(self) -> None:
         """Close the session's loop and stop the portal thread."""
@@ -277,6 +280,24 @@ class Remote:
                     self._process.wait()
 
 
+def _answer(response: object) -> tuple[dict[str, Any], ResponseView]:
+    """An app's answer and its view: a ``ToolResponse``'s own, else read from the wire dict.
+
+    ``ToolApp.call`` may return any MCP wire dict (an adapter of another
+    framework's results does): its view is what its bytes say.
+    """
+    if isinstance(response, ToolResponse):
+        return dict(response), view_of(response)
+    if not isinstance(response, Mapping):
+        msg = (
+            f"the app's call() returned a {type(response).__qualname__}: it must return a "
+            "ToolResponse or an MCP tool-result dict ({'content': [...]})"
+        )
+        raise TypeError(msg)
+    wire = dict(response)
+    return wire, parse(wire).view
+
+
 def serve_command(app_spec: str, *extra: str) -> list[str]:
     """The command that serves ``app_spec`` with this interpreter."""
     return [sys.executable, "-m", "fusion_core", "serve", app_spec, *extra]
@@ -364,7 +385,12 @@ def open_transport(
         if app_spec is None:
             msg = "--fusion-transport=inproc needs --fusion-app (or the fusion_app ini key)"
             raise StartupError(msg)
-        return InProcess(_load(app_spec))
+        target = load(app_spec)
+        if isinstance(target, ServerSource):  # MCPServer, FastMCP, Server: their own client
+            from pytest_mcpfusion._inmemory import InMemory  # noqa: PLC0415 - it builds on Remote
+
+            return InMemory(target, limits)
+        return InProcess(target)
     if kind == "stdio":
         if server is None and app_spec is None:
             msg = "--fusion-transport=stdio needs --fusion-server=COMMAND or --fusion-app"
@@ -393,9 +419,10 @@ def open_transport(
     raise StartupError(msg)
 
 
-def _load(app_spec: str) -> ToolApp:
+def load(app_spec: str) -> ToolApp | ServerSource:
+    """The app (or framework server) ``app_spec`` names; :class:`StartupError` says why not."""
     try:
-        return load_app(app_spec)
+        return load_target(app_spec)
     except AppLoadError as exc:
         msg = f"--fusion-app={app_spec}: {exc}"
         raise StartupError(msg) from exc
@@ -408,7 +435,14 @@ def _load(app_spec: str) -> ToolApp:
 
 def _checked(app_spec: str) -> str:
     """``app_spec``, once it loads here: a server would only die saying the same, later."""
-    _load(app_spec)
+    target = load(app_spec)
+    if isinstance(target, ServerSource):
+        msg = (
+            f"--fusion-app={app_spec} names a {target.kind}, which runs in process (the "
+            "default transport, --fusion-transport=inproc); to test it over stdio or HTTP, "
+            "start it with its own runner: --fusion-server='python server.py'"
+        )
+        raise StartupError(msg)
     return app_spec
 
 

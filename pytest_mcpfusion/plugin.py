@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 import fusion_core
-from fusion_core import AppLoadError, ResponseView, ToolResponse, load_app
+from fusion_core import AppLoadError, ResponseView, ToolResponse
 from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from fusion_core._snapshot._inline import InlineWire
 from fusion_core._terminal import terminal_safe
 from pytest_mcpfusion import _profiles, hookspecs
 from pytest_mcpfusion._assertrepr import explain
 from pytest_mcpfusion._closure import add_overrides, overridden
+from pytest_mcpfusion._contract import _unadapted
 from pytest_mcpfusion._contract._collect import (
     GROUP,
     FusionContractFile,
@@ -204,6 +205,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"fusion_hypothesis_profile: {error}") from None
     gate = config.stash[GATE_KEY] = Gate(config)
     config.pluginmanager.register(gate, "fusion-gate")
+    config.pluginmanager.register(_unadapted, "fusion-unadapted")  # MCPServer/FastMCP answers
     session = FusionSession(config)
     if session.contract:
         session.tokenizer, session.report.tokenizer_name = offline_tokenizer()
@@ -405,17 +407,19 @@ def _known_actions(fusion: FusionSession) -> set[str]:
 
 
 @pytest.fixture(scope="session")
-def fusion_app(pytestconfig: pytest.Config) -> ToolApp | None:
+def fusion_app(pytestconfig: pytest.Config) -> ToolApp | Any:
     """The configured app (``--fusion-app``), or ``None`` for a server by command or URL.
 
-    Override it in a conftest to test an app built there (calls then run in
-    process), or to return the configured app itself (it keeps its transport).
+    A spec naming an ``MCPServer``, a ``FastMCP``, the SDK's ``Server`` or a
+    factory of one gives that object. Override it in a conftest to test an
+    app or server built there (calls then run in process), or to return the
+    configured one itself (it keeps its transport).
     """
     session = pytestconfig.stash[SESSION_KEY]
     if not session.configured:
         return None
     try:
-        return load_app(session.app_spec) if session.app_spec else session.transport().app
+        return session.spec_target() if session.app_spec else session.transport().app
     except (pytest.UsageError, AppLoadError) as exc:  # a few lines, not a traceback
         failure = f"--fusion-app={session.app_spec}: {exc}" if session.app_spec else str(exc)
     pytest.fail(failure, pytrace=False)

@@ -64,7 +64,12 @@ def test_docs_have_examples() -> None:
 # that must appear in the output of the commands just run. Installing is the
 # one step not repeated here: the package is installed already.
 
-WALKTHROUGHS = [ROOT / "docs" / "getting-started.md", ROOT / "docs" / "cli.md"]
+WALKTHROUGHS = [
+    ROOT / "docs" / "getting-started.md",
+    ROOT / "docs" / "cli.md",
+    ROOT / "docs" / "mcpserver.md",
+    ROOT / "docs" / "fastmcp.md",
+]
 _FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 _TITLE = re.compile(r'title="([^"]+)"')
 _EXITS = re.compile(r"#\s*exits (\d+)")

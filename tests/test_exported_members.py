@@ -9,7 +9,14 @@ import types
 
 import pytest
 
-PACKAGES = ["fusion_core", "fusion_core.ui", "pytest_mcpfusion", "pytest_mcpfusion.strategies"]
+PACKAGES = [
+    "fusion_core",
+    "fusion_core.fastmcp",
+    "fusion_core.mcpserver",
+    "fusion_core.ui",
+    "pytest_mcpfusion",
+    "pytest_mcpfusion.strategies",
+]
 
 
 def _module(name: str) -> types.ModuleType:

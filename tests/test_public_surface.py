@@ -5,7 +5,8 @@ The modules behind the front doors (``fusion_core._present._mask``,
 release. So no docs page, README or example imports one, no message, warning
 or help text a user reads names one, and no docstring the API reference
 renders points at one. A user who needs a name gets it from ``fusion_core``,
-``fusion_core.ui``, ``pytest_mcpfusion`` or ``pytest_mcpfusion.strategies``.
+``fusion_core.ui``, the integrations ``fusion_core.mcpserver`` and
+``fusion_core.fastmcp``, ``pytest_mcpfusion`` or ``pytest_mcpfusion.strategies``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ PRIVATE = re.compile(r"\b(?:fusion_core|pytest_mcpfusion)[./]_(?!_)\w+")
 # The public front doors and the hook specifications (the hooks reference).
 FRONT_DOORS = (
     "fusion_core",
+    "fusion_core.fastmcp",
+    "fusion_core.mcpserver",
     "fusion_core.ui",
     "pytest_mcpfusion",
     "pytest_mcpfusion.hookspecs",

@@ -28,10 +28,11 @@ import shlex
 import sys
 from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, final
+from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, cast, final
 
 from fusion_core._errors import ServerConnectionError, ServerLimitError, ServerResultError
 from fusion_core._mcp._client_stdio import Overflow, ProcessExit, bounded_stdio
+from fusion_core._mcp._frameworks import ServerSource
 from fusion_core._read._parse import parse
 from fusion_core._read._parsed_blocks import ParsedResponse
 from fusion_core._terminal import one_line, terminal_safe
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from anyio.from_thread import BlockingPortal
+    from fastmcp import Client as FastMCPClient
     from mcp import Client
     from mcp.client import Transport
     from mcp.server.lowlevel import Server
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
 
     from fusion_core._mcp._server import ToolApp
 
-    Target = str | Server[Any] | Transport
+    Target = str | Server[Any] | Transport | Any  # Any: an MCPServer or a FastMCP
 
 __all__ = [
     "BlockingFusionClient",
@@ -217,7 +219,9 @@ class FusionClient:
     __slots__ = (
         "_client",
         "_ended",
+        "_fastmcp",
         "_faults",
+        "_in_memory",
         "_label",
         "_lost",
         "_max_bytes",
@@ -252,9 +256,11 @@ class FusionClient:
         # tripped (how a JSON body's error begins, how a server-sent event's does).
         self._overflow_marks: tuple[str, str] | None = None
         self._ended: ProcessExit | None = None
-        self._client: Client | None = None
+        self._client: Client | FastMCPClient[Any] | None = None
         self._lost: str | None = None
         self._faults: _Faults = _Faults()
+        self._fastmcp = False  # a FastMCP server, reached through fastmcp.Client
+        self._in_memory = False  # a server in this process: no bytes parsed
 
     @classmethod
     def stdio(
@@ -344,27 +350,38 @@ class FusionClient:
     @classmethod
     def in_memory(
         cls,
-        server: ToolApp | Server[Any],
+        server: ToolApp | Server[Any] | ServerSource | object,
         *,
         mode: str = "auto",
         timeout: float | None = DEFAULT_TIMEOUT,
         max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> FusionClient:
-        """A client for an app (served with ``build_server``) or SDK server in this process.
+        """A client for a server in this process: an app, or a framework's server.
 
-        ``mode="auto"`` calls the server directly (2026-07-28, no JSON);
+        An app is served with ``build_server``. An ``MCPServer`` or the SDK's
+        ``Server`` is reached through the SDK's own in-memory client
+        (``mcp.Client(server)``), a ``FastMCP`` through ``fastmcp.Client(server)``,
+        so the results are those the framework sends over stdio. What a spec
+        naming a server's factory loads gives its server (a fresh one).
+
+        ``mode="auto"`` calls an SDK server directly (2026-07-28, no JSON);
         ``mode="legacy"`` goes through JSON-RPC messages in memory.
         """
-        from mcp.server.lowlevel import Server  # noqa: PLC0415 - mcp is slow to import
-
+        from fusion_core._mcp._frameworks import server_kind  # noqa: PLC0415
         from fusion_core._mcp._server import build_server  # noqa: PLC0415 - imports mcp
 
-        return cls(
-            server if isinstance(server, Server) else build_server(server),
+        if isinstance(server, ServerSource):
+            server = server.server()
+        kind = server_kind(server)
+        client = cls(
+            server if kind is not None else build_server(cast("ToolApp", server)),
             mode=mode,
             timeout=timeout,
             max_response_bytes=max_response_bytes,
         )
+        client._fastmcp = kind == "FastMCP"
+        client._in_memory = True
+        return client
 
     async def __aenter__(self) -> Self:
         from mcp import Client  # noqa: PLC0415 - mcp is slow to import
@@ -372,12 +389,22 @@ class FusionClient:
         if self._client is not None:
             msg = "this FusionClient is already connected; make a new one for a second connection"
             raise RuntimeError(msg)
-        client = Client(
-            self._target,
-            mode=self._mode,
-            read_timeout_seconds=self._timeout,
-            message_handler=self._faults.handle,
-        )
+        client: Any
+        if self._fastmcp:  # its own client: it enters the server's lifespan as fastmcp does
+            from fastmcp import Client as FastMCPClient  # noqa: PLC0415 - only for its servers
+
+            client = FastMCPClient(
+                self._target, timeout=self._timeout, message_handler=self._faults.handle
+            )
+        else:
+            client = Client(
+                self._target,
+                mode=self._mode,
+                # In memory our own deadline (in _request) is the only one needed:
+                # a second timer per request was a tenth of an in-memory call.
+                read_timeout_seconds=None if self._in_memory else self._timeout,
+                message_handler=self._faults.handle,
+            )
         try:
             await client.__aenter__()
         except Exception as exc:
@@ -420,7 +447,28 @@ class FusionClient:
 
     @property
     def sdk_client(self) -> Client:
-        """The connected ``mcp.Client``, for anything this class does not cover."""
+        """The connected ``mcp.Client``, for anything this class does not cover.
+
+        For a ``FastMCP`` server it is a ``fastmcp.Client`` (:attr:`fastmcp_client`),
+        and this raises ``TypeError`` saying so.
+        """
+        client = self._connected
+        if self._fastmcp:
+            msg = "this FusionClient reaches a FastMCP server by fastmcp_client, not mcp.Client"
+            raise TypeError(msg)
+        return cast("Client", client)
+
+    @property
+    def fastmcp_client(self) -> FastMCPClient[Any]:
+        """The connected ``fastmcp.Client`` of a ``FastMCP`` server (``TypeError`` otherwise)."""
+        client = self._connected
+        if not self._fastmcp:
+            msg = "this FusionClient reaches its server through sdk_client, not fastmcp.Client"
+            raise TypeError(msg)
+        return cast("FastMCPClient[Any]", client)
+
+    @property
+    def _connected(self) -> Client | FastMCPClient[Any]:
         if self._client is None:
             if self._lost is not None:
                 msg = f"the connection to the MCP server {self._label!r} ended: {self._lost}"
@@ -433,7 +481,7 @@ class FusionClient:
     @property
     def protocol_version(self) -> str:
         """The MCP protocol version negotiated with the server."""
-        return self.sdk_client.protocol_version
+        return self._connected.protocol_version or ""
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool definition the server lists, as sent (all pages)."""
@@ -505,15 +553,16 @@ class FusionClient:
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT  # noqa: PLC0415
         from pydantic import RootModel, ValidationError  # noqa: PLC0415
 
-        session = self.sdk_client.session
+        session = self._connected.session
         try:
             # Our own deadline as well as the SDK's read timeout: it covers the
             # whole request, whatever the protocol version does in rounds.
             with anyio.fail_after(self._timeout):
                 # A root model of a plain dict: the SDK checks the result against
                 # the protocol version's schema, then hands the JSON over unmodelled.
-                sent = self._faults.race(session.send_request(request, RootModel[dict[str, Any]]))
-                raw = await sent
+                sent = session.send_request(request, RootModel[dict[str, Any]])
+                # In memory no message is parsed, so none can fail to be: no race.
+                raw = await (sent if self._in_memory else self._faults.race(sent))
         except TimeoutError:
             raise self._timed_out(call) from None
         except ValidationError as exc:  # a result the SDK's protocol models refuse
@@ -654,7 +703,7 @@ class BlockingFusionClient:
     @classmethod
     def in_memory(
         cls,
-        server: ToolApp | Server[Any],
+        server: ToolApp | Server[Any] | ServerSource | object,
         *,
         mode: str = "auto",
         timeout: float | None = DEFAULT_TIMEOUT,

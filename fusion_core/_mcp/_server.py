@@ -40,6 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from fusion_core._errors import AppLoadError
+from fusion_core._mcp._frameworks import ServerSource, source_of
 from fusion_core._mcp._server_http_limits import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
@@ -63,6 +64,7 @@ __all__ = [
     "ToolApp",
     "build_server",
     "load_app",
+    "load_target",
     "serve_http",
     "serve_stdio",
 ]
@@ -461,8 +463,48 @@ def load_app(spec: str) -> ToolApp:
 
     ``attr`` may be dotted (``module:holder.app``). Raises :class:`AppLoadError`
     saying what is missing: the colon, the module, the attribute, or the
-    app's ``definitions()`` and ``call()``.
+    app's ``definitions()`` and ``call()``. A framework's server (``MCPServer``,
+    ``FastMCP``, the SDK's ``Server``) is not an app: :func:`load_target` loads it.
     """
+    target = load_target(spec)
+    if isinstance(target, ServerSource):
+        msg = (
+            f"app spec {spec!r} names a {target.kind}, which serves itself: run it with its "
+            "own runner (mcp.run()); `fusion list|call|check` and the pytest plugin drive "
+            "it in process"
+        )
+        raise AppLoadError(msg, spec=spec)
+    return target
+
+
+def load_target(spec: str) -> ToolApp | ServerSource:
+    """Import ``"pkg.module:attr"``: an app, or a framework server (or its factory).
+
+    A ``FusionApp`` (any :class:`ToolApp`) is returned as is; an ``MCPServer``,
+    a ``FastMCP``, the SDK's low-level ``Server``, or a zero-argument function
+    returning one of them, as a :class:`ServerSource`. Raises
+    :class:`AppLoadError` saying what is missing, as :func:`load_app` does.
+    """
+    target = _named(spec)
+    if isinstance(target, ToolApp):
+        return target
+    try:
+        source = source_of(target, spec.partition(":")[2])
+    except TypeError as exc:
+        raise AppLoadError(f"app spec {spec!r}: {exc}", spec=spec) from None
+    if source is not None:
+        return source
+    missing = [method for method in ("definitions", "call") if not hasattr(target, method)]
+    msg = (
+        f"app spec {spec!r} names a {type(target).__qualname__}, not an app: "
+        f"it has no {' or '.join(f'{method}()' for method in missing)}, and it is not an "
+        "MCPServer, a FastMCP, the MCP SDK's Server or a function returning one"
+    )
+    raise AppLoadError(msg, spec=spec)
+
+
+def _named(spec: str) -> Any:
+    """The object ``"pkg.module:attr"`` names (the module imported)."""
     module_name, colon, attr_path = spec.partition(":")
     if not colon or not module_name or not attr_path:
         msg = f"app spec {spec!r} must look like 'package.module:app' (module, colon, attribute)"
@@ -483,11 +525,4 @@ def load_app(spec: str) -> ToolApp:
         except AttributeError:
             msg = f"app spec {spec!r}: {module_name!r} has no attribute {attr_path!r}"
             raise AppLoadError(msg, spec=spec) from None
-    if not isinstance(target, ToolApp):
-        missing = [method for method in ("definitions", "call") if not hasattr(target, method)]
-        msg = (
-            f"app spec {spec!r} names a {type(target).__qualname__}, not an app: "
-            f"it has no {' or '.join(f'{method}()' for method in missing)}"
-        )
-        raise AppLoadError(msg, spec=spec)
     return target

@@ -160,8 +160,12 @@ def sent(value: Any) -> str:
     return "object"
 
 
-def field_problems(error: ValidationError) -> list[tuple[str, str]]:
-    """``(field, message)`` per problem, unrecognized keys merged into ``(root)``."""
+def field_problems(error: ValidationError, *, values: bool = True) -> list[tuple[str, str]]:
+    """``(field, message)`` per problem, unrecognized keys merged into ``(root)``.
+
+    With ``values=False`` the messages do not quote what was sent (a framework's
+    validation, whose inputs this library did not choose to show).
+    """
     problems: list[tuple[str, str]] = []
     unknown: list[str] = []
     for detail in error.errors(include_url=False):
@@ -170,6 +174,9 @@ def field_problems(error: ValidationError) -> list[tuple[str, str]]:
             unknown.append(".".join(str(part) for part in loc))
             continue
         name = ".".join(str(part) for part in loc) or ROOT
+        if not values:
+            problems.append((name, f"{detail['msg']}."))
+            continue
         shown = "(missing)" if detail["type"] == "missing" else sent(detail.get("input"))
         problems.append((name, f"{detail['msg']}. You sent: {shown}."))
     if unknown:

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from fusion_core._write._blocks import EMPTY_DATA_TEXT, render_data, render_rest
 from fusion_core._write._response import ToolResponse
 from fusion_core._write._text import require_unicode
 from fusion_core._write._ui import UiBlock, UiMeta
 from fusion_core._write._view import ResponseView, Suggestion
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import core_schema
 
 __all__ = ["ResponseBuilder", "after_data", "response", "seal", "sealed"]
 
@@ -127,6 +131,26 @@ class ResponseBuilder:
     def build(self) -> ToolResponse:
         """The finished response: blocks in canonical order, view attached."""
         return ToolResponse(self.texts(), view=self.view())
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, _source: Any, _handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        """Pydantic accepts builders and serializes them as their built wire dict.
+
+        So a framework deriving its tools' return types from ``-> ResponseBuilder``
+        (``MCPServer`` wraps a union in a model) registers the tool.
+        """
+        from pydantic_core import core_schema  # noqa: PLC0415 - only pydantic asks for it
+
+        return core_schema.is_instance_schema(
+            cls,
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda builder: dict(builder.build()), when_used="always"
+            ),
+        )
+
+    __get_pydantic_json_schema__ = ToolResponse.__get_pydantic_json_schema__
 
     def __repr__(self) -> str:
         return (

@@ -124,6 +124,20 @@ class ToolResponse(dict[str, Any]):
             ),
         )
 
+    @classmethod
+    def __get_pydantic_json_schema__(cls, _schema: Any, _handler: Any) -> NoReturn:
+        """No JSON schema: a response is a tool's whole result, not structured output.
+
+        Raised as pydantic's schema-generation error, which frameworks deriving
+        an ``outputSchema`` from a ``-> ToolResponse`` annotation (FastMCP,
+        ``MCPServer``) take as "no output schema" (pydantic's invalid-for-JSON-
+        schema error would fail the tool's registration).
+        """
+        from pydantic import PydanticSchemaGenerationError  # noqa: PLC0415
+
+        msg = f"a {cls.__name__} is a whole tool result: it has no JSON schema (no outputSchema)"
+        raise PydanticSchemaGenerationError(msg)
+
 
 def _restore(
     wire: dict[str, Any], view: ResponseView, origin: tuple[Any, dict[str, Any]] | None = None

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from fusion_core import ServerConnectionError, ServerLimitError, load_app
+from fusion_core import ServerConnectionError, ServerLimitError
 from fusion_core._read._definitions import actions_of, discriminator_of
 from fusion_core._terminal import terminal_safe
 from pytest_mcpfusion._contract._examples import action_examples, prime_first, reuse_ids
@@ -300,9 +300,7 @@ class FusionContractItem(pytest.Item):
 
         try:
             if self.valid:  # the user's examples first: they reach the success path
-                app = fusion.transport().app or (
-                    load_app(fusion.app_spec) if fusion.app_spec else None
-                )
+                app = fusion.transport().app or fusion.spec_app()
                 for example in action_examples(fusion.config, app, self.definition, self.action):
                     fusion.report.example_calls[label] += 1
                     send(example, None)

@@ -230,6 +230,7 @@ class Gate:
     def isolate_before(self, item: pytest.Item, fusion: FusionSession) -> None:
         """Before a test that reaches the tools: fresh server (``test``), then the reset hook."""
         from pytest_mcpfusion._contract._collect import FusionContractItem  # noqa: PLC0415 - _contract imports this
+        from pytest_mcpfusion._inmemory import CONTRACT_SCOPE, TESTS_SCOPE  # noqa: PLC0415
 
         reaches = isinstance(item, FusionContractItem) or bool(
             CALL_FIXTURES & set(getattr(item, "fixturenames", ()))
@@ -241,6 +242,10 @@ class Gate:
                 self._warn_url(fusion.server)
             else:
                 fusion.close()  # the next call starts a fresh server
+        # In process, a framework server's factory gives the contract tests and the
+        # user's tests a server each (a fresh one per test under --fusion-isolate=test).
+        scope = CONTRACT_SCOPE if isinstance(item, FusionContractItem) else TESTS_SCOPE
+        fusion.enter_scope(scope, fresh=self.isolate == "test")
         self.config.hook.pytest_fusion_reset(config=self.config, item=item)
 
     def _warn_url(self, url: str) -> None:

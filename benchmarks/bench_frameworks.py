@@ -1,0 +1,267 @@
+"""Cost of driving another framework's server in process, in one run.
+
+Two criteria (issue 23):
+
+- **contract suite**: ``pytest --fusion`` on the same two tools written on an
+  ``MCPServer`` and on a ``FastMCP`` server (both with ``use_fusion``) costs at
+  most 1.3x the same tools on a ``FusionApp``. Each suite runs as a subprocess,
+  ``--rounds`` times, interleaved; the figure is the session's CPU time (read
+  in the child at session start and at the summary; the in-memory server runs
+  in the child's threads, so its CPU is counted).
+- **user's tests**: ``fusion_call`` through the plugin's in-process transport
+  (one session, the server on its loop) costs at most 1.2x calling the
+  framework's in-memory client directly (``mcp.Client(server).call_tool`` /
+  ``fastmcp.Client(server).call_tool`` in one open session), per call.
+
+Run: ``.venv/bin/python benchmarks/bench_frameworks.py [--rounds N]``. The
+servers and suites are generated in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from _harness import compare, header, options, ratios_of, report
+from anyio.from_thread import start_blocking_portal
+from fastmcp import Client as FastMCPClient
+from mcp import Client
+
+from fusion_core._mcp._frameworks import source_of
+from pytest_mcpfusion import FusionResult
+from pytest_mcpfusion._inmemory import InMemory
+from pytest_mcpfusion._transport import Limits
+
+SUITE_TARGET = 1.30
+CALL_TARGET = 1.20
+EXAMPLES = 25
+CALLS = 200  # calls per measurement of the user's-tests criterion
+
+TOOLS = textwrap.dedent(
+    '''
+    from pydantic import BaseModel
+
+    from fusion_core import Presenter, tool_error
+
+
+    class Ticket(BaseModel):
+        id: int
+        title: str
+
+
+    TICKET = Presenter("Ticket", schema=Ticket)
+    TICKETS = {1: {"id": 1, "title": "Printer on fire", "owner": "ann"}}
+
+
+    async def get_ticket(ticket: int):
+        """One ticket."""
+        if ticket not in TICKETS:
+            return tool_error("NOT_FOUND", f"No ticket #{ticket}.", suggestion="Call open_ticket.")
+        return TICKET.make(TICKETS[ticket])
+
+
+    async def open_ticket(title: str):
+        """Open a ticket."""
+        return TICKET.make({"id": len(TICKETS) + 1, "title": title})
+    '''
+)
+
+FUSIONAPP = textwrap.dedent(
+    """
+    from fusion_core import FusionApp, Tool
+    import tools
+
+    get_tool = Tool("get_ticket", "One ticket.")
+    get_tool.action("run", tools.get_ticket, description="One ticket.")
+    open_tool = Tool("open_ticket", "Open a ticket.")
+    open_tool.action("run", tools.open_ticket, description="Open a ticket.")
+    app = FusionApp([get_tool, open_tool], name="helpdesk")
+    """
+)
+
+MCPSERVER = textwrap.dedent(
+    """
+    from mcp.server.mcpserver import MCPServer
+    from fusion_core.mcpserver import use_fusion
+    import tools
+
+    app = use_fusion(MCPServer("helpdesk"))
+    app.tool(name="get_ticket")(tools.get_ticket)
+    app.tool(name="open_ticket")(tools.open_ticket)
+    """
+)
+
+FASTMCP = textwrap.dedent(
+    """
+    from fastmcp import FastMCP
+    from fusion_core.fastmcp import use_fusion
+    import tools
+
+    app = use_fusion(FastMCP("helpdesk"))
+    app.tool(tools.get_ticket)
+    app.tool(tools.open_ticket)
+    """
+)
+
+SESSION_CPU_PLUGIN = textwrap.dedent(
+    """
+    import time
+
+    _START = [0.0]
+
+
+    def pytest_sessionstart(session):
+        _START[0] = time.process_time()
+
+
+    def pytest_terminal_summary(terminalreporter):
+        terminalreporter.write_line(f"session cpu {time.process_time() - _START[0]:.4f}s")
+    """
+)
+SESSION_CPU = re.compile(r"^session cpu (?P<seconds>[\d.]+)s$", re.MULTILINE)
+
+
+def _write(root: Path) -> None:
+    (root / "tools.py").write_text(TOOLS)
+    (root / "on_fusionapp.py").write_text(FUSIONAPP)
+    (root / "on_mcpserver.py").write_text(MCPSERVER)
+    (root / "on_fastmcp.py").write_text(FASTMCP)
+    (root / "sessioncpu.py").write_text(SESSION_CPU_PLUGIN)
+    (root / "pytest.ini").write_text("[pytest]\n")
+
+
+def _suite(root: Path, module: str) -> float:
+    """The session CPU seconds of ``pytest --fusion`` (contract tests only) on ``module:app``."""
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "-p",
+        "sessioncpu",
+        "-q",
+        "--fusion",
+        f"--fusion-app={module}:app",
+        f"--fusion-examples={EXAMPLES}",
+        "--hypothesis-seed=0",
+    ]
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
+    found = SESSION_CPU.search(done.stdout)
+    if done.returncode != 0 or found is None:
+        output = done.stdout[-3000:] + done.stderr[-2000:]
+        msg = f"{module}: the suite failed ({done.returncode}):\n{output}"
+        raise RuntimeError(msg)
+    return float(found.group("seconds"))
+
+
+def contract_suites(root: Path, rounds: int) -> None:
+    """Criterion 1: the three suites, interleaved."""
+    names = {"FusionApp": "on_fusionapp", "MCPServer": "on_mcpserver", "FastMCP": "on_fastmcp"}
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(rounds + 1):  # the first round warms the caches, uncounted
+        order = list(names)
+        shift = round_ % len(order)
+        for name in order[shift:] + order[:shift]:
+            seconds = _suite(root, names[name])
+            if round_:
+                times[name].append(seconds)
+    ratios = ratios_of("FusionApp", times)
+    for name in ("MCPServer", "FastMCP"):
+        report(
+            "frameworks",
+            f"contract suite, {EXAMPLES} examples",
+            ratios[name],
+            candidate=name,
+            target=SUITE_TARGET,
+        )
+
+
+def _direct(server: Any, fastmcp: bool) -> tuple[Callable[[], object], Callable[[], None]]:
+    """``CALLS`` calls through the framework's own client, one open session on a portal."""
+    portal_cm = start_blocking_portal()
+    portal = portal_cm.__enter__()
+    if fastmcp:
+        client: Any = FastMCPClient(server)
+    else:
+        client = Client(server)
+    client_cm = portal.wrap_async_context_manager(client)
+    client_cm.__enter__()
+
+    async def calls() -> None:
+        for _ in range(CALLS):
+            await client.call_tool("get_ticket", {"ticket": 1})
+
+    def close() -> None:
+        client_cm.__exit__(None, None, None)
+        portal_cm.__exit__(None, None, None)
+
+    return lambda: portal.call(calls), close
+
+
+def _through_the_plugin(server: Any) -> tuple[Callable[[], object], Callable[[], None]]:
+    """``CALLS`` calls as ``fusion_call`` makes them: the transport, then a ``FusionResult``."""
+    source = source_of(server, "app")
+    assert source is not None
+    transport = InMemory(source, Limits())
+
+    def calls() -> None:
+        for _ in range(CALLS):
+            arguments = {"ticket": 1}
+            wire, view = transport.call("get_ticket", arguments, None)
+            FusionResult(wire, view, tool="get_ticket", arguments=arguments)
+
+    return calls, transport.close
+
+
+def users_tests(root: Path, rounds: int) -> None:
+    """Criterion 2: per framework, the plugin's transport against the framework's client."""
+    sys.path.insert(0, str(root))
+    for name, module_name, fastmcp in (
+        ("MCPServer", "on_mcpserver", False),
+        ("FastMCP", "on_fastmcp", True),
+    ):
+        module = importlib.import_module(module_name)
+        direct, close_direct = _direct(module.app, fastmcp)
+        ours, close_ours = _through_the_plugin(module.app)
+        try:
+            ratios = compare("direct", {"direct": direct, "fusion_call": ours}, rounds=rounds)
+        finally:
+            close_direct()
+            close_ours()
+        report(
+            "frameworks",
+            f"{name}: {CALLS} calls, one session",
+            ratios["fusion_call"],
+            candidate=f"fusion_call ({name})",
+            target=CALL_TARGET,
+        )
+
+
+def main() -> int:
+    args = options(__doc__, rounds=5)
+    header("frameworks: MCPServer and FastMCP in process")
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        _write(root)
+        start = time.perf_counter()
+        users_tests(root, args.rounds)
+        contract_suites(root, args.rounds)
+        print(f"  ({time.perf_counter() - start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""A helpdesk on ``fastmcp``'s ``FastMCP``, answering in the Fusion format (docs/fastmcp.md)."""

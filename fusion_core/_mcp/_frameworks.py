@@ -1,0 +1,165 @@
+"""Servers written with another framework: ``MCPServer``, ``Server``, ``FastMCP``.
+
+The ``mcp`` SDK's ``MCPServer`` and low-level ``Server``, and the standalone
+``fastmcp`` package's ``FastMCP``.
+
+Such a server is not a :class:`~fusion_core.ToolApp` (it has no ``definitions()``
+and ``call()``): it is driven through its framework's own in-memory client
+(``mcp.Client(server)``, ``fastmcp.Client(server)``), so what a test sees is what
+the framework sends over stdio, ``isError: false`` included.
+
+A spec may name the server itself or a zero-argument factory of one (a
+function that builds and returns it). A factory lets every isolation scope of
+the pytest plugin start from a fresh server: see :class:`ServerSource`.
+
+Neither framework is imported here: an object is recognised by the classes of
+the modules already loaded (a server instance implies its framework module is).
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, final
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from fusion_core._write._response import ToolResponse
+
+__all__ = [
+    "FRAMEWORKS",
+    "ServerSource",
+    "fusion_answer",
+    "server_kind",
+    "source_of",
+    "validation_answer",
+]
+
+FRAMEWORKS: Final = {
+    "MCPServer": ("mcp.server.mcpserver", "MCPServer"),
+    "FastMCP": ("fastmcp", "FastMCP"),
+    "Server": ("mcp.server.lowlevel", "Server"),
+}
+"""The server classes driven in process, by name: (module, class)."""
+
+
+def server_kind(obj: object) -> str | None:
+    """``"MCPServer"``, ``"FastMCP"`` or ``"Server"`` for a framework's server, else ``None``."""
+    for kind, (module_name, class_name) in FRAMEWORKS.items():
+        module = sys.modules.get(module_name)
+        cls = getattr(module, class_name, None) if module is not None else None
+        if isinstance(cls, type) and isinstance(obj, cls):
+            return kind
+    return None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ServerSource:
+    """A framework server a spec or a fixture named: the server, or its factory.
+
+    :meth:`server` gives the server to connect to: the same instance every
+    time, or a fresh one from the factory (its first product is reused once,
+    so that loading a spec does not build a server for nothing).
+    """
+
+    target: Any
+    """What was named: the server instance or the zero-argument factory."""
+    kind: str
+    """``"MCPServer"``, ``"FastMCP"`` or ``"Server"``."""
+    label: str
+    """How messages name it (``helpdesk.server:make_server()``)."""
+    _first: list[Any]
+
+    @property
+    def factory(self) -> bool:
+        """Whether :attr:`target` is a factory (each :meth:`server` call builds a new one)."""
+        return server_kind(self.target) is None
+
+    def server(self) -> Any:
+        """The server to connect to (fresh from a factory)."""
+        if not self.factory:
+            return self.target
+        if self._first:
+            return self._first.pop()
+        return _built(self.target, self.label)
+
+
+def _built(factory: Callable[[], Any], label: str) -> Any:
+    server = factory()
+    if server_kind(server) is None:
+        msg = (
+            f"{label} returned a {type(server).__qualname__}, not an MCPServer, a FastMCP "
+            "or a low-level Server: a factory must build and return the server"
+        )
+        raise TypeError(msg)
+    return server
+
+
+def _zero_argument(obj: object) -> bool:
+    """Whether ``obj`` is a function (not a class) callable with no arguments."""
+    if isinstance(obj, type) or not callable(obj):
+        return False
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return False
+    return all(
+        parameter.default is not parameter.empty
+        or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+        for parameter in signature.parameters.values()
+    )
+
+
+def source_of(obj: object, label: str) -> ServerSource | None:
+    """The :class:`ServerSource` for a framework server or a zero-argument factory of one.
+
+    ``None`` when ``obj`` is neither (a factory is called once to find out).
+    A factory that raises, or returns something else, raises ``TypeError``
+    naming ``label``. An ``async def`` factory is refused the same way: the
+    plugin builds servers outside any event loop.
+    """
+    kind = server_kind(obj)
+    if kind is not None:
+        return ServerSource(obj, kind, label, [])
+    if not _zero_argument(obj):
+        return None
+    if inspect.iscoroutinefunction(obj):
+        msg = f"{label} is an async function: a server factory must be a plain function"
+        raise TypeError(msg)
+    product = obj()  # type: ignore[operator]  # callable, checked by _zero_argument
+    kind = server_kind(product)
+    if kind is None:
+        return None
+    return ServerSource(obj, kind, f"{label}()", [product])
+
+
+def fusion_answer(value: object) -> ToolResponse | None:
+    """The Fusion response a framework's tool returned, built; ``None`` for anything else.
+
+    A ``ToolResponse`` as is, a builder (``response(...)``, ``Presenter.make(...)``)
+    built. The integrations hand it to the framework as its own result type,
+    so its blocks reach the client unchanged.
+    """
+    from fusion_core._write._builder import ResponseBuilder  # noqa: PLC0415 - with the integration
+    from fusion_core._write._response import ToolResponse  # noqa: PLC0415
+
+    if isinstance(value, ToolResponse):
+        return value
+    if isinstance(value, ResponseBuilder):
+        return value.build()
+    return None
+
+
+def validation_answer(tool: str, error: ValidationError) -> ToolResponse:
+    """The ``<validation_error>`` envelope of a framework's argument validation.
+
+    The one a ``FusionApp`` writes (``action`` is the tool's name), with the
+    field names and pydantic's messages, never the values sent.
+    """
+    from fusion_core._tools._pipeline import field_problems, validation_error  # noqa: PLC0415
+
+    return validation_error(tool, field_problems(error, values=False))

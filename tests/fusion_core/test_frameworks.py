@@ -1,0 +1,185 @@
+"""Servers of other frameworks, loaded and driven in process, byte for byte as over stdio.
+
+``MCPServer``, ``FastMCP`` and the SDK's ``Server``, each through its own
+in-memory client.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from mcp.server.mcpserver import MCPServer
+
+from fusion_core import AppLoadError, BlockingFusionClient, FusionApp, load_app
+from fusion_core._cli import main as fusion_main
+from fusion_core._mcp._frameworks import ServerSource, server_kind, source_of
+from fusion_core._mcp._server import load_target
+from tests._support.frameworks import FRAMEWORK_SOURCES
+
+KINDS = sorted(FRAMEWORK_SOURCES)
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("open_ticket", {"title": "printer on fire"}),
+    ("open_ticket", {"title": "again", "priority": 3}),
+    ("open_ticket", {"priority": "high"}),  # refused by MCPServer and FastMCP
+    ("list_tickets", {}),
+    ("no_such_tool", {}),
+]
+
+
+@pytest.fixture
+def helpdesk(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[ModuleType, Path]:
+    """The framework's helpdesk module, importable as ``helpdesk_<kind>``, and its file."""
+    name = f"helpdesk_{kind.lower()}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(FRAMEWORK_SOURCES[kind], encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    return importlib.import_module(name), path
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_server_kind_names_the_framework(kind: str, helpdesk: tuple[ModuleType, Path]) -> None:
+    """Each server is recognised by its class; its factory and other objects are not servers."""
+    module, _ = helpdesk
+    assert server_kind(module.mcp) == kind
+    assert server_kind(module.make_server) is None
+    assert server_kind(FusionApp([])) is None
+    assert server_kind(object()) is None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_spec_naming_the_server_loads_it(kind: str, helpdesk: tuple[ModuleType, Path]) -> None:
+    """``module:mcp`` is a source giving that very server every time."""
+    module, _ = helpdesk
+    source = load_target(f"{module.__name__}:mcp")
+    assert isinstance(source, ServerSource)
+    assert (source.kind, source.factory, source.label) == (kind, False, "mcp")
+    assert source.server() is module.mcp
+    assert source.server() is module.mcp
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_spec_naming_a_factory_gives_fresh_servers(
+    kind: str, helpdesk: tuple[ModuleType, Path]
+) -> None:
+    """``module:make_server`` builds one server to learn its kind, then a new one per request."""
+    module, _ = helpdesk
+    source = load_target(f"{module.__name__}:make_server")
+    assert isinstance(source, ServerSource)
+    assert (source.kind, source.factory, source.label) == (kind, True, "make_server()")
+    first, second = source.server(), source.server()
+    assert server_kind(first) == server_kind(second) == kind
+    assert first is not second
+    assert first is not module.mcp
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_load_app_says_a_framework_server_is_not_served_by_fusion(
+    kind: str, helpdesk: tuple[ModuleType, Path]
+) -> None:
+    """``load_app`` (``fusion serve``) names the server's class and where it is driven instead."""
+    module, _ = helpdesk
+    with pytest.raises(AppLoadError, match=f"names a {kind}, which serves itself") as caught:
+        load_app(f"{module.__name__}:mcp")
+    assert "fusion list|call|check" in str(caught.value)
+
+
+def _not_a_server() -> object:
+    return {"content": []}
+
+
+async def _async_factory() -> object:
+    return None
+
+
+def _needs_an_argument(name: str) -> object:
+    return name
+
+
+def test_what_is_not_a_server_source() -> None:
+    """Objects that are neither a server nor a zero-argument factory of one are no source."""
+    assert source_of(_not_a_server, "f") is None  # called once: it returned no server
+    assert source_of(_needs_an_argument, "f") is None  # not called
+    assert source_of(dict, "dict") is None  # a class is not a factory
+    assert source_of(42, "n") is None
+
+
+def test_an_async_factory_is_refused_by_name() -> None:
+    """An ``async def`` factory cannot be called outside a loop: the error names it."""
+    with pytest.raises(TypeError, match="make is an async function"):
+        source_of(_async_factory, "make")
+
+
+def test_a_factory_that_stops_returning_servers_is_named() -> None:
+    """A factory whose later products are not servers fails naming it and what it returned."""
+    products: list[object] = [MCPServer("x"), "not a server"]
+    source = source_of(lambda: products.pop(0), "make")
+    assert source is not None
+    source.server()
+    with pytest.raises(TypeError, match=r"make\(\) returned a str, not an MCPServer"):
+        source.server()
+
+
+def test_a_spec_naming_neither_says_both_ways() -> None:
+    """A spec naming something else lists what an app needs and which servers are accepted."""
+    with pytest.raises(AppLoadError, match="not an app: it has no definitions") as caught:
+        load_target("json:dumps")
+    assert "MCPServer, a FastMCP, the MCP SDK's Server or a function returning one" in str(
+        caught.value
+    )
+
+
+def _calls(client: BlockingFusionClient) -> list[Any]:
+    with client:
+        return [client.list_tools(), *(client.call(name, args) for name, args in CALLS)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_in_memory_answers_are_the_stdio_bytes(
+    kind: str, helpdesk: tuple[ModuleType, Path]
+) -> None:
+    """The framework's in-memory client gives exactly what its stdio runner sends.
+
+    Definitions and results alike, ``isError: false`` and the framework's
+    own error texts included; a fresh server on each side.
+    """
+    module, path = helpdesk
+    over_stdio = _calls(BlockingFusionClient.stdio([sys.executable, str(path)], timeout=120))
+    in_memory = _calls(BlockingFusionClient.in_memory(module.make_server()))
+    assert in_memory == over_stdio
+    if kind != "Server":  # the SDK's Server leaves isError out; the frameworks send false
+        assert in_memory[1]["isError"] is False
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_in_memory_accepts_a_source(kind: str, helpdesk: tuple[ModuleType, Path]) -> None:
+    """A source from a factory spec is connected to a server of its own."""
+    module, _ = helpdesk
+    source = load_target(f"{module.__name__}:make_server")
+    with BlockingFusionClient.in_memory(source) as client:
+        client.call("open_ticket", {"title": "lamp"})
+        listed = client.call("list_tickets", {})
+    assert "lamp" in listed["content"][0]["text"]
+    with BlockingFusionClient.in_memory(module.mcp) as client:  # the module's: untouched
+        untouched = client.call("list_tickets", {})
+    assert "lamp" not in untouched["content"][0]["text"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_cli_lists_and_calls_a_framework_server(
+    kind: str, helpdesk: tuple[ModuleType, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``fusion list MODULE:mcp`` and ``fusion call`` drive the server in process."""
+    module, _ = helpdesk
+    assert fusion_main(["list", f"{module.__name__}:mcp"]) == 0
+    listed = capsys.readouterr().out
+    assert "open_ticket" in listed
+    assert "list_tickets" in listed
+    spec = f"{module.__name__}:make_server"
+    assert fusion_main(["call", spec, "open_ticket", "--json", '{"title": "cli"}']) == 0
+    assert "#1 cli" in capsys.readouterr().out

@@ -1,0 +1,204 @@
+"""``fusion_core.mcpserver.use_fusion`` and ``fusion_core.fastmcp.use_fusion``.
+
+A tool of either framework returns a ``ToolResponse``, a builder or a
+Presenter's result and the client gets those blocks exactly; refused
+arguments come back as the ``<validation_error>`` envelope, naming fields and
+never the values sent; everything else is the framework's own answer.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel
+
+from fusion_core import (
+    BlockingFusionClient,
+    Presenter,
+    ResponseBuilder,
+    ToolResponse,
+    check,
+    parse,
+    response,
+    tool_error,
+)
+from fusion_core import fastmcp as fusion_fastmcp
+from fusion_core import mcpserver as fusion_mcpserver
+
+CANARY = "s3cr3t-canary-<&>"
+"""A value sent as a bad argument: it must never come back in an envelope."""
+
+
+class Ticket(BaseModel):
+    id: int
+    title: str
+
+
+class Filter(BaseModel):
+    status: int
+
+
+TICKET = Presenter("Ticket", schema=Ticket, rules=["Quote ticket ids as #id."])
+ROW = {"id": 7, "title": "printer", "internal_note": "never on the wire"}
+
+
+def _server(kind: str, *, fusion: bool) -> Any:
+    """A helpdesk on ``kind``, with its tools registered before and after ``use_fusion``."""
+    server: Any
+    if kind == "MCPServer":
+        server = MCPServer("helpdesk")
+        decorate: Callable[[Any], Any] = server.tool()
+        install: Callable[[Any], Any] = fusion_mcpserver.use_fusion
+    else:
+        server = FastMCP("helpdesk")
+        decorate = server.tool
+        install = fusion_fastmcp.use_fusion
+
+    @decorate
+    def presented(ticket: int) -> ResponseBuilder:
+        """A Presenter's result, unbuilt."""
+        return TICKET.make({**ROW, "id": ticket})
+
+    if fusion:
+        assert install(server) is server
+        assert install(server) is server  # a second call changes nothing
+
+    @decorate
+    def built(ticket: int) -> ToolResponse:
+        """A built response, annotated."""
+        return response({"id": ticket}).llm_hint("Say hello.").build()
+
+    @decorate
+    def refused(ticket: int) -> ResponseBuilder | ToolResponse:
+        """The tool's own error envelope."""
+        return tool_error("NOT_FOUND", f"Ticket {ticket} does not exist.", suggestion="List them.")
+
+    @decorate
+    def plain(ticket: int) -> str:
+        """A plain value: the framework's own answer."""
+        return f"ticket {ticket}"
+
+    @decorate
+    def nested(query: Filter) -> str:
+        """A nested model argument."""
+        return str(query.status)
+
+    return server
+
+
+def _calls(server: Any, *calls: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    with BlockingFusionClient.in_memory(server) as client:
+        return [client.call(name, arguments) for name, arguments in calls]
+
+
+KINDS = ["MCPServer", "FastMCP"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_fusion_results_reach_the_client_block_for_block(kind: str) -> None:
+    """Builder, built response and error envelope: exactly their blocks, no JSON copy."""
+    presented, built, refused = _calls(
+        _server(kind, fusion=True),
+        ("presented", {"ticket": 7}),
+        ("built", {"ticket": 8}),
+        ("refused", {"ticket": 9}),
+    )
+    expected = [
+        TICKET.make(ROW).build(),
+        response({"id": 8}).llm_hint("Say hello.").build(),
+        tool_error("NOT_FOUND", "Ticket 9 does not exist.", suggestion="List them."),
+    ]
+    for wire, want in zip([presented, built, refused], expected, strict=True):
+        assert wire["content"] == want["content"]
+        assert "structuredContent" not in wire
+        assert wire["isError"] is want.is_error  # the framework always sends isError
+        assert check(wire, strict=True) == []
+    assert "never on the wire" not in str(presented)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_without_it_a_response_is_json_text(kind: str) -> None:
+    """Pinned framework behaviour, the reason for the integration: one JSON text block."""
+    (wire,) = _calls(_server(kind, fusion=False), ("built", {"ticket": 8}))
+    assert len(wire["content"]) == 1
+    assert wire["content"][0]["text"].lstrip().startswith("{")
+    assert '"content"' in wire["content"][0]["text"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_everything_else_is_the_frameworks_own_answer(kind: str) -> None:
+    """Plain values and unknown tools are answered byte for byte as without the integration."""
+    calls = [("plain", {"ticket": 3}), ("no_such_tool", {})]
+    assert _calls(_server(kind, fusion=True), *calls) == _calls(_server(kind, fusion=False), *calls)
+
+
+BAD_ARGUMENTS = [
+    pytest.param("presented", {"ticket": CANARY}, ["ticket"], id="wrong-type"),
+    pytest.param("presented", {}, ["ticket"], id="missing"),
+    pytest.param("nested", {"query": {"status": CANARY}}, ["query.status"], id="nested"),
+    pytest.param("nested", {"query": CANARY}, ["query"], id="not-an-object"),
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("tool", "arguments", "fields"), BAD_ARGUMENTS)
+def test_refused_arguments_are_a_validation_envelope(
+    kind: str, tool: str, arguments: dict[str, Any], fields: list[str]
+) -> None:
+    """The ``<validation_error>`` a FusionApp writes: field names, no value sent."""
+    (wire,) = _calls(_server(kind, fusion=True), (tool, arguments))
+    assert wire["isError"] is True
+    assert check(wire, strict=True) == []
+    validation = parse(wire).view.validation
+    assert validation is not None
+    assert validation.action == tool
+    assert [field.name for field in validation.fields] == fields
+    assert "s3cr3t" not in str(wire)
+    assert "pydantic" not in str(wire)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_without_it_refused_arguments_are_plain_text(kind: str) -> None:
+    """Pinned framework behaviour: pydantic's text, the value sent included."""
+    (wire,) = _calls(_server(kind, fusion=False), ("presented", {"ticket": CANARY}))
+    assert wire["isError"] is True
+    assert CANARY in wire["content"][0]["text"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_annotated_response_publishes_no_output_schema(kind: str) -> None:
+    """``-> ToolResponse``, ``-> ResponseBuilder`` and their union register, no ``outputSchema``."""
+    with BlockingFusionClient.in_memory(_server(kind, fusion=True)) as client:
+        definitions = {tool["name"]: tool for tool in client.list_tools()}
+    assert "outputSchema" not in definitions["built"]
+    assert "outputSchema" not in definitions["presented"]
+    assert "outputSchema" not in definitions["refused"]
+
+
+@pytest.mark.parametrize(
+    ("install", "name"),
+    [
+        (fusion_mcpserver.use_fusion, "an MCPServer"),
+        (fusion_fastmcp.use_fusion, "a fastmcp.FastMCP"),
+    ],
+)
+def test_another_object_is_refused_by_name(install: Callable[[Any], Any], name: str) -> None:
+    """Each ``use_fusion`` names the server class it needs and what it got."""
+    with pytest.raises(TypeError, match=f"needs {name}, got dict"):
+        install({})
+
+
+def test_importing_fusion_core_imports_no_framework() -> None:
+    """``import fusion_core`` (and the MCPServer integration) never loads fastmcp."""
+    code = (
+        "import sys, fusion_core, fusion_core.mcpserver; "
+        "assert 'fastmcp' not in sys.modules, 'fastmcp'; "
+        "assert 'mcp.server.mcpserver' not in sys.modules, 'mcpserver'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
