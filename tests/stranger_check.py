@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_docs import WALKTHROUGHS, follow_walkthrough
+from tests._support.walkthroughs import WALKTHROUGHS, follow_walkthrough
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_docs import WALKTHROUGHS
+from tests._support.walkthroughs import WALKTHROUGHS
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -15,8 +15,7 @@ from hypothesis import given, settings
 from fusion_core import ambiguities, check, parse, response, tool_error
 from fusion_core._read._strict import STRICT_RULES
 from pytest_mcpfusion.strategies import responses
-
-from .test_hostile import P_IDS, P_VALUES
+from tests._support.payloads import P_IDS, P_VALUES
 
 UI = '<ui_passthrough type="summary">\n3 invoices\n</ui_passthrough>'
 RULES = "<domain_rules>\n- Amounts are in cents.\n</domain_rules>"

@@ -251,9 +251,9 @@ def test_serve_still_reports_usage_errors() -> None:
 @pytest.mark.parametrize("case", ["not JSON", "deep nesting", "truncated"])
 async def test_a_hostile_answer_is_one_clear_line_and_exit_one(case: str) -> None:
     """A server answering ``tools/call`` with a body the SDK cannot read: no traceback."""
-    from .test_client_http_hostile import HOSTILE, _hostile_app  # noqa: PLC0415
+    from tests._support.hostile_http import HOSTILE, hostile_asgi_app  # noqa: PLC0415
 
-    async with serving_asgi(_hostile_app(HOSTILE[case][0])) as url:
+    async with serving_asgi(hostile_asgi_app(HOSTILE[case][0])) as url:
         run = await anyio.to_thread.run_sync(lambda: _fusion("call", url, "hostile"))
     assert run.returncode == 1, run.stderr
     assert run.stderr.startswith("fusion call: "), run.stderr

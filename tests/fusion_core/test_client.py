@@ -27,11 +27,10 @@ from fusion_core._mcp._client import (
     ServerResultError,
     tool_result_wire,
 )
+from tests._support import bare_sdk_server
 from tests._support.dying import DYING_APP, DYING_SERVER
+from tests._support.fake_app import BARE_SDK_SERVER, CALLS, ROOT, SERVE_STDIO, app, http_server
 from tests._support.servers import serve_http, serving_asgi
-
-from . import bare_sdk_server
-from ._fake_app import BARE_SDK_SERVER, CALLS, ROOT, SERVE_STDIO, app, http_server
 
 MODES = ["auto", "legacy"]
 TIMEOUT = 15.0
@@ -379,7 +378,7 @@ def test_bare_server_parsed_and_checked(bare_client: BlockingFusionClient) -> No
 
 # --- limits: a server nothing bounds ---------------------------------------------
 
-UNBOUNDED_SERVER = [sys.executable, "-m", "tests.fusion_core.unbounded_sdk_server"]
+UNBOUNDED_SERVER = [sys.executable, "-m", "tests._support.unbounded_sdk_server"]
 
 
 def test_an_answer_over_the_size_limit_raises_naming_the_call(tmp_path: Path) -> None:
@@ -419,7 +418,7 @@ def test_an_answer_over_the_timeout_raises_naming_the_call(tmp_path: Path) -> No
 
 def test_the_size_limit_applies_in_memory_too() -> None:
     """Without a stream to cut, the answer is measured once received."""
-    from . import unbounded_sdk_server  # noqa: PLC0415 - imports the SDK's server
+    from tests._support import unbounded_sdk_server  # noqa: PLC0415 - imports the SDK's server
 
     server = unbounded_sdk_server.mcp._lowlevel_server
     with BlockingFusionClient.in_memory(server, max_response_bytes=5_000) as client:
@@ -430,7 +429,7 @@ def test_the_size_limit_applies_in_memory_too() -> None:
 
 def test_long_arguments_are_trimmed_in_the_message() -> None:
     """An error message repeats at most a couple of hundred characters of arguments."""
-    from . import unbounded_sdk_server  # noqa: PLC0415 - imports the SDK's server
+    from tests._support import unbounded_sdk_server  # noqa: PLC0415 - imports the SDK's server
 
     server = unbounded_sdk_server.mcp._lowlevel_server
     with (

@@ -17,9 +17,8 @@ from typing import Any, Final
 import pytest
 
 from fusion_core import FusionClient, ServerLimitError, ToolResponse, success
+from tests._support.fake_app import OneToolApp
 from tests._support.servers import serving, serving_asgi
-
-from ._fake_app import OneToolApp
 
 pytestmark = pytest.mark.anyio
 

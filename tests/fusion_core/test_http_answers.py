@@ -26,9 +26,8 @@ import uvicorn
 from fusion_core import ToolResponse, success
 from fusion_core._mcp._client import _leaves
 from fusion_core._mcp._server import _without_nagle
+from tests._support.fake_app import OneToolApp
 from tests._support.servers import http_connection, ipv6_loopback, post_initialize, serving
-
-from ._fake_app import OneToolApp
 
 pytestmark = pytest.mark.anyio
 
@@ -234,7 +233,7 @@ async def test_an_http_server_survives_results_it_cannot_encode(
     """Lone surrogates or objects in a result, either answer form: envelopes, then serving on."""
     from mcp import Client  # noqa: PLC0415
 
-    from .test_server import HOSTILE_RESULTS, hostile_app  # noqa: PLC0415
+    from tests._support.hostile_results import HOSTILE_RESULTS, hostile_app  # noqa: PLC0415
 
     with caplog.at_level(logging.CRITICAL, logger="fusion_core.server"):
         async with (

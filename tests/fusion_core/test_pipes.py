@@ -23,8 +23,7 @@ import pytest
 
 from fusion_core import FusionApp, Tool
 from fusion_core._mcp._server_stdio import PipeReader, PipeWriter
-
-from ._fake_app import ROOT
+from tests._support.fake_app import ROOT
 
 # --- the two streams, in process --------------------------------------------------------
 

@@ -23,10 +23,10 @@ import fusion_core
 from fusion_core import FusionApp, Tool, ToolResponse, success, success_structured
 from fusion_core.__main__ import main
 from fusion_core._mcp._server import AppLoadError, ToolApp, build_server, load_app
+from tests._support.fake_app import CALLS, ROOT, SERVE_STDIO, FakeApp, OneToolApp, app, http_server
+from tests._support.hostile_results import HOSTILE_RESULTS, hostile_app
 from tests._support.servers import http_connection, ipv6_loopback, post_initialize, serving
 from tests._support.servers import serve_http as serve_command
-
-from ._fake_app import CALLS, ROOT, SERVE_STDIO, FakeApp, OneToolApp, app, http_server
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -215,41 +215,6 @@ def test_a_fusion_app_answers_schema_lookups_without_a_definitions_rebuild() -> 
     assert scanned("echo") == app.definitions()[3]["inputSchema"]
 
 
-class _HostileResultsApp:
-    """Results the SDK could not encode, from an app that bypasses every writer."""
-
-    def definitions(self) -> list[dict[str, Any]]:
-        return [{"name": name, "inputSchema": {"type": "object"}} for name in HOSTILE_RESULTS]
-
-    async def call(self, name: str, arguments: Mapping[str, Any] | None, ctx: Any = None) -> Any:
-        return HOSTILE_RESULTS[name]
-
-
-HOSTILE_RESULTS: Final[dict[str, dict[str, Any]]] = {
-    "surrogate_text": {"content": [{"type": "text", "text": "caf\u00e9 \ud800 tail"}]},
-    "surrogate_late_block": {
-        "content": [{"type": "text", "text": "fine"}, {"type": "text", "text": "\udfff"}]
-    },
-    "surrogate_structured": {
-        "content": [{"type": "text", "text": "{}"}],
-        "structuredContent": {"name": "\udc80"},
-    },
-    "surrogate_structured_key": {
-        "content": [{"type": "text", "text": "{}"}],
-        "structuredContent": {"\ud834": 1},
-    },
-    "object_structured": {
-        "content": [{"type": "text", "text": "{}"}],
-        "structuredContent": {"when": object()},
-    },
-    "surrogate_meta": {"content": [{"type": "text", "text": "ok"}], "_meta": {"x": "\ud800"}},
-    "fine": {"content": [{"type": "text", "text": "still serving ✓"}]},
-}
-
-hostile_app: Final = _HostileResultsApp()
-"""Served over stdio by ``test_a_stdio_server_survives_results_it_cannot_encode``."""
-
-
 async def test_a_result_the_sdk_cannot_encode_is_an_envelope(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -280,7 +245,7 @@ async def test_a_stdio_server_survives_results_it_cannot_encode() -> None:
     """
     from mcp import Client, StdioServerParameters  # noqa: PLC0415
 
-    command = [*SERVE_STDIO[:-1], f"{__name__}:hostile_app"]
+    command = [*SERVE_STDIO[:-1], "tests._support.hostile_results:hostile_app"]
     parameters = StdioServerParameters(command=command[0], args=command[1:], cwd=ROOT)
     async with Client(parameters, read_timeout_seconds=15) as client:
         for name in [*HOSTILE_RESULTS, *HOSTILE_RESULTS]:
@@ -344,7 +309,7 @@ async def test_streamable_http_serves_exactly_the_app(http_url: str, mode: str) 
 
 def test_load_app_returns_the_named_app() -> None:
     """A ``module:attr`` spec gives the object itself; it satisfies ``ToolApp``."""
-    loaded = load_app("tests.fusion_core._fake_app:app")
+    loaded = load_app("tests._support.fake_app:app")
     assert loaded is app
     assert isinstance(loaded, FakeApp)
     assert isinstance(loaded, ToolApp)
@@ -355,7 +320,7 @@ def test_load_app_follows_dotted_attributes(
 ) -> None:
     """``module:holder.attr`` walks attributes."""
     (tmp_path / "holder_module.py").write_text(
-        "from tests.fusion_core._fake_app import app\n\nclass Holder:\n    app = app\n"
+        "from tests._support.fake_app import app\n\nclass Holder:\n    app = app\n"
     )
     monkeypatch.syspath_prepend(tmp_path)
     assert load_app("holder_module:Holder.app") is app
@@ -364,15 +329,15 @@ def test_load_app_follows_dotted_attributes(
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("tests.fusion_core._fake_app", "must look like 'package.module:app'"),
+        ("tests._support.fake_app", "must look like 'package.module:app'"),
         (":app", "must look like 'package.module:app'"),
-        ("tests.fusion_core._fake_app:", "must look like 'package.module:app'"),
+        ("tests._support.fake_app:", "must look like 'package.module:app'"),
         ("no_such_module_xyz:app", "no module named 'no_such_module_xyz'"),
         ("tests.no_such_module:app", "no module named 'tests.no_such_module'"),
-        ("tests.fusion_core._fake_app:nope", "has no attribute 'nope'"),
-        ("tests.fusion_core._fake_app:app.nope", "has no attribute 'app.nope'"),
+        ("tests._support.fake_app:nope", "has no attribute 'nope'"),
+        ("tests._support.fake_app:app.nope", "has no attribute 'app.nope'"),
         ("json:dumps", "names a function, not an app: it has no definitions() or call()"),
-        ("tests.fusion_core._fake_app:CALLS", "names a dict, not an app"),
+        ("tests._support.fake_app:CALLS", "names a dict, not an app"),
     ],
 )
 def test_load_app_says_what_is_wrong(spec: str, message: str) -> None:
@@ -415,10 +380,10 @@ def test_cli_help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
         (["serve"], "the following arguments are required: MODULE:APP"),
         (["serve", "json:dumps"], "not an app"),
         (["serve", "nope"], "must look like 'package.module:app'"),
-        (["serve", "tests.fusion_core._fake_app:app", "--port", "9"], "need --http"),
-        (["serve", "tests.fusion_core._fake_app:app", "--host", "::1"], "need --http"),
-        (["serve", "tests.fusion_core._fake_app:app", "--http", "--port", "70000"], "65535"),
-        (["serve", "tests.fusion_core._fake_app:app", "--port", "x"], "invalid int value"),
+        (["serve", "tests._support.fake_app:app", "--port", "9"], "need --http"),
+        (["serve", "tests._support.fake_app:app", "--host", "::1"], "need --http"),
+        (["serve", "tests._support.fake_app:app", "--http", "--port", "70000"], "65535"),
+        (["serve", "tests._support.fake_app:app", "--port", "x"], "invalid int value"),
         (["frobnicate"], "invalid choice"),
     ],
 )
@@ -521,7 +486,7 @@ def test_cli_refuses_a_missing_blank_or_command_line_token(
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     with pytest.raises(SystemExit) as info:
-        main(["serve", "tests.fusion_core._fake_app:app", "--http", *argv])
+        main(["serve", "tests._support.fake_app:app", "--http", *argv])
     assert info.value.code == 2
     assert message in capsys.readouterr().err
 

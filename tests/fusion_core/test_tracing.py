@@ -18,8 +18,7 @@ from opentelemetry import trace
 from fusion_core import FusionApp, Tool
 from fusion_core._mcp._server import build_server
 from fusion_core._mcp._server_tracing import _SpansWhenTraced, tracing_inert
-
-from ._fake_app import ROOT
+from tests._support.fake_app import ROOT
 
 
 def _app() -> FusionApp:

@@ -129,5 +129,5 @@ def shop(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-UNBOUNDED_SERVER = f"{sys.executable} {ROOT / 'tests' / 'fusion_core' / 'unbounded_sdk_server.py'}"
+UNBOUNDED_SERVER = f"{sys.executable} {ROOT / 'tests' / '_support' / 'unbounded_sdk_server.py'}"
 """A plain-SDK server (no fusion_core) whose ``grow`` answers with ``n`` characters."""

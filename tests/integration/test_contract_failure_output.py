@@ -11,9 +11,8 @@ import shlex
 
 import pytest
 
+from tests._support.leaky import LEAKY
 from tests._support.output import section as output_section
-
-from .test_option_fusion import LEAKY
 
 
 @pytest.fixture

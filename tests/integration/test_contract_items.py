@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
+from tests._support.leaky import LEAKY
+
 from .conftest import ROOT
-from .test_option_fusion import LEAKY
 
 GATE = ("--fusion", "--fusion-app=shop:app", "--fusion-examples=3")
 ONE_TEST = "def test_file():\n    pass\n"

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from ._foreign import FOREIGN_SERVER, command
+from tests._support.foreign import FOREIGN_SERVER, command
 
 LOOKUP_APP = """
 from fusion_core import FusionApp, Tool, tool_error

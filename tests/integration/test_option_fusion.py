@@ -8,40 +8,8 @@ import sys
 
 import pytest
 
+from tests._support.leaky import LEAKY
 from tests._support.output import section
-
-LEAKY = '''
-from fusion_core import ResponseView, ToolResponse, success
-
-
-class LeakyApp:
-    """A hand-written app that ignores _select and leaks a secret field."""
-
-    def definitions(self):
-        return [
-            {
-                "name": "users",
-                "inputSchema": {
-                    "type": "object",
-                    "properties": {
-                        "action": {"type": "string", "enum": ["get"]},
-                        "id": {"type": "integer", "description": "Required for: get"},
-                        "_select": {
-                            "type": "array",
-                            "items": {"type": "string", "enum": ["id", "name"]},
-                        },
-                    },
-                    "required": ["action"],
-                },
-            }
-        ]
-
-    async def call(self, name, arguments, ctx=None):
-        return success({"id": 1, "name": "Ana", "password_hash": "x"})
-
-
-app = LeakyApp()
-'''
 
 
 def _report(output: str) -> list[str]:

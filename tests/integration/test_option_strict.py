@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._foreign import FOREIGN_SERVER, command
+from tests._support.foreign import FOREIGN_SERVER, command
 
 CALLS = """
 import pytest

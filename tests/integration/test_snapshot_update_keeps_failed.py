@@ -15,7 +15,7 @@ import pytest
 
 from .conftest import ROOT
 
-BARE_SERVER = f"{sys.executable} {ROOT / 'tests' / 'fusion_core' / 'bare_sdk_server.py'}"
+BARE_SERVER = f"{sys.executable} {ROOT / 'tests' / '_support' / 'bare_sdk_server.py'}"
 
 TESTS = """
 def test_well_formed(fusion_call, fusion_snapshot):

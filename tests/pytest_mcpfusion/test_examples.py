@@ -14,8 +14,7 @@ from pytest_mcpfusion._contract._examples import (
     prime_first,
     reuse_ids,
 )
-
-from ._results import result_of
+from tests._support.results import result_of
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,7 @@ import pytest
 
 from fusion_core import response, success, success_structured, tool_error, toon_success, ui
 from pytest_mcpfusion._contract._forbidden import Forbidden, unknown_references
-
-from ._results import result_of, wire_result
+from tests._support.results import result_of, wire_result
 
 RULE = Forbidden.of(["password", "internal_cost"], ["CANARY-7f3a"])
 DEFINITIONS: list[dict[str, Any]] = [

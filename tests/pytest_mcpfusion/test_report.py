@@ -14,8 +14,7 @@ from fusion_core._snapshot._format import block_kinds
 from fusion_core._tools._pipeline import validation_error
 from pytest_mcpfusion._report._html import render_html
 from pytest_mcpfusion._report._summary import WireReport, outcome_of
-
-from ._results import result_of, wire_result
+from tests._support.results import result_of, wire_result
 
 SCHEMA: dict[str, Any] = json.loads(
     files("pytest_mcpfusion").joinpath("report.schema.json").read_text(encoding="utf-8")

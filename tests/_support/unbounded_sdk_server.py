@@ -5,7 +5,7 @@ sleeps before answering; ``echo`` is well behaved. A client (and the pytest
 plugin's contract tests) must stay within its time and size limits whatever
 such a server does.
 
-Run it as ``python -m tests.fusion_core.unbounded_sdk_server`` from the repository root.
+Run it as ``python -m tests._support.unbounded_sdk_server`` from the repository root.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ hand-written Fusion text, well-formed and malformed, as pre-built
 The client must hand back every text verbatim; judging it is the parser's and
 the validator's job.
 
-Run it as ``python -m tests.fusion_core.bare_sdk_server`` from the repository root.
+Run it as ``python -m tests._support.bare_sdk_server`` from the repository root.
 """
 
 from __future__ import annotations

@@ -163,7 +163,7 @@ def _delete(args: dict[str, Any]) -> ToolResponse:
 
 
 app: Final = FakeApp()
-"""The instance ``python -m fusion_core serve tests.fusion_core._fake_app:app`` serves."""
+"""The instance ``python -m fusion_core serve tests._support.fake_app:app`` serves."""
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 """The repository root: the working directory that makes ``tests`` importable."""
@@ -171,7 +171,7 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 SERVE_STDIO: Final = [sys.executable, "-m", "fusion_core", "serve", f"{__name__}:app"]
 """The command line serving this app over stdio (run it in :data:`ROOT`)."""
 
-BARE_SDK_SERVER: Final = [sys.executable, "-m", "tests.fusion_core.bare_sdk_server"]
+BARE_SDK_SERVER: Final = [sys.executable, "-m", "tests._support.bare_sdk_server"]
 """The command line of the server written with the bare SDK (run it in :data:`ROOT`)."""
 
 
