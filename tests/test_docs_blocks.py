@@ -86,7 +86,7 @@ CLASSED: dict[tuple[str, str], tuple[str, str]] = {
         "changed snapshot",
     ),
     ("docs/serving.md", "fusion_core: serving billing 0.1.0 over streamable"): (
-        "serve's banner (tests/fusion_core/test_server.py checks the real one)",
+        "serve's banner (tests/fusion_core/_mcp/test_server.py checks the real one)",
         "over streamable HTTP at",
     ),
     ("docs/serving.md", '{"command": "/path/to/project/.venv/bin/fusion"'): (

@@ -7,7 +7,7 @@ of strings is tested for quoting in a few C-level scans of the joined
 column, columns of one type (or of one type and ``None``) are converted
 without Python-level work per value. Every fast form falls back to the
 value-by-value one where it cannot decide, and gives its bytes exactly (a
-differential property in ``tests/fusion_core/test_toon_bulk.py``).
+differential property in ``tests/fusion_core/_write/test_toon_bulk.py``).
 """
 
 from __future__ import annotations

@@ -553,7 +553,7 @@ def _expected(model: type[BaseModel], data: Any, *, many: bool) -> str | None:
     """``to_json`` of ``model_dump(mode="json")`` (sets sorted), or None when the model refuses.
 
     A model refuses what it cannot validate, and what it validates but cannot
-    write: an extra key holding an object (``tests/fusion_core/test_unwritable.py``,
+    write: an extra key holding an object (``tests/fusion_core/_present/test_unwritable.py``,
     found here with seed 19).
     """
     try:

@@ -30,7 +30,7 @@ from fusion_core._write._toon import encode_toon
 FIXTURES = Path(
     os.environ.get(
         "FUSION_TOON_FIXTURES",
-        Path(__file__).resolve().parents[2].parent / "shared" / "toon-spec-fixtures",
+        Path(__file__).resolve().parents[3].parent / "shared" / "toon-spec-fixtures",
     )
 )
 

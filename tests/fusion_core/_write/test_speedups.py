@@ -61,12 +61,15 @@ def test_spans_name_only_tokens_js_prints_differently() -> None:
 
 # -- the off switch: FUSION_NO_SPEEDUPS ----------------------------------------
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # Variables of the outer run that would change how the inner pytest runs.
 _OUTER_RUN = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID")
 # The tests whose code paths the accelerator changes: the JSON writer's float
 # rewrite and the reader's canonical-JSON check.
-_ACCELERATED_TESTS = ("tests/fusion_core/test_json.py", "tests/fusion_core/test_parse.py")
+_ACCELERATED_TESTS = (
+    "tests/fusion_core/_write/test_json.py",
+    "tests/fusion_core/_read/test_parse.py",
+)
 
 
 def _environment(switch: str | None) -> dict[str, str]:
