@@ -22,7 +22,7 @@ from fusion_core._write._text import LINE_BREAK
 
 # Pipes and line breaks (str.splitlines' set, \x1c-\x1e included) are escaped.
 # Lone surrogates are refused (SerializationError: MCP text must be valid
-# Unicode; tests/fusion_core/test_hostile.py), so plain text has none.
+# Unicode; tests/fusion_core/_write/test_hostile_data.py), so plain text has none.
 _PLAIN_TEXT = st.text(st.characters(exclude_characters="|\\", exclude_categories=["Cs"])).filter(
     lambda text: LINE_BREAK.search(text) is None
 )
