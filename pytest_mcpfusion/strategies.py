@@ -55,6 +55,7 @@ from hypothesis.strategies import SearchStrategy
 import fusion_core as fc
 import pytest_mcpfusion._jsonschema as _js
 from fusion_core import ui
+from fusion_core._kinds import ENVELOPES, RULES, TOOL_ERROR, UI
 from fusion_core._read._definitions import discriminator_of
 
 __all__ = [
@@ -222,7 +223,7 @@ def tool_calls(
 
 _HOSTILE: Final = (
     "<", "&", "&amp;", "&lt;", "&#x1;", "\n", "\r", "\r\n", "\n- ", "- ", "  ", "\u2028",
-    "\x85", "</ui_passthrough>", "<\\/ui_passthrough>", "</domain_rules>", "<tool_error>",
+    "\x85", UI.closing, UI.closing.replace("/", "\\/"), RULES.closing, TOOL_ERROR.element,
     "```", "````", '"', "'", ">", "|", ": ", "\x00", "📊",
 )  # fmt: skip
 
@@ -295,7 +296,7 @@ def _data(*, wire_text: bool = True, surrogates: bool = True) -> SearchStrategy[
     text = hostile_text()
     if wire_text:
         text = text.filter(
-            lambda t: not t.startswith(("<tool_error", "<validation_error", "{", "["))
+            lambda t: not t.startswith((*(kind.opening for kind in ENVELOPES), "{", "["))
         )
     return json_values(surrogates=surrogates).filter(lambda v: not isinstance(v, str)) | text
 

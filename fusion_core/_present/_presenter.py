@@ -44,6 +44,7 @@ from typing import Any, Generic, TypeAlias, TypeVar, final
 from pydantic import BaseModel, ValidationError
 
 from fusion_core._errors import FusionError
+from fusion_core._kinds import UI
 from fusion_core._present._mask import Mask
 from fusion_core._present._redact import describe_validation_error, safe_path, schema_names, scrub
 from fusion_core._write._builder import ResponseBuilder, SuggestionLike, after_data, seal
@@ -473,7 +474,7 @@ class Presenter(Generic[M]):
                 if value is None:
                     continue
                 for text in after_data(child._make(value, ctx, None, sealed=False)):
-                    if index and (text in emitted or text.startswith("<ui_passthrough")):
+                    if index and (text in emitted or text.startswith(UI.opening)):
                         continue
                     emitted.add(text)
                     builder.raw_block(text)

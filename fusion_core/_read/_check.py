@@ -66,6 +66,17 @@ from dataclasses import dataclass
 from typing import Final, final
 
 from fusion_core._errors import CharacterReferenceError, FusionError, WireFormatError
+from fusion_core._kinds import (
+    DIRECTIVES,
+    ENVELOPES,
+    KINDS,
+    TAIL,
+    TAIL_ORDER,
+    TOOL_ERROR,
+    UI,
+    VALIDATION_ERROR,
+    kind_of,
+)
 from fusion_core._read._parse import (
     parse,
     read_items,
@@ -93,7 +104,7 @@ __all__ = ["ContractError", "Violation", "ambiguities", "check", "check_strict"]
 
 _NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _BARE_AMP: Final = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);)")
-_UI_HEADER: Final = re.compile(r'<ui_passthrough((?:[ \t\n]+[A-Za-z_][\w.:-]*="[^"<]*")*)[ \t]*>\n')
+_UI_HEADER: Final = re.compile(UI.opening + r'((?:[ \t\n]+[A-Za-z_][\w.:-]*="[^"<]*")*)[ \t]*>\n')
 _RAW_ATTR: Final = re.compile(r'([A-Za-z_][\w.:-]*)="([^"<]*)"')
 _ATTR_WHITESPACE: Final = re.compile("[\t\n\r]")  # attribute value normalization (XML 3.3.3)
 _FENCE_OPEN: Final = re.compile(r"(`{3,})[^`\n]*\n")
@@ -110,21 +121,9 @@ _DTD: Final = re.compile(r"<!(?:DOCTYPE|ENTITY)", re.IGNORECASE)
 # Text that claims to be JSON: an object, or an array that is not a TOON
 # header ("[2|]{id|name}:") or a bracketed word ("[INFO] ...").
 _JSON_LIKE: Final = re.compile(r"\{|\[(?:[\s{\[\"\]tfn-]|[0-9](?![0-9]*[|,\t]?\]))")
-_FUSION_TAGS: Final = (
-    "ui_passthrough",
-    "llm_directives",
-    "domain_rules",
-    "action_suggestions",
-    "tool_error",
-    "validation_error",
-)
-_UI_ATTRIBUTES: Final = ("type", "title", "width", "priority")
-_TAIL_ORDER: Final = {DirectivesBlock: 0, RulesBlock: 1, SuggestionsBlock: 2}
-_TAIL_TAG: Final = {
-    DirectivesBlock: "<llm_directives>",
-    RulesBlock: "<domain_rules>",
-    SuggestionsBlock: "<action_suggestions>",
-}
+_ELEMENT_KINDS: Final = tuple(kind for kind in KINDS if kind.tag)
+_ENVELOPE_OPENINGS: Final = tuple(kind.opening for kind in ENVELOPES)
+_AFTER_DIRECTIVES: Final = " and ".join(kind.element for kind in TAIL[1:])
 
 
 @final
@@ -231,11 +230,13 @@ class _Checker:
     def first(self, block: object) -> None:
         if isinstance(block, ToolErrorBlock):
             self.envelope_text(0, block.text)
-            self.attributes(0, block.attributes, ("code", "severity"), "<tool_error>")
+            self.attributes(0, block.attributes, TOOL_ERROR.attributes, TOOL_ERROR.element)
             self.details(block)
         elif isinstance(block, ValidationErrorBlock):
             self.envelope_text(0, block.text)
-            self.attributes(0, block.attributes, ("action",), "<validation_error>")
+            self.attributes(
+                0, block.attributes, VALIDATION_ERROR.attributes, VALIDATION_ERROR.element
+            )
         elif isinstance(block, DataBlock):
             self.data(block)
 
@@ -248,7 +249,7 @@ class _Checker:
         """
         parsed = self.parsed
         text = block.text
-        if parsed.is_error is not None and text.startswith(("<tool_error", "<validation_error")):
+        if parsed.is_error is not None and text.startswith(_ENVELOPE_OPENINGS):
             self.malformed_envelope(0, text)
         elif (
             parsed.has_structured_content
@@ -281,7 +282,7 @@ class _Checker:
             parse_xml(text, block=index)
         except WireFormatError as exc:
             detail = f" ({exc})"
-        tag = "tool_error" if text.startswith("<tool_error") else "validation_error"
+        tag = TOOL_ERROR.tag if text.startswith(TOOL_ERROR.opening) else VALIDATION_ERROR.tag
         self.add(
             index,
             "envelope-malformed",
@@ -388,7 +389,7 @@ class _Checker:
             self.control(index, header.group())
         names = [name for name, _ in block.attributes]
         for name in names:
-            if name not in _UI_ATTRIBUTES:
+            if name not in UI.attributes:
                 self.add(
                     index,
                     "ui-attribute",
@@ -414,7 +415,7 @@ class _Checker:
         # The lenient reader (unescaped quotes) ends the header at the first ">\n".
         start = len(header.group()) if header else block.text.find(">\n") + 2
         raw_content = block.text[start:]
-        raw_content = raw_content[: -len("\n</ui_passthrough>")]
+        raw_content = raw_content[: -len("\n" + UI.closing)]
         self.ui_tags(index, raw_content)
         self.fence(index, block.content)
 
@@ -461,7 +462,7 @@ class _Checker:
     # ------------------------------------------------------- item blocks
 
     def items(self, index: int, block: DirectivesBlock | RulesBlock | SuggestionsBlock) -> None:
-        tag = _TAIL_TAG[type(block)]
+        tag = kind_of(block).element
         body = block.text[len(tag) + 1 : -len(tag) - 2]
         if "<" in body or _BARE_AMP.search(body):
             self.add(
@@ -515,16 +516,17 @@ class _Checker:
             self.add(index, "character-reference", str(exc.in_block(index)))
 
     def embed_text(self, index: int, text: str, *, in_tail: bool) -> None:
-        tag = next((name for name in _FUSION_TAGS if text.startswith("<" + name)), None)
-        if tag in ("tool_error", "validation_error"):
+        kind = next((kind for kind in _ELEMENT_KINDS if text.startswith("<" + kind.tag)), None)
+        tag = kind.tag if kind is not None else None
+        if kind in ENVELOPES:
             self.add(index, "envelope-position", f"a <{tag}> envelope must be block 0")
-        elif tag == "ui_passthrough" and in_tail:
+        elif kind is UI and in_tail:
             self.add(
                 index,
                 "block-order",
-                "a UI block after <llm_directives>; UI blocks go right after the data",
+                f"a UI block after {DIRECTIVES.element}; UI blocks go right after the data",
             )
-        elif tag == "ui_passthrough":
+        elif kind is UI:
             ui = read_ui(text)
             if ui is None:
                 self.add(
@@ -554,14 +556,14 @@ class _Checker:
                 self.add(
                     index,
                     "unknown-block",
-                    f"<{element}> is not a Fusion block kind; after <llm_directives> "
-                    "only <domain_rules> and <action_suggestions> may follow",
+                    f"<{element}> is not a Fusion block kind; after {DIRECTIVES.element} "
+                    f"only {_AFTER_DIRECTIVES} may follow",
                 )
             else:
                 self.add(
                     index,
                     "block-order",
-                    "a raw block after <llm_directives>; raw and UI blocks go before the "
+                    f"a raw block after {DIRECTIVES.element}; raw and UI blocks go before the "
                     "directives",
                 )
         # Other raw blocks are verbatim text, like str data: nothing to check.
@@ -581,22 +583,21 @@ class _Checker:
         parsed = self.parsed
         last = -1
         for index in range(parsed.tail_start, len(parsed.blocks)):
-            kind = type(parsed.blocks[index])
-            rank = _TAIL_ORDER.get(kind)
+            kind = kind_of(parsed.blocks[index])
+            rank = kind.tail
             if rank is None:
                 continue  # raw blocks were reported by embed()
             if rank == last:
                 self.add(
                     index,
                     "duplicate-block",
-                    f"a second top-level {_TAIL_TAG[kind]} block; merge its items into the first",
+                    f"a second top-level {kind.element} block; merge its items into the first",
                 )
             elif rank < last:
                 self.add(
                     index,
                     "block-order",
-                    f"{_TAIL_TAG[kind]} comes after a later kind; the order is "
-                    "<llm_directives>, <domain_rules>, <action_suggestions>",
+                    f"{kind.element} comes after a later kind; the order is {TAIL_ORDER}",
                 )
             last = max(last, rank)
 

@@ -74,6 +74,16 @@ from typing import Any, Final, TypeVar
 import orjson
 
 from fusion_core._errors import CharacterReferenceError, FusionError, WireFormatError
+from fusion_core._kinds import (
+    DIRECTIVES,
+    RULES,
+    TAIL,
+    TOOL_ERROR,
+    UI,
+    VALIDATION_ERROR,
+    BlockKind,
+    kind_of,
+)
 from fusion_core._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE
 from fusion_core._read._parsed_blocks import (
     Block,
@@ -104,18 +114,18 @@ __all__ = ["parse"]
 
 _ATTRS: Final = r'((?:[ \t\n]+[A-Za-z_][\w.:-]*="[^"<]*")*)'
 _ATTR: Final = re.compile(r'([A-Za-z_][\w.:-]*)="([^"<]*)"')
-_UI_OPEN: Final = re.compile(r"<ui_passthrough" + _ATTRS + r"[ \t]*>\n")
-_UI_CLOSE: Final = "\n</ui_passthrough>"
+_UI_OPEN: Final = re.compile(UI.opening + _ATTRS + r"[ \t]*>\n")
+_UI_CLOSE: Final = "\n" + UI.closing
 # The reference writes attribute values unescaped; this reads its known
 # attribute order with quotes inside values. Only tried on short headers,
 # because lazy groups over quotes are quadratic.
 _UI_OPEN_LENIENT: Final = re.compile(
-    r'<ui_passthrough type="(.*?)"(?: title="(.*?)")?(?: width="([^"\n]*)")?'
+    UI.opening + r' type="(.*?)"(?: title="(.*?)")?(?: width="([^"\n]*)")?'
     r'(?: priority="([^"\n]*)")?>\n',
     re.DOTALL,
 )
 _LENIENT_HEADER_MAX: Final = 4096
-_ERROR_OPEN: Final = re.compile(r"<tool_error" + _ATTRS + r"[ \t]*>\n")
+_ERROR_OPEN: Final = re.compile(TOOL_ERROR.opening + _ATTRS + r"[ \t]*>\n")
 _ERROR_ELEMENT: Final = re.compile(
     r"<(message|recovery|retry_after)>([^<]*)</\1>\n"
     r"|<available_actions>([^<]*)</available_actions>\n"
@@ -124,7 +134,7 @@ _ERROR_ELEMENT: Final = re.compile(
 )
 _ACTION: Final = re.compile(r"  <action>([^<]*)</action>\n")
 _DETAIL: Final = re.compile(r'  <detail key="([^"<]*)">([^<]*)</detail>\n')
-_VALIDATION_OPEN: Final = re.compile(r"<validation_error" + _ATTRS + r"[ \t]*>\n")
+_VALIDATION_OPEN: Final = re.compile(VALIDATION_ERROR.opening + _ATTRS + r"[ \t]*>\n")
 _VALIDATION_ELEMENT: Final = re.compile(
     r'<field name="([^"<]*)">([^<]*)</field>\n|<recovery>([^<]*)</recovery>\n'
 )
@@ -138,7 +148,6 @@ _BAD_REF: Final = re.compile(
     r"|111[5-9][0-9]{3}|1114[2-9][0-9]{2}|11141[2-9][0-9]|111411[2-9])[0-9]*+);"
 )
 _RETRY_SUFFIX: Final = " seconds"
-_ITEM_TAGS: Final = ("llm_directives", "domain_rules", "action_suggestions")
 
 
 # ---------------------------------------------------------------- the input
@@ -344,7 +353,7 @@ def _attributes(
 
 def read_ui(text: str) -> UiBlockText | None:
     """A ``<ui_passthrough>`` block, or ``None`` if the text is not one."""
-    if not text.startswith("<ui_passthrough") or not text.endswith(_UI_CLOSE):
+    if not text.startswith(UI.opening) or not text.endswith(_UI_CLOSE):
         return None
     end = len(text) - len(_UI_CLOSE)
     match = _UI_OPEN.match(text)
@@ -358,10 +367,9 @@ def read_ui(text: str) -> UiBlockText | None:
         match = _UI_OPEN_LENIENT.fullmatch(text, 0, header_end + 2)
         if match is None:
             return None
-        names = ("type", "title", "width", "priority")
         attributes = tuple(
             (name, value)
-            for name, value in zip(names, match.groups(), strict=True)
+            for name, value in zip(UI.attributes, match.groups(), strict=True)
             if value is not None
         )
     # The header's line break must not be the closing tag's: a UI block
@@ -372,8 +380,8 @@ def read_ui(text: str) -> UiBlockText | None:
     return UiBlockText(text, attributes, restore_fusion_tags(content))
 
 
-def _item_body(text: str, tag: str) -> str | None:
-    opening, closing = f"<{tag}>\n", f"\n</{tag}>"
+def _item_body(text: str, kind: BlockKind) -> str | None:
+    opening, closing = kind.opening + "\n", "\n" + kind.closing
     if (
         text.startswith(opening)
         and text.endswith(closing)
@@ -397,25 +405,19 @@ def read_items(
     References are judged only in a block that is one of these: a raw block
     (verbatim text) may hold ``&#x110000;`` and begin like one.
     """
-    if text.startswith("<llm_directives>"):
-        body = _item_body(text, "llm_directives")
-        if body is not None:
-            require_references(text)
-            return DirectivesBlock(
-                text, tuple(unlead_item(decode_item(item)) for item in split_items(body))
-            )
-    elif text.startswith("<domain_rules>"):
-        body = _item_body(text, "domain_rules")
-        if body is not None:
-            require_references(text)
-            return RulesBlock(
-                text, tuple(unlead_item(decode_item(item)) for item in split_items(body))
-            )
-    elif text.startswith("<action_suggestions>"):
-        body = _item_body(text, "action_suggestions")
-        if body is not None:
-            require_references(text)
-            return SuggestionsBlock(text, tuple(_suggestion(item) for item in split_items(body)))
+    for kind in TAIL:
+        if not text.startswith(kind.opening):
+            continue
+        body = _item_body(text, kind)
+        if body is None:
+            return None
+        require_references(text)
+        items = split_items(body)
+        if kind is DIRECTIVES:
+            return DirectivesBlock(text, tuple(unlead_item(decode_item(item)) for item in items))
+        if kind is RULES:
+            return RulesBlock(text, tuple(unlead_item(decode_item(item)) for item in items))
+        return SuggestionsBlock(text, tuple(_suggestion(item) for item in items))
     return None
 
 
@@ -466,7 +468,7 @@ def _tool_error(text: str, unescape: Callable[[str], str]) -> ToolErrorBlock | N
     attributes = _attributes(match.group(1), unescape)
     found: dict[str, Any] = {}
     position = match.end()
-    while not text.startswith("</tool_error>", position):
+    while not text.startswith(TOOL_ERROR.closing, position):
         element = _ERROR_ELEMENT.match(text, position)
         if element is None:
             return None
@@ -488,7 +490,7 @@ def _tool_error(text: str, unescape: Callable[[str], str]) -> ToolErrorBlock | N
         else:
             found[name] = unescape(value)
         position = element.end()
-    if position + len("</tool_error>") != len(text) or "message" not in found:
+    if position + len(TOOL_ERROR.closing) != len(text) or "message" not in found:
         return None
     retry = found.get("retry_after")
     if retry is not None and retry.endswith(_RETRY_SUFFIX):
@@ -519,7 +521,7 @@ def _validation_error(text: str, unescape: Callable[[str], str]) -> ValidationEr
     fields: list[ValidationField] = []
     recovery: str | None = None
     position = match.end()
-    while not text.startswith("</validation_error>", position):
+    while not text.startswith(VALIDATION_ERROR.closing, position):
         element = _VALIDATION_ELEMENT.match(text, position)
         if element is None:
             return None
@@ -531,7 +533,7 @@ def _validation_error(text: str, unescape: Callable[[str], str]) -> ValidationEr
         else:
             return None
         position = element.end()
-    if position + len("</validation_error>") != len(text):
+    if position + len(VALIDATION_ERROR.closing) != len(text):
         return None
     return ValidationErrorBlock(
         text, dict(attributes).get("action"), tuple(fields), recovery, attributes
@@ -540,9 +542,9 @@ def _validation_error(text: str, unescape: Callable[[str], str]) -> ValidationEr
 
 def read_envelope(text: str) -> ToolErrorBlock | ValidationErrorBlock | None:
     """The envelope in block 0, or ``None`` when the block is data."""
-    if text.startswith("<tool_error"):
+    if text.startswith(TOOL_ERROR.opening):
         return read_tool_error(text)
-    if text.startswith("<validation_error"):
+    if text.startswith(VALIDATION_ERROR.opening):
         return read_validation_error(text)
     return None
 
@@ -587,16 +589,18 @@ def _layout(
     items: dict[int, DirectivesBlock | RulesBlock | SuggestionsBlock | None] = {}
     tail_start = count
     for position in range(ui_end, count):
-        if texts[position].startswith("<llm_directives>"):
+        if texts[position].startswith(DIRECTIVES.opening):
             items[position] = _at(position, read_items, texts)
             if isinstance(items[position], DirectivesBlock):
                 tail_start = position
                 break
     else:
-        for kind in (SuggestionsBlock, RulesBlock):
+        # No directives: the last blocks may still be rules and suggestions,
+        # read from the end in the tail's order.
+        for kind in reversed(TAIL[1:]):
             if tail_start > ui_end:
                 candidate = _at(tail_start - 1, read_items, texts)
-                if isinstance(candidate, kind):
+                if candidate is not None and kind_of(candidate) is kind:
                     tail_start -= 1
                     items[tail_start] = candidate
     for position in range(ui_end, count):

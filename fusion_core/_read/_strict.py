@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from fusion_core._kinds import TAIL, TAIL_ORDER, UI
 from fusion_core._read._parsed_blocks import DataBlock, EmbedBlock, ParsedResponse
 
 __all__ = ["STRICT_RULES", "findings"]
@@ -40,16 +41,10 @@ STRICT_RULES: Final = frozenset({"ambiguous-layout", "unknown-element", "bare-er
 
 Finding = tuple[int | None, str, str]
 
-_FUSION_OPENERS: Final = (
-    ("<ui_passthrough", "<ui_passthrough>", "result.ui_blocks"),
-    ("<llm_directives>", "<llm_directives>", "result.directives"),
-    ("<domain_rules>", "<domain_rules>", "result.system_rules"),
-    ("<action_suggestions>", "<action_suggestions>", "result.suggestions"),
-)
+# The kinds an embed can be mistaken for: UI blocks and the tail's.
+_MISTAKABLE: Final = (UI, *TAIL)
 _ELEMENT: Final = re.compile(r"<([A-Za-z_][\w.-]*)(?:[ \t\n][^>]*)?>")
-_ORDER_HINT: Final = (
-    "the order is data, UI blocks, <llm_directives>, <domain_rules>, <action_suggestions>"
-)
+_ORDER_HINT: Final = f"the order is data, UI blocks, {TAIL_ORDER}"
 
 
 def findings(parsed: ParsedResponse) -> list[Finding]:
@@ -70,11 +65,12 @@ def findings(parsed: ParsedResponse) -> list[Finding]:
 
 
 def _embed(index: int, text: str) -> list[Finding]:
-    for opener, tag, attribute in _FUSION_OPENERS:
-        if text.startswith(opener):
+    for kind in _MISTAKABLE:
+        if text.startswith(kind.opening):
             message = (
-                f"this {tag} block reads as an embedded child block, so {attribute} does "
-                f"not include it: it is out of place ({_ORDER_HINT}) or a child "
+                f"this {kind.element} block reads as an embedded child block, so "
+                f"result.{kind.result} does not include it: it is out of place "
+                f"({_ORDER_HINT}) or a child "
                 "Presenter's, which the bytes cannot tell apart"
             )
             return [(index, "ambiguous-layout", message)]

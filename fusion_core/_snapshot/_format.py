@@ -35,17 +35,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from fusion_core._errors import SerializationError, WireFormatError
+from fusion_core._kinds import UI, kind_of
 from fusion_core._read._parse import parse
-from fusion_core._read._parsed_blocks import (
-    DataBlock,
-    DirectivesBlock,
-    EmbedBlock,
-    RulesBlock,
-    SuggestionsBlock,
-    ToolErrorBlock,
-    UiBlockText,
-    ValidationErrorBlock,
-)
+from fusion_core._read._parsed_blocks import UiBlockText
 from fusion_core._terminal import show_invisible
 from fusion_core._write._numbers import SHORT_INT_BITS, int_digits, read_json
 
@@ -63,16 +55,6 @@ MAGIC: Final = "fusion-wire-snapshot 1"
 # is then cheap, and a header of thousands of digits is damage, not a count.
 _HEADER: Final = re.compile(r"── block (\d{1,12}) · ([^·\n]+) · (\d{1,12}) chars\n")
 _STRUCTURED: Final = re.compile(r"structuredContent · (\d{1,12}) chars\n")
-_KINDS: Final[dict[type, str]] = {
-    DataBlock: "data",
-    UiBlockText: "ui_passthrough",
-    EmbedBlock: "embed",
-    DirectivesBlock: "llm_directives",
-    RulesBlock: "domain_rules",
-    SuggestionsBlock: "action_suggestions",
-    ToolErrorBlock: "tool_error",
-    ValidationErrorBlock: "validation_error",
-}
 
 
 def block_kinds(wire: Mapping[str, Any]) -> list[str]:
@@ -83,9 +65,9 @@ def block_kinds(wire: Mapping[str, Any]) -> list[str]:
         return ["text"] * len(wire.get("content", []))
     kinds = []
     for block in blocks:
-        kind = _KINDS.get(type(block), "text")
+        kind = kind_of(block).name
         if isinstance(block, UiBlockText):
-            kind = f"ui_passthrough({block.ui_block.type})"
+            kind = f"{UI.name}({block.ui_block.type})"
         kinds.append(kind)
     return kinds
 

@@ -32,6 +32,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
+from fusion_core._kinds import TOOL_ERROR, VALIDATION_ERROR
 from fusion_core._present._presenter import CallRecord, Presenter, select_keys
 from fusion_core._present._redact import ErrorExposure, exception_text
 from fusion_core._write._builder import ResponseBuilder, sealed
@@ -68,11 +69,11 @@ def _inline_actions(code: str, message: str, actions: Sequence[str], recovery: s
     """``<tool_error code>`` with the actions inline, before the recovery."""
     text = "\n".join(
         [
-            f'<tool_error code="{escape_attr(code)}">',
+            f'{TOOL_ERROR.opening} code="{escape_attr(code)}">',
             f"<message>{escape_text(message)}</message>",
             f"<available_actions>{escape_text(', '.join(actions))}</available_actions>",
             f"<recovery>{escape_text(recovery)}</recovery>",
-            "</tool_error>",
+            TOOL_ERROR.closing,
         ]
     )
     envelope = ErrorEnvelope(
@@ -193,13 +194,13 @@ def unrecognized(keys: Sequence[str]) -> tuple[str, str]:
 
 def validation_error(label: str, problems: Sequence[tuple[str, str]]) -> ToolResponse:
     """``<validation_error action="tool/action">`` with one ``<field>`` per problem."""
-    lines = [f'<validation_error action="{escape_attr(label)}">']
+    lines = [f'{VALIDATION_ERROR.opening} action="{escape_attr(label)}">']
     lines.extend(
         f'<field name="{escape_attr(name)}">{escape_text(message)}</field>'
         for name, message in problems
     )
     lines.append(f"<recovery>{escape_text(VALIDATION_RECOVERY)}</recovery>")
-    lines.append("</validation_error>")
+    lines.append(VALIDATION_ERROR.closing)
     fields = tuple(ValidationField(name, message) for name, message in problems)
     failure = ValidationFailure(action=label, fields=fields, recovery=VALIDATION_RECOVERY)
     return ToolResponse(["\n".join(lines)], view=ResponseView(validation=failure), is_error=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
+from fusion_core._kinds import DIRECTIVES, RULES, SUGGESTIONS, TOOL_ERROR, UI, BlockKind
 from fusion_core._write._json import to_json
 from fusion_core._write._text import (
     encode_item,
@@ -27,10 +28,6 @@ from fusion_core._write._ui import UiBlock
 from fusion_core._write._view import ErrorEnvelope, Suggestion
 
 __all__ = [
-    "DIRECTIVES_TAG",
-    "RULES_TAG",
-    "SUGGESTIONS_TAG",
-    "UI_TAG",
     "render_data",
     "render_directives",
     "render_error",
@@ -40,10 +37,6 @@ __all__ = [
     "render_ui",
 ]
 
-UI_TAG: Final = "ui_passthrough"
-DIRECTIVES_TAG: Final = "llm_directives"
-RULES_TAG: Final = "domain_rules"
-SUGGESTIONS_TAG: Final = "action_suggestions"
 EMPTY_DATA_TEXT: Final = "OK"
 
 
@@ -60,7 +53,7 @@ def render_ui(block: UiBlock) -> str:
     if block.meta is not None:
         attributes += block.meta.attributes()
     content = neutralize_fusion_tags(block.content)
-    return f"<{UI_TAG} {attributes}>\n{content}\n</{UI_TAG}>"
+    return f"{UI.opening} {attributes}>\n{content}\n{UI.closing}"
 
 
 # Item texts repeat from call to call (static rules, suggestion tools and
@@ -90,19 +83,19 @@ def _memo(memo: dict[str, str], encode: Callable[[str], str], text: str) -> str:
     return encoded
 
 
-def _bullets(tag: str, items: Iterable[str]) -> str:
+def _bullets(kind: BlockKind, items: Iterable[str]) -> str:
     body = "\n".join("- " + _memo(_LED_ITEMS, _led_item, item) for item in items)
-    return f"<{tag}>\n{body}\n</{tag}>"
+    return f"{kind.opening}\n{body}\n{kind.closing}"
 
 
 def render_directives(directives: Iterable[str]) -> str:
     """``<llm_directives>`` with one ``- `` item per hint."""
-    return _bullets(DIRECTIVES_TAG, directives)
+    return _bullets(DIRECTIVES, directives)
 
 
 def render_rules(rules: Iterable[str]) -> str:
     """``<domain_rules>`` with one ``- `` item per rule."""
-    return _bullets(RULES_TAG, rules)
+    return _bullets(RULES, rules)
 
 
 def render_suggestions(suggestions: Iterable[Suggestion]) -> str:
@@ -111,7 +104,7 @@ def render_suggestions(suggestions: Iterable[Suggestion]) -> str:
         f"- {_memo(_TOOLS, encode_tool, item.tool)}: {_memo(_REASONS, encode_item, item.reason)}"
         for item in suggestions
     )
-    return f"<{SUGGESTIONS_TAG}>\n{body}\n</{SUGGESTIONS_TAG}>"
+    return f"{SUGGESTIONS.opening}\n{body}\n{SUGGESTIONS.closing}"
 
 
 def render_error(envelope: ErrorEnvelope) -> str:
@@ -121,7 +114,10 @@ def render_error(envelope: ErrorEnvelope) -> str:
         attributes += f' code="{escape_attr(envelope.code)}"'
     if envelope.severity is not None:
         attributes += f' severity="{escape_attr(envelope.severity)}"'
-    lines = [f"<tool_error{attributes}>", f"<message>{escape_text(envelope.message)}</message>"]
+    lines = [
+        f"{TOOL_ERROR.opening}{attributes}>",
+        f"<message>{escape_text(envelope.message)}</message>",
+    ]
     if envelope.recovery:
         lines.append(f"<recovery>{escape_text(envelope.recovery)}</recovery>")
     if envelope.available_actions:
@@ -139,7 +135,7 @@ def render_error(envelope: ErrorEnvelope) -> str:
         lines.append("</details>")
     if envelope.retry_after is not None:
         lines.append(f"<retry_after>{escape_text(envelope.retry_after)} seconds</retry_after>")
-    lines.append("</tool_error>")
+    lines.append(TOOL_ERROR.closing)
     return "\n".join(lines)
 
 

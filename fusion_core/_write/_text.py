@@ -35,8 +35,9 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Final
 
+from fusion_core._kinds import FUSION_ELEMENTS
+
 __all__ = [
-    "FUSION_ELEMENTS",
     "LINE_BREAK",
     "bad_continuation",
     "continue_lines",
@@ -78,23 +79,6 @@ _CONTINUE: Final = re.compile(r"(\r\n|\r|\n)(?:(?=(" + _BLOCK_START + "))|)")
 _CONTINUATION: Final = re.compile(r"(\r\n|\r|\n)  \\?")
 _BLANK_SECOND_LINE: Final = re.compile(r"(?:\r\n|\r|\n)  (?=[\r\n]|\Z)")
 
-FUSION_ELEMENTS: Final = (
-    "action",
-    "action_suggestions",
-    "available_actions",
-    "detail",
-    "details",
-    "domain_rules",
-    "field",
-    "llm_directives",
-    "message",
-    "recovery",
-    "retry_after",
-    "tool_error",
-    "ui_passthrough",
-    "validation_error",
-)
-"""Every element name the Fusion format writes: blocks and envelope parts."""
 
 _NAMES: Final = "|".join(sorted(FUSION_ELEMENTS, key=len, reverse=True))
 # "<", backslashes, "/"?, a Fusion name in any case, and no further word

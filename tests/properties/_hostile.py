@@ -28,7 +28,7 @@ from typing import Any, Final
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from fusion_core._write._text import FUSION_ELEMENTS
+from fusion_core._kinds import FUSION_ELEMENTS
 
 __all__ = [
     "BREAKS",

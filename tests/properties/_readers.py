@@ -24,7 +24,7 @@ from typing import Final
 from lxml import etree
 from markdown_it import MarkdownIt
 
-from fusion_core._write._text import FUSION_ELEMENTS
+from fusion_core._kinds import FUSION_ELEMENTS
 
 __all__ = [
     "html_structure",

@@ -7,8 +7,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fusion_core import SerializationError
+from fusion_core._kinds import FUSION_ELEMENTS
 from fusion_core._write._text import (
-    FUSION_ELEMENTS,
     LINE_BREAK,
     bad_continuation,
     continue_lines,
