@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         FusionError,
         NestingError,
         OutputSchemaError,
+        SchemaConflictError,
         SerializationError,
         ServerConnectionError,
         ServerLimitError,
@@ -99,6 +100,7 @@ __all__ = [
     "ResponseBuilder",
     "ResponseView",
     "RulesBlock",
+    "SchemaConflictError",
     "SerializationError",
     "ServerConnectionError",
     "ServerLimitError",
@@ -141,7 +143,11 @@ __all__ = [
     "view_of",
 ]
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    __version__: str
+    """The installed distribution's version (``pytest-mcpfusion``), read from its metadata."""
+
+_DISTRIBUTION = "pytest-mcpfusion"
 
 # Each public name, and the module that defines it. Nothing is imported until
 # a name is first used, so ``from fusion_core import response`` pays for the
@@ -164,6 +170,7 @@ _SOURCES: dict[str, str] = {
     "FusionError": "._errors",
     "NestingError": "._errors",
     "OutputSchemaError": "._errors",
+    "SchemaConflictError": "._errors",
     "SerializationError": "._errors",
     "ServerConnectionError": "._errors",
     "ServerLimitError": "._errors",
@@ -224,6 +231,18 @@ if not TYPE_CHECKING:  # type checkers see the imports above, and flag misspelt 
 
     def __getattr__(name: str) -> Any:
         """Import a public name on first use (PEP 562) and keep it in the module."""
+        if name == "__version__":
+            # Read once, on first use: importlib.metadata costs more to import
+            # than the whole builder, and pyproject.toml is the one place the
+            # version is written (as pluggy's package reads its own).
+            from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+            try:
+                value = version(_DISTRIBUTION)
+            except PackageNotFoundError:  # a source tree that was never installed
+                value = "0+unknown"
+            globals()[name] = value
+            return value
         source = _SOURCES.get(name)
         if source is None:
             msg = f"module {__name__!r} has no attribute {name!r}"

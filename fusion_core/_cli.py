@@ -22,7 +22,6 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
@@ -70,12 +69,9 @@ class _CliError(Exception):
 
 
 def _version() -> str:
-    try:
-        return version("pytest-mcpfusion")
-    except PackageNotFoundError:  # a source tree that was never installed
-        from fusion_core import __version__  # noqa: PLC0415
+    from fusion_core import __version__  # noqa: PLC0415 - read from the metadata on first use
 
-        return __version__
+    return __version__
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -13,6 +13,7 @@
     ├── WireFormatError(ValueError)    text that is not a well-formed Fusion block
     │   └── CharacterReferenceError    a character reference no character has (&#x110000;)
     ├── SizeLimitError(ValueError)     a response beyond the size policy (_limits)
+    ├── SchemaConflictError(TypeError)  two actions give one parameter different types
     ├── AppLoadError(ImportError)      a "pkg.module:app" spec that leads to no app
     ├── ServerConnectionError(ConnectionError)  the client could not reach a server
     └── ServerResultError(RuntimeError)  a server answered with no tool result
@@ -43,6 +44,7 @@ __all__ = [
     "FusionError",
     "NestingError",
     "OutputSchemaError",
+    "SchemaConflictError",
     "SerializationError",
     "ServerConnectionError",
     "ServerLimitError",
@@ -155,6 +157,20 @@ class SizeLimitError(FusionError, ValueError):
         super().__init__(message)
         self.size = size
         self.limit = limit
+
+
+class SchemaConflictError(FusionError, TypeError):
+    """Two actions of one tool declare a parameter with different types (or nullability).
+
+    Raised when the second action is added, so the tool's one input schema
+    never has to choose: ``parameter`` is the parameter's name and ``action``
+    the key of the action that disagrees with an earlier one.
+    """
+
+    def __init__(self, message: str, *, parameter: str, action: str) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+        self.action = action
 
 
 class AppLoadError(FusionError, ImportError):

@@ -32,8 +32,9 @@ from pydantic import BaseModel, PydanticUserError, create_model
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import core_schema
 
+from fusion_core._errors import SchemaConflictError
+
 __all__ = [
-    "SchemaConflictError",
     "json_schema",
     "merge_properties",
     "model_schema",
@@ -45,10 +46,6 @@ _DEFAULT: Final = "default"
 # Keywords whose value is data, not a schema: never rewritten (titles dropped, refs inlined).
 _VALUES: Final = frozenset({"default", "examples", "enum", "example"})
 REQUIRED: Final = "x-required"  # json_schema_extra key: a defaulted field listed as required
-
-
-class SchemaConflictError(TypeError):
-    """Two actions declare one parameter with different types."""
 
 
 class _ZodDialect(GenerateJsonSchema):
@@ -202,13 +199,13 @@ def compatible(existing: dict[str, Any], incoming: dict[str, Any], name: str, ke
                 f"parameter {name!r} of action {key!r} is a {new}, but an earlier action "
                 f"declares it a {old}: actions sharing a parameter must give it one type"
             )
-            raise SchemaConflictError(msg)
+            raise SchemaConflictError(msg, parameter=name, action=key)
         if _strictly_nullable(existing) != _strictly_nullable(incoming):
             msg = (
                 f"parameter {name!r} of action {key!r} is nullable in one action and not "
                 f"in another: actions sharing a parameter must agree on null"
             )
-            raise SchemaConflictError(msg)
+            raise SchemaConflictError(msg, parameter=name, action=key)
     if ("enum" in existing) != ("enum" in incoming):
         return dict(incoming if "enum" in existing else existing)
     if "enum" in existing and existing["enum"] != incoming["enum"]:
