@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from fusion_core._terminal import safe_stderr, terminal_safe
+from fusion_core._tools._definitions import action_lines, actions_of, discriminator_of
 from fusion_core._write._numbers import read_json
 
 if TYPE_CHECKING:
@@ -34,8 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 _APP_SPEC: Final = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
-_SELECT_VIA: Final = re.compile(r"Select operation via the `([^`]+)` parameter")
-_WORKFLOW_LINE: Final = re.compile(r"^- '([^']+)': (.*)$", re.MULTILINE)
 
 # tasks_app:app is the app of the docs' Getting started page; a test runs
 # every example here that needs no other server against it.
@@ -169,17 +168,6 @@ def _client(target: str, errlog: TextIO | None = None) -> BlockingFusionClient:
     return BlockingFusionClient.stdio(target, errlog=errlog)
 
 
-def _discriminator(definition: Mapping[str, Any]) -> str | None:
-    """The parameter selecting the tool's action (named in its description, else ``action``)."""
-    schema = definition.get("inputSchema") or {}
-    named = _SELECT_VIA.search(str(definition.get("description") or ""))
-    field = named.group(1) if named else "action"
-    prop = schema.get("properties", {}).get(field) if isinstance(schema, Mapping) else None
-    if isinstance(prop, Mapping) and prop.get("type") == "string" and prop.get("enum"):
-        return field
-    return None
-
-
 def _rows(definitions: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, str]]:
     """(tool, action, description) for every tool and action; ``-`` for no action."""
     rows = []
@@ -187,13 +175,12 @@ def _rows(definitions: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, str]
         name = str(definition.get("name", ""))
         description = str(definition.get("description") or "")
         first_line = description.split("\n", 1)[0]
-        field = _discriminator(definition)
-        if field is None:
+        actions = actions_of(definition)
+        if actions == [None]:
             rows.append((name, "-", first_line))
             continue
-        described = dict(_WORKFLOW_LINE.findall(description))
-        enum = definition["inputSchema"]["properties"][field]["enum"]
-        rows.extend((name, str(action), described.get(str(action), "")) for action in enum)
+        described = action_lines(definition)
+        rows.extend((name, str(action), described.get(str(action), "")) for action in actions)
     return rows
 
 
@@ -243,7 +230,7 @@ def _arguments(
     if definition is None:
         msg = f"the server has no tool {tool!r}"
         raise _CliError(msg)
-    field = _discriminator(definition)
+    field = discriminator_of(definition)
     if field is None:
         msg = f"tool {tool!r} has no actions, but action {action!r} was given"
         raise _CliError(msg)

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Final, final
 import pytest
 
 from fusion_core import ResponseView, ServerConnectionError, ServerLimitError, check
-from fusion_core._read._definitions import discriminator_of
 from fusion_core._snapshot._format import block_kinds
+from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, discriminator_of
 from pytest_mcpfusion._report._summary import WireReport
 from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._transport import Limits, StartupError, Transport, open_transport
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["AsyncFusionCall", "FusionCall", "FusionSession", "limit_message"]
 
-DEFAULT_DISCRIMINATOR: Final = "action"
 SELECT_PARAM: Final = "_select"
 UNSET: Final[Any] = object()
 

@@ -390,7 +390,7 @@ def pytest_terminal_summary(
 
 
 def _known_actions(fusion: FusionSession) -> set[str]:
-    from fusion_core._read._definitions import actions_of  # noqa: PLC0415 - only for the report
+    from fusion_core._tools._definitions import actions_of  # noqa: PLC0415 - only for the report
 
     try:
         definitions = fusion.transport().definitions()

@@ -45,7 +45,6 @@ left out.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -56,7 +55,7 @@ import fusion_core as fc
 import pytest_mcpfusion._jsonschema as _js
 from fusion_core import ui
 from fusion_core._kinds import ENVELOPES, RULES, TOOL_ERROR, UI
-from fusion_core._read._definitions import discriminator_of
+from fusion_core._tools._definitions import discriminator_of, requires_of, usage_of
 
 __all__ = [
     "action_arguments",
@@ -69,10 +68,6 @@ __all__ = [
     "tool_calls",
     "ui_blocks",
 ]
-
-_REQUIRES: Final = re.compile(
-    r"^- '([^']+)': (?:.*\. )?Requires: (.+?)(?: \[DESTRUCTIVE\])?$", re.M
-)
 
 
 # ------------------------------------------------------------------ arguments
@@ -102,30 +97,17 @@ def invalid_arguments(schema: Mapping[str, Any]) -> SearchStrategy[dict[str, Any
 # ----------------------------------------------------------------- tool calls
 
 
-def _notes(description: Any) -> tuple[set[str], set[str]] | None:
-    """The actions a property is required for and optional for, from its notes."""
-    needed: set[str] = set()
-    optional: set[str] = set()
-    for part in reversed(str(description or "").split(". ")):
-        if not part.startswith(("Required for: ", "For: ")):
-            break
-        label, _, keys = part.partition(": ")
-        (needed if label == "Required for" else optional).update(keys.split(", "))
-    return (needed, optional) if needed or optional else None
-
-
 def _action_schema(
     definition: Mapping[str, Any], field: str, key: str
 ) -> tuple[dict[str, Any], bool]:
     """One action's argument schema, without the discriminator; whether it is strict."""
     schema: Mapping[str, Any] = definition.get("inputSchema") or {}
     given: Mapping[str, Any] = schema.get("properties", {})
-    notes = {name: _notes(prop.get("description")) for name, prop in given.items()}
+    notes = {name: usage_of(prop.get("description")) for name, prop in given.items()}
     strict = any(note is not None for note in notes.values())
     # Without notes, the workflow lines say which parameters each action requires;
     # a parameter another action requires is not this one's.
-    requires = {found: names.split(", ") for found, names in _REQUIRES.findall(
-        "" if strict else str(definition.get("description") or ""))}  # fmt: skip
+    requires = {} if strict else requires_of(definition)
     claimed = {name for names in requires.values() for name in names}
     properties: dict[str, Any] = {}
     required = list(schema.get("required", ()))

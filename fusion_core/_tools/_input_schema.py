@@ -33,6 +33,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import core_schema
 
 from fusion_core._errors import SchemaConflictError
+from fusion_core._tools._definitions import usage_note
 
 __all__ = [
     "json_schema",
@@ -249,15 +250,8 @@ def merge_properties(
             if name in required:
                 required_in.append(key)
     for name, (users, required_in) in used.items():
-        if name in common_required and len(users) == len(keys):
-            note = "(always required)"
-        elif required_in:
-            note = "Required for: " + ", ".join(required_in)
-            optional = [k for k in users if k not in required_in]
-            if optional:
-                note += ". For: " + ", ".join(optional)
-        else:
-            note = "For: " + ", ".join(users)
+        always_required = name in common_required and len(users) == len(keys)
+        note = usage_note(users, required_in, always=always_required)
         prop = properties[name] = dict(properties[name])
         prop["description"] = f"{prop['description']}. {note}" if prop.get("description") else note
     return properties, always

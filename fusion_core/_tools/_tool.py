@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.fields import FieldInfo
 
 from fusion_core._present._presenter import Presenter
+from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, select_sentence, workflow_line
 from fusion_core._tools._input_schema import json_schema, merge_properties, params_model
 from fusion_core._tools._middleware import Middleware, check_middleware
 from fusion_core._write._json import require_plain
@@ -299,7 +300,7 @@ class Tool(_Registrar):
         name: str,
         description: str | None = None,
         *,
-        discriminator: str = "action",
+        discriminator: str = DEFAULT_DISCRIMINATOR,
         common: type[BaseModel] | None = None,
         instructions: str | None = None,
         annotations: Mapping[str, Any] | None = None,
@@ -490,7 +491,7 @@ class Tool(_Registrar):
 
     def _description(self, actions: Sequence[Action]) -> str:
         base = self.description or self.name
-        head = f"{base}. Select operation via the `{self.discriminator}` parameter."
+        head = f"{base}. {select_sentence(self.discriminator)}"
         # The per-action section: always for groups, for flat tools with 2+ actions
         # (one flat action has nothing to choose between).
         detailed = bool(self._groups) or len(actions) > 1
@@ -585,13 +586,7 @@ def _check_name(name: object, what: str, tool: str) -> None:
 
 def _workflow_line(action: Action) -> str:
     """``- 'key': description. Requires: a, b [DESTRUCTIVE]``, or nothing to say."""
-    required = action.required
-    if not (action.description or required or action.destructive):
-        return ""
-    line = f"- '{action.key}': {action.description or ''}"
-    if required:
-        line += (". Requires: " if action.description else "Requires: ") + ", ".join(required)
-    return line + (" [DESTRUCTIVE]" if action.destructive else "")
+    return workflow_line(action.key, action.description or "", action.required, action.destructive)
 
 
 def _clean(schema: Any, *, in_properties: bool = False) -> Any:

@@ -21,8 +21,12 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from fusion_core import ServerConnectionError, ServerLimitError
-from fusion_core._read._definitions import actions_of, discriminator_of
 from fusion_core._terminal import terminal_safe
+from fusion_core._tools._definitions import (
+    DEFAULT_DISCRIMINATOR,
+    actions_of,
+    discriminator_of,
+)
 from pytest_mcpfusion._contract._examples import action_examples, prime_first, reuse_ids
 from pytest_mcpfusion._contract._failure import ContractFailure, describe, leaves
 from pytest_mcpfusion._contract._verdicts import gate_of
@@ -270,7 +274,7 @@ class FusionContractItem(pytest.Item):
         def send(arguments: dict[str, Any], chosen: list[str] | None) -> None:
             call = dict(arguments)
             if self.action is not None:
-                call[discriminator_of(self.definition) or "action"] = self.action
+                call[discriminator_of(self.definition) or DEFAULT_DISCRIMINATOR] = self.action
             if chosen is not None:
                 call[SELECT_PARAM] = chosen
             try:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from fusion_core._read._definitions import discriminator_of
+from fusion_core._tools._definitions import discriminator_of
 
 if TYPE_CHECKING:
     import pytest

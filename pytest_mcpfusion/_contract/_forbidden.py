@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fusion_core._read._definitions import actions_of
+from fusion_core._tools._definitions import actions_of
 
 if TYPE_CHECKING:
     from pytest_mcpfusion._result import FusionResult
