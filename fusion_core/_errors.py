@@ -52,6 +52,7 @@ __all__ = [
     "SizeLimitError",
     "UIError",
     "WireFormatError",
+    "leaves",
 ]
 
 
@@ -229,3 +230,14 @@ class ServerConnectionError(FusionError, ConnectionError):
     def __init__(self, message: str, *, returncode: int | None = None) -> None:
         super().__init__(terminal_safe(message, multiline=True))
         self.returncode = returncode
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    """The failures inside (nested) exception groups, in order; ``[error]`` for any other.
+
+    The SDK's transports and hypothesis both gather failures in groups; what
+    went wrong is their leaves.
+    """
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in leaves(inner)]
+    return [error]

@@ -246,11 +246,9 @@ class Remote:
         except ServerLimitError:
             self._drop()  # the server may still be busy with the call: start afresh
             raise
-        except Exception as exc:
-            if not _connection_lost(exc):
-                raise
+        except ServerConnectionError as exc:  # the client classifies every way a peer goes away
             self._drop()
-            if isinstance(exc, ServerConnectionError) and exc.returncode is not None:
+            if exc.returncode is not None:
                 msg = str(exc)  # the client named the server, the call and how it ended
             else:
                 msg = f"the MCP server {self._target!r} closed the connection: {_reason(exc)}"
@@ -328,18 +326,6 @@ def _reason(exc: BaseException) -> str:
         return f"no such program: {exc.filename or exc}"
     text = str(exc)
     return text.split(": ", 1)[1] if text.startswith("could not connect to the MCP") else text
-
-
-def _connection_lost(exc: BaseException) -> bool:
-    from mcp.shared.exceptions import MCPError  # noqa: PLC0415 - mcp is slow to import
-    from mcp_types import CONNECTION_CLOSED  # noqa: PLC0415
-
-    if isinstance(exc, MCPError):
-        return exc.code == CONNECTION_CLOSED
-    return isinstance(exc, ConnectionError | EOFError) or type(exc).__name__ in (
-        "ClosedResourceError",
-        "BrokenResourceError",
-    )
 
 
 def _import_path() -> dict[str, str]:

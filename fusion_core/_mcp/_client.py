@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, cast, final
 
-from fusion_core._errors import ServerConnectionError, ServerLimitError, ServerResultError
+from fusion_core._errors import ServerConnectionError, ServerLimitError, ServerResultError, leaves
 from fusion_core._mcp._client_stdio import Overflow, ProcessExit, bounded_stdio
 from fusion_core._mcp._frameworks import ServerSource
 from fusion_core._read._parse import parse
@@ -59,6 +59,7 @@ __all__ = [
     "ServerConnectionError",
     "ServerLimitError",
     "ServerResultError",
+    "connection_lost",
     "tool_result_wire",
 ]
 
@@ -140,24 +141,30 @@ class _Faults:
         return outcome[0] if outcome else None
 
 
-def _leaves(error: BaseException) -> list[BaseException]:
-    if isinstance(error, BaseExceptionGroup):
-        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
-    return [error]
-
-
 def _reason(leaf: BaseException) -> str:
     return f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
 
 
-def _connection_failure(error: BaseException) -> bool:
-    """Whether every leaf of ``error`` is a transport losing its peer (not a bug of ours)."""
+def connection_lost(error: BaseException) -> bool:
+    """Whether every leaf of ``error`` is the transport losing its peer (not a bug of ours).
+
+    A closed or broken stream, a socket error, an end of file, httpx's errors
+    for a peer that went away, or the SDK's ``CONNECTION_CLOSED``. The client
+    turns each into :class:`~fusion_core.ServerConnectionError`; the pytest
+    plugin relies on that class alone.
+    """
     import anyio  # noqa: PLC0415 - only the connected path needs it
+    from mcp.shared.exceptions import MCPError  # noqa: PLC0415 - mcp is slow to import
+    from mcp_types import CONNECTION_CLOSED  # noqa: PLC0415
 
     lost = (ConnectionError, EOFError, anyio.ClosedResourceError, anyio.BrokenResourceError)
-    return all(
-        isinstance(leaf, lost) or type(leaf).__name__ in _LOST_PEER for leaf in _leaves(error)
-    )
+
+    def one(leaf: BaseException) -> bool:
+        if isinstance(leaf, MCPError):
+            return leaf.code == CONNECTION_CLOSED
+        return isinstance(leaf, lost) or type(leaf).__name__ in _LOST_PEER
+
+    return all(one(leaf) for leaf in leaves(error))
 
 
 # httpx's (and httpx2's) errors for a peer that went away, by name: httpx is the
@@ -410,7 +417,7 @@ class FusionClient:
         except Exception as exc:
             # The SDK reports a dead peer as an exception group from its task
             # groups; one error naming the server says more.
-            reasons = "; ".join(_reason(leaf) for leaf in _leaves(exc))
+            reasons = "; ".join(_reason(leaf) for leaf in leaves(exc))
             msg = f"could not connect to the MCP server {self._label!r}: {reasons}"
             ended = self._ended.describe() if self._ended is not None else None
             if ended is not None:
@@ -435,15 +442,15 @@ class FusionClient:
         try:
             await client.__aexit__(exc_type, exc, traceback)
         except BaseException as error:
-            if exc is not None and all(leaf is exc for leaf in _leaves(error)):
+            if exc is not None and all(leaf is exc for leaf in leaves(error)):
                 # The block's own exception, wrapped in exception groups by the
                 # transport's task groups on its way out: let it go on as raised.
                 return
             # The transport failed under the connection (an HTTP server that went
             # away): the calls say so; closing does not raise it a second time.
-            if not isinstance(error, Exception) or not _connection_failure(error):
+            if not isinstance(error, Exception) or not connection_lost(error):
                 raise
-            self._lost = "; ".join(_reason(leaf) for leaf in _leaves(error))
+            self._lost = "; ".join(_reason(leaf) for leaf in leaves(error))
 
     @property
     def sdk_client(self) -> Client:
@@ -579,6 +586,13 @@ class FusionClient:
                 raise self._closed(call) from exc
             _shown_safely(exc)
             raise
+        except Exception as exc:
+            # The transport's own error for a peer that went away (a closed
+            # stream, a reset socket, a group of those): the one error class
+            # every caller knows, naming the call.
+            if not connection_lost(exc):
+                raise
+            raise self._closed(call) from exc
         if raw is None:
             method = getattr(request, "method", "the request")
             msg = (

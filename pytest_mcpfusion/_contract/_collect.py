@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from fusion_core import ServerConnectionError, ServerLimitError
+from fusion_core._errors import leaves
 from fusion_core._terminal import terminal_safe
 from fusion_core._tools._definitions import (
     DEFAULT_DISCRIMINATOR,
@@ -28,7 +29,7 @@ from fusion_core._tools._definitions import (
     discriminator_of,
 )
 from pytest_mcpfusion._contract._examples import action_examples, prime_first, reuse_ids
-from pytest_mcpfusion._contract._failure import ContractFailure, describe, leaves
+from pytest_mcpfusion._contract._failure import ContractFailure, describe
 from pytest_mcpfusion._contract._verdicts import gate_of
 from pytest_mcpfusion._session import SELECT_PARAM, FusionSession, limit_message
 

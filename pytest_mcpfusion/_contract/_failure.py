@@ -20,7 +20,7 @@ from fusion_core._terminal import terminal_safe
 if TYPE_CHECKING:
     from pytest_mcpfusion._result import FusionResult
 
-__all__ = ["ContractFailure", "describe", "leaves"]
+__all__ = ["ContractFailure", "describe"]
 
 _SHOWN_BLOCKS: Final = 8
 _SHOWN_CHARS: Final = 160  # of each block, and of the arguments
@@ -42,13 +42,6 @@ class ContractFailure(AssertionError):  # noqa: N818 - an assertion, named for t
 
     def __str__(self) -> str:
         return "; ".join(self.problems)
-
-
-def leaves(error: BaseException) -> list[BaseException]:
-    """The failures inside hypothesis's groups of distinct failures (or ``error`` itself)."""
-    if isinstance(error, BaseExceptionGroup):
-        return [leaf for inner in error.exceptions for leaf in leaves(inner)]
-    return [error]
 
 
 def describe(failures: Sequence[ContractFailure], *, reproduce: str) -> str:

@@ -24,7 +24,7 @@ import pytest
 import uvicorn
 
 from fusion_core import ToolResponse, success
-from fusion_core._mcp._client import _leaves
+from fusion_core._errors import leaves
 from fusion_core._mcp._server import _without_nagle
 from tests._support.fake_app import OneToolApp
 from tests._support.servers import http_connection, ipv6_loopback, post_initialize, serving
@@ -218,7 +218,7 @@ async def test_a_streamed_answer_over_the_sdk_event_limit_needs_a_client_that_li
             async with Client(url, mode="legacy", read_timeout_seconds=10) as client:
                 await client.call_tool("large", {})
         except Exception as error:  # noqa: BLE001 - the SDK raises a group; read its leaves
-            refused = _leaves(error)
+            refused = leaves(error)
         assert any("exceeded the 1048576 byte limit" in str(leaf) for leaf in refused), refused
         async with FusionClient.http(url, mode="legacy") as fusion:
             answer = await fusion.call("large", {})
