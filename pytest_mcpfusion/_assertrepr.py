@@ -6,7 +6,8 @@ from dataclasses import fields
 from typing import Any
 
 from fusion_core import ResponseView, ToolResponse, view_of
-from fusion_core._snapshot._format import diff_snapshots, dump_snapshot
+from fusion_core._snapshot._changes import diff_snapshots
+from fusion_core._snapshot._format import dump_snapshot
 from fusion_core._terminal import terminal_safe
 from pytest_mcpfusion._result import FusionResult
 

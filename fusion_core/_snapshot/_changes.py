@@ -10,9 +10,11 @@ what a change *means*, so each change carries a hint when it is one of:
 - ``only numbers change`` — equal once every number is replaced by ``#``;
 - ``whole block added`` / ``whole block removed``.
 
-This module computes the changes (:func:`compare_snapshots`); the terminal
-and Markdown renderings live in ``pytest_mcpfusion._review._session``, so both show
-the same facts.
+This module computes the changes (:func:`compare_snapshots`): the one model
+of a snapshot difference. It has two renderings, so a failing test and a
+review show the same facts: :func:`diff_snapshots`, the failure diff pytest
+prints (a unified diff per change, both sides named), and the review's
+terminal and Markdown pages (``pytest_mcpfusion._review``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from fusion_core._errors import WireFormatError
 from fusion_core._snapshot._format import _dump_json, block_kinds, load_snapshot, visible_lines
 from fusion_core._write._numbers import read_json
 
-__all__ = ["BlockChange", "SnapshotChange", "change_hint", "compare_snapshots"]
+__all__ = ["BlockChange", "SnapshotChange", "change_hint", "compare_snapshots", "diff_snapshots"]
 
 _WHITESPACE: Final = re.compile(r"\s+")
 # A number standing alone: not glued to a letter, digit, underscore, dot or
@@ -45,6 +47,9 @@ class BlockChange:
 
     ``status`` is ``added``, ``removed`` or ``changed``; ``diff`` holds unified
     diff lines (without file headers) with CR and invisible characters shown.
+    ``old_index``/``new_index`` are the block's index on each side (``None``
+    on the side without it, and for ``isError``, ``structuredContent`` and an
+    unreadable file).
     """
 
     label: str
@@ -57,6 +62,12 @@ class BlockChange:
     lines_changed: int = 0
     lines_added: int = 0
     lines_removed: int = 0
+    old_index: int | None = None
+    new_index: int | None = None
+
+    def side(self, index: int | None) -> str:
+        """What one side calls the changed part: ``block 3``, or the label of a non-block."""
+        return f"block {index}" if index is not None else self.label
 
     @property
     def summary(self) -> str:
@@ -131,7 +142,13 @@ def change_hint(before: str, after: str) -> str | None:
 
 
 def _text_change(
-    label: str, kind: str, before: str | None, after: str | None, *, context: int
+    label: str,
+    kind: str,
+    before: str | None,
+    after: str | None,
+    *,
+    context: int,
+    indexes: tuple[int | None, int | None] = (None, None),
 ) -> BlockChange:
     """The change of one text (``None`` for a side that does not have it)."""
     mark_end = (before or "").endswith("\n") != (after or "").endswith("\n")
@@ -165,6 +182,8 @@ def _text_change(
         lines_changed=changed,
         lines_added=added,
         lines_removed=removed,
+        old_index=indexes[0],
+        new_index=indexes[1],
     )
 
 
@@ -230,5 +249,32 @@ def compare_snapshots(expected: str | None, actual: str, *, context: int = 3) ->
         label = f"block {new_index if new_index is not None else old_index}"
         if old_index is not None and new_index is not None and old_index != new_index:
             label += f" (was block {old_index})"
-        changes.append(_text_change(label, kind, old_text, new_text, context=context))
+        changes.append(
+            _text_change(
+                label, kind, old_text, new_text, context=context, indexes=(old_index, new_index)
+            )
+        )
     return SnapshotChange(new=expected is None, changes=tuple(changes))
+
+
+def diff_snapshots(
+    expected: str, actual: str, *, labels: tuple[str, str] = ("snapshot", "actual")
+) -> list[str]:
+    """The failure diff: each change of :func:`compare_snapshots` as a unified diff.
+
+    Headers name both sides, the block and its kind (``snapshot block 1
+    (domain_rules)``, ``actual block 2 (domain_rules)`` when a block was
+    inserted before it); an added or removed block has a line saying so.
+    ``labels`` name the two sides. Every line ends with a line feed.
+    """
+    out: list[str] = []
+    for change in compare_snapshots(expected, actual).changes:
+        old_side, new_side = change.side(change.old_index), change.side(change.new_index)
+        if change.status == "added":
+            out.append(f"{new_side} ({change.kind}): not in the {labels[0]}\n")
+        elif change.status == "removed":
+            out.append(f"{old_side} ({change.kind}): only in the {labels[0]}\n")
+        out.append(f"--- {labels[0]} {old_side} ({change.kind})\n")
+        out.append(f"+++ {labels[1]} {new_side} ({change.kind})\n")
+        out.extend(change.diff)
+    return out

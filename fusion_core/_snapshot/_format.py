@@ -14,7 +14,7 @@ headers, a missing final newline — round-trips exactly::
 
 Lengths count characters (code points), so a file mangled by newline
 conversion is detected, not silently misread. The file is UTF-8, written as
-bytes (lone surrogates with ``surrogatepass``). :func:`diff_snapshots`
+bytes (lone surrogates with ``surrogatepass``). ``_snapshot/_changes``
 explains a mismatch block by block, naming each block's kind and showing
 CR and invisible characters visibly (``␍``, ``⟨U+200B⟩``).
 
@@ -27,7 +27,6 @@ too deep for the JSON module raises :class:`~fusion_core.SerializationError`.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import secrets
@@ -43,7 +42,6 @@ from fusion_core._write._numbers import SHORT_INT_BITS, int_digits, read_json
 
 __all__ = [
     "block_kinds",
-    "diff_snapshots",
     "dump_snapshot",
     "load_snapshot",
     "show_invisible",
@@ -246,46 +244,3 @@ def visible_lines(text: str, *, mark_end: bool) -> list[str]:
     if mark_end and lines and not lines[-1].endswith("\n"):
         shown[-1] = shown[-1][:-1] + "⏎ (no newline at end)\n"
     return shown
-
-
-def diff_snapshots(
-    expected: str, actual: str, *, labels: tuple[str, str] = ("snapshot", "actual")
-) -> list[str]:
-    """A unified diff per differing block, each headed by the block's index and kind.
-
-    ``labels`` name the two sides in the headers (``snapshot block 1 (domain_rules)``).
-    """
-    try:
-        old, new = load_snapshot(expected), load_snapshot(actual)
-    except WireFormatError:
-        return list(
-            difflib.unified_diff(
-                expected.splitlines(keepends=True), actual.splitlines(keepends=True)
-            )
-        )
-    out = [
-        f"{key}: {labels[0]} {old.get(key)!r} != {labels[1]} {new.get(key)!r}\n"
-        for key in ("isError", "structuredContent")
-        if old.get(key) != new.get(key)
-    ]
-    old_texts = [block["text"] for block in old["content"]]
-    new_texts = [block["text"] for block in new["content"]]
-    old_kinds, new_kinds = block_kinds(old), block_kinds(new)
-    for index in range(max(len(old_texts), len(new_texts))):
-        before = old_texts[index] if index < len(old_texts) else None
-        after = new_texts[index] if index < len(new_texts) else None
-        if before == after:
-            continue
-        kind = new_kinds[index] if after is not None else old_kinds[index]
-        if before is None or after is None:
-            state = f"only in the {labels[0]}" if after is None else f"not in the {labels[0]}"
-            out.append(f"block {index} ({kind}): {state}\n")
-        mark_end = (before or "").endswith("\n") != (after or "").endswith("\n")
-        lines = difflib.unified_diff(
-            visible_lines(before or "", mark_end=mark_end),
-            visible_lines(after or "", mark_end=mark_end),
-            fromfile=f"{labels[0]} block {index} ({kind})",
-            tofile=f"{labels[1]} block {index} ({kind})",
-        )
-        out.extend(line if line.endswith("\n") else line + "\n" for line in lines)
-    return out

@@ -1,6 +1,7 @@
 """The syrupy extension for exact wire snapshots: a thin adapter.
 
-The file format and the diff live in ``fusion_core._snapshot._format``; this class
+The file format (``fusion_core._snapshot._format``) and the diff
+(``fusion_core._snapshot._changes``) live in fusion_core; this class
 picks the file extension, stores bytes (so no newline is ever translated),
 applies the ``pytest_fusion_normalize`` hook, and delegates. A file's name is
 ``_names.snapshot_stem``'s and every file is written by ``_atomic``.
@@ -24,7 +25,8 @@ from syrupy.data import (
 from syrupy.extensions.base import AbstractSyrupyExtension
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from fusion_core._snapshot._format import block_kinds, diff_snapshots, dump_snapshot
+from fusion_core._snapshot._changes import diff_snapshots
+from fusion_core._snapshot._format import block_kinds, dump_snapshot
 from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._snapshots._atomic import write_atomically
 from pytest_mcpfusion._snapshots._names import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fusion_core import response, ui
-from fusion_core._snapshot._changes import change_hint, compare_snapshots
+from fusion_core._snapshot._changes import change_hint, compare_snapshots, diff_snapshots
 from fusion_core._snapshot._format import dump_snapshot
 
 HINTS = [
@@ -105,3 +105,75 @@ def test_a_damaged_file_is_compared_as_text() -> None:
     change = compare_snapshots(_snapshot(["r"]), "not a snapshot\n")
     assert [c.label for c in change.changes] == ["snapshot file"]
     assert "+not a snapshot\n" in change.changes[0].diff
+
+
+# --- the failure diff: a rendering of the same change model ---------------------
+
+
+def _headers(diff: list[str]) -> list[str]:
+    return [line for line in diff if line.startswith(("--- ", "+++ "))]
+
+
+def test_an_inserted_block_is_one_added_block_in_the_failure_diff() -> None:
+    """A UI block inserted after the data: one added block, the rules after it unchanged."""
+    before = _snapshot(["one", "two"])
+    after = _snapshot(["one", "two"], summary="hi")
+    diff = diff_snapshots(before, after)
+    assert diff[0] == "block 1 (ui_passthrough(summary)): not in the snapshot\n"
+    assert _headers(diff) == [
+        "--- snapshot block 1 (ui_passthrough(summary))\n",
+        "+++ actual block 1 (ui_passthrough(summary))\n",
+    ]
+    assert not any(line.startswith("-") and "one" in line for line in diff)
+
+
+def test_a_moved_block_names_its_index_on_each_side() -> None:
+    """A rule changed after an inserted block: each header names that side's block index."""
+    before = _snapshot(["one"])
+    after = _snapshot(["one!"], summary="hi")
+    headers = _headers(diff_snapshots(before, after, labels=("right", "left")))
+    assert "--- right block 1 (domain_rules)\n" in headers
+    assert "+++ left block 2 (domain_rules)\n" in headers
+
+
+def test_structured_content_and_is_error_are_diffed_as_text() -> None:
+    """StructuredContent is a unified diff of its JSON lines; isError of its value."""
+    before = dump_snapshot(
+        {"content": [{"type": "text", "text": "x"}], "structuredContent": {"n": 1}}
+    )
+    after = dump_snapshot(
+        {"content": [{"type": "text", "text": "x"}], "structuredContent": {"n": 2}, "isError": True}
+    )
+    diff = diff_snapshots(before, after)
+    assert "--- snapshot isError (flag)\n" in diff
+    assert "+true\n" in diff
+    assert "--- snapshot structuredContent (json)\n" in diff
+    assert '-  "n": 1\n' in diff
+    assert '+  "n": 2\n' in diff
+
+
+PAIRS = {
+    "rule-changed": (_snapshot(["one", "two"]), _snapshot(["one", "three"])),
+    "block-inserted": (_snapshot(["one"]), _snapshot(["one"], summary="hi")),
+    "block-removed": (_snapshot(["one"], summary="hi"), _snapshot(["one"])),
+    "data-and-rules": (_snapshot(["a"], data={"x": 1}), _snapshot(["b"], data={"x": 2})),
+    "not-a-snapshot": (_snapshot(["a"]), "not a snapshot\n"),
+}
+
+
+@pytest.mark.parametrize(("before", "after"), PAIRS.values(), ids=PAIRS)
+def test_the_failure_diff_and_the_review_show_the_same_changes(before: str, after: str) -> None:
+    """One change model: the failure diff has a header pair per change, the same diff lines."""
+    changes = compare_snapshots(before, after).changes
+    diff = diff_snapshots(before, after)
+    assert _headers(diff) == [
+        header
+        for change in changes
+        for header in (
+            f"--- snapshot {change.side(change.old_index)} ({change.kind})\n",
+            f"+++ actual {change.side(change.new_index)} ({change.kind})\n",
+        )
+    ]
+    assert [line for line in diff if line[:1] in "+-@ " and line[:4] not in ("--- ", "+++ ")] == [
+        line for change in changes for line in change.diff
+    ]
