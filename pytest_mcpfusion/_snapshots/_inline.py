@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fusion_core import ToolResponse, WireFormatError
-from fusion_core._snapshot._format import diff_snapshots, dump_snapshot
+from fusion_core._snapshot._changes import diff_snapshots
+from fusion_core._snapshot._format import dump_snapshot
 from fusion_core._snapshot._inline import InlineWire, inline_of, wire_of_inline
 from pytest_mcpfusion._result import FusionResult
 
@@ -52,11 +53,7 @@ def explain_inline(left: object, right: object, *, verbose: int = 0) -> list[str
         return None
     diff = [line.rstrip("\n") for line in diff_snapshots(dump_snapshot(old), dump_snapshot(new))]
     blocks = [line.removeprefix("--- snapshot ") for line in diff if line.startswith("--- ")]
-    headers = [line for line in diff if line.startswith(_HEADERS)]
-    lines = [
-        f"the inline wire differs: {', '.join(blocks) or 'headers only'} (- snapshot, + actual)"
-    ]
-    lines.extend(headers)
+    lines = [f"the inline wire differs: {', '.join(blocks)} (- snapshot, + actual)"]
     for line in diff:
         if line.startswith("--- "):
             lines.append(line.removeprefix("--- snapshot ") + ":" if verbose < 2 else line)
@@ -65,9 +62,6 @@ def explain_inline(left: object, right: object, *, verbose: int = 0) -> list[str
         ):
             lines.append(line)
     return lines
-
-
-_HEADERS = ("isError:", "structuredContent:")
 
 
 def _stored_value(value: object) -> object:
