@@ -65,9 +65,19 @@ def block_kinds(wire: Mapping[str, Any]) -> list[str]:
     for block in blocks:
         kind = kind_of(block).name
         if isinstance(block, UiBlockText):
-            kind = f"{UI.name}({block.ui_block.type})"
+            kind = f"{UI.name}({_header_safe(block.ui_block.type)})"
         kinds.append(kind)
     return kinds
+
+
+# A kind goes on a block's header line: a line break or a "·" in a UI block's
+# type would end or split that line, and the file could not be read back. They
+# are shown as marks, as are CR and invisible characters (show_invisible).
+_HEADER_UNSAFE: Final = re.compile("[\n·]")
+
+
+def _header_safe(text: str) -> str:
+    return show_invisible(_HEADER_UNSAFE.sub(_mark, text))
 
 
 def dump_snapshot(wire: Mapping[str, Any], kinds: list[str] | None = None) -> str:

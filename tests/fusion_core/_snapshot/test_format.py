@@ -122,3 +122,34 @@ def test_unstorable_content_is_a_serialization_error(value: Any, message: str) -
 def test_invisible_characters_are_shown(text: str, shown: str) -> None:
     """Diffs show CR and every character a reviewer could not see."""
     assert show_invisible(text) == shown
+
+
+# A UI block's type is written in its header line: every character that would
+# end or split that line (LF, the "·" separator) or hide in it (CR, controls,
+# format characters) must leave the file readable.
+HEADER_HOSTILE_TYPES = {
+    "line-feed": "&#xA;",
+    "separator": "a · b",
+    "carriage-return": "a&#xD;b",
+    "crlf": "&#xD;&#xA;",
+    "unicode-line-break": "a\u2028b",
+    "zero-width": "a\u200bb",
+    "only-separators": "··",
+    "empty": "",
+}
+
+
+@pytest.mark.parametrize("ui_type", HEADER_HOSTILE_TYPES.values(), ids=HEADER_HOSTILE_TYPES)
+def test_any_ui_type_leaves_the_snapshot_readable(ui_type: str) -> None:
+    """The block's kind names its type on one header line; the file reads back exactly."""
+    wire = {
+        "content": [
+            {"type": "text", "text": "null"},
+            {"type": "text", "text": f'<ui_passthrough type="{ui_type}">\n\n</ui_passthrough>'},
+        ]
+    }
+    text = dump_snapshot(wire)
+    assert load_snapshot(text) == wire
+    header = text.split("\n")[3]
+    assert header.startswith("── block 1 · ui_passthrough(")
+    assert header.count(" · ") == 2
