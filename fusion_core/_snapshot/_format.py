@@ -73,11 +73,8 @@ def block_kinds(wire: Mapping[str, Any]) -> list[str]:
 # A kind goes on a block's header line: a line break or a "·" in a UI block's
 # type would end or split that line, and the file could not be read back. They
 # are shown as marks, as are CR and invisible characters (show_invisible).
-_HEADER_UNSAFE: Final = re.compile("[\n·]")
-
-
 def _header_safe(text: str) -> str:
-    return show_invisible(_HEADER_UNSAFE.sub(_mark, text))
+    return show_invisible(text).replace("\n", "⟨U+000A⟩").replace("·", "⟨U+00B7⟩")
 
 
 def dump_snapshot(wire: Mapping[str, Any], kinds: list[str] | None = None) -> str:

@@ -17,13 +17,19 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fusion_core import ToolResponse, UIError, success, success_structured, view_of
+from fusion_core import (
+    SchemaConflictError,
+    ToolResponse,
+    UIError,
+    success,
+    success_structured,
+    view_of,
+)
 from fusion_core._present._presenter import PresenterValidationError
 from fusion_core._read._check import check
 from fusion_core._read._parse import _read_ui, parse, read_items, read_ui
 from fusion_core._read._parsed_blocks import SuggestionsBlock
 from fusion_core._tools._app import FusionApp
-from fusion_core._tools._input_schema import SchemaConflictError
 from fusion_core._write._builder import ResponseBuilder
 from fusion_core._write._numbers import js_number
 

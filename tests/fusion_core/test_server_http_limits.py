@@ -30,9 +30,8 @@ from fusion_core._mcp._server_http_limits import (
     default_max_connections,
     limited_protocol,
 )
+from tests._support.fake_app import FakeApp
 from tests._support.servers import http_connection, post_initialize, serving
-
-from ._fake_app import FakeApp
 
 ROOT = Path(__file__).resolve().parents[2]
 INITIALIZE = (
