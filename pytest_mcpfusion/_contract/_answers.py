@@ -20,9 +20,10 @@ Two levels (``--fusion-level``):
 
 * ``fusion`` (the default): the Fusion format. A refusal must be a
   ``<validation_error>`` (or ``<tool_error>``) envelope; a framework's
-  plain-text refusal fails, once per test, naming the envelope. Any other
-  bare error follows the ``bare-error`` rule of the strict reading: a
-  warning in the report, a failure under ``--fusion-strict`` — in every test.
+  plain-text refusal breaks the validator's ``refused-without-envelope``
+  rule (``fusion check`` says the same). Any other bare error follows the
+  ``bare-error`` rule of the strict reading: a warning in the report, a
+  failure under ``--fusion-strict`` — in every test.
 * ``mcp``: what a correct plain MCP server can pass. Schema-valid arguments
   are not refused as invalid, schema-invalid ones are refused with
   ``isError`` (any text), a success's ``structuredContent`` matches the
@@ -31,9 +32,10 @@ Two levels (``--fusion-level``):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
+
+from fusion_core._read._strict import PLAIN_REFUSAL
 
 if TYPE_CHECKING:
     import pytest
@@ -42,22 +44,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LEVELS",
-    "WIRE_FORMAT_ERRORS",
     "add_level_option",
     "answer_of",
+    "first_line",
     "level_problems",
-    "plain_refusal_problem",
 ]
 
 LEVELS: Final = ("fusion", "mcp")
-WIRE_FORMAT_ERRORS: Final = "docs/wire-format.md, 'Errors'"
-"""Where the envelopes are described, for messages to authors of any server."""
 
-_PLAIN_REFUSALS: Final = re.compile(
-    r"\b\d+ validation errors? for \S+"  # pydantic: MCPServer, FastMCP, any pydantic server
-    r"|\bInput validation error\b"  # the TypeScript SDK, FastMCP
-    r"|\bInvalid arguments for tool\b"  # the TypeScript SDK
-)
 _FIRST_LINE: Final = 160
 
 
@@ -84,7 +78,7 @@ def answer_of(result: FusionResult) -> str:
     if not result.is_error:
         return "ok"
     text = "\n".join(result.content)
-    return "plain-refusal" if _PLAIN_REFUSALS.search(text) else "plain-error"
+    return "plain-refusal" if PLAIN_REFUSAL.search(text) else "plain-error"
 
 
 def first_line(result: FusionResult) -> str:
@@ -92,17 +86,6 @@ def first_line(result: FusionResult) -> str:
     text = result.content[0] if result.content else ""
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= _FIRST_LINE else f"{line[: _FIRST_LINE - 1]}…"
-
-
-def plain_refusal_problem(result: FusionResult) -> str:
-    """The Fusion level's message for a framework's plain-text refusal of the arguments."""
-    return (
-        f"[refused-without-envelope] the arguments were refused with plain text "
-        f"({first_line(result)!r}), not a <validation_error> envelope: the agent gets no "
-        "field-by-field reasons to correct its call. Answer invalid arguments with a "
-        f"<validation_error> envelope as block 0, with isError true ({WIRE_FORMAT_ERRORS}); "
-        "or, for a server that writes no Fusion blocks, run the gate with --fusion-level=mcp"
-    )
 
 
 def level_problems(

@@ -31,12 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from fusion_core._read._strict import STRICT_RULES
-from pytest_mcpfusion._contract._answers import (
-    LEVELS,
-    add_level_option,
-    answer_of,
-    plain_refusal_problem,
-)
+from pytest_mcpfusion._contract._answers import LEVELS, add_level_option
 from pytest_mcpfusion._contract._examples import IdPool
 from pytest_mcpfusion._contract._forbidden import Forbidden, unknown_references
 from pytest_mcpfusion._contract._writes import WritePolicy, add_write_options
@@ -207,17 +202,11 @@ class Gate:
         ``found`` is ``check(wire, strict=True)``: its strict-reading rules
         are violations under strict mode and report warnings otherwise. At
         the ``mcp`` level (``--fusion-level=mcp``) the Fusion rules do not
-        apply; at the ``fusion`` level a framework's plain-text refusal of
-        the arguments is one violation (see ``_answers``), not a bare error.
+        apply (``_answers``).
         """
-        refusal = self.level == "fusion" and answer_of(result) == "plain-refusal"
         if self.level == "mcp":
             found = []
-        elif refusal:
-            found = [v for v in found if v.rule != "bare-error"]
         problems = [str(v) for v in found if v.rule not in STRICT_RULES]
-        if refusal:
-            problems.append(plain_refusal_problem(result))
         ambiguous = [str(v) for v in found if v.rule in STRICT_RULES]
         if self.strict_for():
             problems.extend(ambiguous)

@@ -204,7 +204,7 @@ def test_bad_input_is_one_clear_line_and_exit_one(args: tuple[str, ...], message
     ("args", "message"),
     [
         (("check", APP), "no calls to check"),
-        (("check", APP, "--call", "billing", "a", "b", "{}", "c"), "has 4 words"),
+        (("check", APP, "--call", "billing", "a", "b", "{}", "c"), "has 5 words"),
         (("call", APP, "billing", "invoices.get", "invoice_id"), "is not KEY=VALUE"),
         (("call", APP, "billing", "invoices.get", "=INV-1"), "is not KEY=VALUE"),
     ],
@@ -225,7 +225,7 @@ def test_call_exits_one_when_the_answer_is_an_error(raw: tuple[str, ...]) -> Non
     """An ``isError`` answer is printed, then exit 1 with a line saying so (a script sees it)."""
     run = _fusion("call", APP, "billing", "invoices.get", "invoice_id=NOPE", *raw)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "tool_error" in run.stdout
+    assert "isError" in run.stdout  # printed first, as any answer
     assert run.stderr == "fusion call: billing answered with isError: true\n"
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -138,8 +139,9 @@ def test_time_at_the_fusion_level_says_once_that_it_writes_no_fusion_blocks(
             "*get_current_time?invalid? FAILED*",
             "*convert_time?invalid? FAILED*",
             (
-                "*[[]refused-without-envelope[]] the arguments were refused with plain text*"
-                "not a <validation_error> envelope*docs/wire-format.md, 'Errors'*"
+                "*[[]refused-without-envelope[]] isError is true and block 0 is a framework's "
+                "plain-text refusal of the arguments*not a <validation_error> envelope*"
+                "docs/wire-format.md, 'Errors'*"
             ),
         ]
     )
@@ -178,3 +180,17 @@ def test_time_at_the_mcp_level_is_green_and_meaningful(pytester: pytest.Pytester
     assert actions["get_current_time"]["calls"]["ok"] >= 1
     for name in ("get_current_time", "convert_time"):
         assert actions[name]["calls"]["error"] >= 1, name
+
+
+def test_fusion_check_gives_the_gates_verdict_on_a_plain_refusal(tmp_path: Path) -> None:
+    """``fusion check`` fails the same answer with the same rule as ``pytest --fusion``."""
+    server = _server("mcp_server_time", "--local-timezone", "UTC")
+    fusion = Path(sys.executable).with_name("fusion")
+    run = subprocess.run(
+        [str(fusion), "check", server, "--call", "get_current_time", "{}"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "FAIL  get_current_time" in run.stdout
+    assert "[refused-without-envelope]" in run.stdout
+    assert "0 clean, 1 with violations" in run.stdout
