@@ -118,8 +118,12 @@ def _output_problems(definition: Mapping[str, Any], result: FusionResult) -> lis
     if structured is None:
         missing = "the tool declares an outputSchema but the answer has no structuredContent"
         return [f"[output-schema] {missing}"]
-    from jsonschema import Draft202012Validator  # noqa: PLC0415 - a dependency of mcp; lazy
+    from jsonschema import Draft202012Validator, SchemaError  # noqa: PLC0415 - a dependency of mcp; lazy
 
+    try:
+        Draft202012Validator.check_schema(dict(schema))
+    except SchemaError as exc:
+        return [f"[output-schema] the tool's outputSchema is not a JSON Schema: {exc.message:.160}"]
     errors = sorted(Draft202012Validator(dict(schema)).iter_errors(structured), key=str)
     return [
         f"[output-schema] structuredContent does not match the outputSchema at "

@@ -388,7 +388,7 @@ class WireReport:
                 if len(arguments) <= _ARGUMENTS
                 else (f"{arguments[: _ARGUMENTS - 1]}… ({len(arguments):,} chars)")
             )
-            out.extend(_wrapped(f"  {name} {shown}{times}"))
+            out.append(f"  {name} {shown}{times}")  # JSON reads best on one line
         if len(calls) > _SHOWN:
             out.append(f"  ... and {len(calls) - _SHOWN} more (see the JSON report)")
         return out
