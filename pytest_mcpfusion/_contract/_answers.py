@@ -32,6 +32,7 @@ Two levels (``--fusion-level``):
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -48,6 +49,7 @@ __all__ = [
     "answer_of",
     "first_line",
     "level_problems",
+    "protocol_refusal",
 ]
 
 LEVELS: Final = ("fusion", "mcp")
@@ -107,6 +109,30 @@ def level_problems(
     if level == "mcp" and answer == "ok":
         return _output_problems(definition, result)
     return []
+
+
+def protocol_refusal(level: str, error: BaseException, *, valid: bool) -> list[str] | None:
+    """The verdict on a JSON-RPC error answering ``tools/call``; ``None`` if ``error`` is not one.
+
+    The MCP SDK raises ``MCPError`` for it. For invalid arguments it is a
+    refusal: enough at the ``mcp`` level; at the ``fusion`` level the format
+    asks for an ``isError`` result with a ``<validation_error>``. For valid
+    arguments it is a refusal of a call the schema allows.
+    """
+    exceptions = sys.modules.get("mcp.shared.exceptions")
+    if exceptions is None or not isinstance(error, exceptions.MCPError):
+        return None
+    code = getattr(getattr(error, "error", None), "code", None)
+    said = f"a JSON-RPC error ({code}: {str(error)[:_FIRST_LINE]!r})"
+    if valid:
+        refused = "[valid-refused] arguments valid by the input schema were refused with"
+        return [f"{refused} {said}"]
+    if level == "mcp":
+        return []
+    envelope = "an isError result with a <validation_error> envelope as block 0"
+    where = "docs/wire-format.md, 'Errors'"
+    refused = f"[refused-without-envelope] the arguments were refused with {said}"
+    return [f"{refused}, not {envelope} ({where})"]
 
 
 def _output_problems(definition: Mapping[str, Any], result: FusionResult) -> list[str]:

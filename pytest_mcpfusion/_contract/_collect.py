@@ -23,7 +23,7 @@ import pytest
 from fusion_core import ServerConnectionError, ServerLimitError
 from fusion_core._read._definitions import actions_of, discriminator_of
 from fusion_core._terminal import terminal_safe
-from pytest_mcpfusion._contract._answers import level_problems
+from pytest_mcpfusion._contract._answers import level_problems, protocol_refusal
 from pytest_mcpfusion._contract._examples import action_examples, prime_first, reuse_ids
 from pytest_mcpfusion._contract._failure import ContractFailure, describe, leaves
 from pytest_mcpfusion._contract._verdicts import gate_of
@@ -295,13 +295,10 @@ class FusionContractItem(pytest.Item):
                 call[discriminator_of(self.definition) or "action"] = self.action
             if chosen is not None:
                 call[SELECT_PARAM] = chosen
-            try:
-                wire, view = fusion.transport().call(tool, call, context)
-            except (ServerLimitError, ServerConnectionError) as exc:
-                # No shrinking: every further try would cost a timeout and a restart.
-                failure = ContractFailure(tool, self.action, call, [limit_message(exc)])
-                raise _Stop(failure) from None
-            result = fusion.finish(tool, self.action, call, wire, view, checked=False)
+            answered = self._call(call, context)
+            if answered is None:
+                return
+            result = fusion.finish(tool, self.action, call, *answered, checked=False)
             problems = self._verdict(result, chosen)
             if problems:
                 raise ContractFailure(tool, self.action, call, problems, result)
@@ -402,6 +399,28 @@ class FusionContractItem(pytest.Item):
         words = ["pytest", *chosen, "--fusion", *_fusion_options(config.invocation_params.args)]
         words.append(f"--hypothesis-seed={self.seed}")
         return shlex.join(words)
+
+    def _call(self, call: dict[str, Any], context: Any) -> tuple[dict[str, Any], Any] | None:
+        """One ``tools/call``: the wire dict and view, or ``None`` for an accepted JSON-RPC refusal.
+
+        A call over a limit or to a dead server ends the test at once (no
+        shrinking: every further try would cost a timeout and a restart); a
+        JSON-RPC error answer is judged by ``protocol_refusal``.
+        """
+        tool = self.definition["name"]
+        try:
+            return self.fusion.transport().call(tool, call, context)
+        except (ServerLimitError, ServerConnectionError) as exc:
+            failure = ContractFailure(tool, self.action, call, [limit_message(exc)])
+            raise _Stop(failure) from None
+        except Exception as exc:  # a JSON-RPC error answer is a verdict, not a crash
+            level = gate_of(self.config).level
+            refused = protocol_refusal(level, exc, valid=self.valid)
+            if refused is None:
+                raise
+            if refused:
+                raise ContractFailure(tool, self.action, call, refused) from None
+            return None
 
     def _verdict(self, result: FusionResult, chosen: list[str] | None) -> list[str]:
         """Every rule one answer breaks: the per-result review's, then the test's own.

@@ -8,7 +8,7 @@ import pytest
 
 from fusion_core import success, tool_error
 from fusion_core._tools._pipeline import validation_error
-from pytest_mcpfusion._contract._answers import answer_of, level_problems
+from pytest_mcpfusion._contract._answers import answer_of, level_problems, protocol_refusal
 
 from ._results import result_of, wire_result
 
@@ -96,3 +96,19 @@ def test_a_broken_output_schema_is_named_not_raised(schema: dict[str, Any]) -> N
     problems = level_problems("mcp", {**OUTPUT, "outputSchema": schema}, result, valid=True)
     assert len(problems) == 1
     assert problems[0].startswith("[output-schema] the tool's outputSchema is not a JSON Schema: ")
+
+
+def test_a_json_rpc_error_answer_is_a_verdict_not_a_crash() -> None:
+    """MCPError (-32602) to invalid arguments: a refusal (mcp), no envelope (fusion); else None."""
+    from mcp.shared.exceptions import MCPError  # noqa: PLC0415 - the SDK loads lazily
+
+    error = MCPError(code=-32602, message="Invalid params: n must be an integer")
+    assert protocol_refusal("mcp", error, valid=False) == []
+    (fusion,) = protocol_refusal("fusion", error, valid=False) or [""]
+    assert fusion.startswith("[refused-without-envelope] the arguments were refused with a JSON")
+    assert "-32602" in fusion
+    assert "<validation_error> envelope" in fusion
+    for level in ("fusion", "mcp"):
+        (valid,) = protocol_refusal(level, error, valid=True) or [""]
+        assert valid.startswith("[valid-refused]")
+    assert protocol_refusal("mcp", ValueError("not an answer"), valid=False) is None
