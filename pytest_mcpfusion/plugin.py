@@ -87,7 +87,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="check every result against the Fusion contract, add contract tests for every "
-        "tool and action, and print the wire report",
+        "tool and action (never calling one that may write: see --fusion-allow-writes), and "
+        "print the wire report",
     )
     group.addoption(
         "--fusion-app",

@@ -26,15 +26,19 @@ def discriminator_of(definition: Mapping[str, Any]) -> str | None:
     The one the description names ("Select operation via the `x` parameter"),
     else ``action`` — if it is a required string property with an ``enum``.
     """
-    schema: Mapping[str, Any] = definition.get("inputSchema") or {}
+    schema = definition.get("inputSchema")
+    if not isinstance(schema, Mapping):  # a malformed definition selects nothing
+        return None
     named = _SELECT_VIA.search(str(definition.get("description") or ""))
     field = named.group(1) if named else "action"
-    prop = schema.get("properties", {}).get(field)
+    properties = schema.get("properties")
+    prop = properties.get(field) if isinstance(properties, Mapping) else None
     if not (
         isinstance(prop, Mapping)
         and prop.get("type") == "string"
         and prop.get("enum")
-        and field in schema.get("required", ())
+        and isinstance(schema.get("required"), list | tuple)
+        and field in schema["required"]
     ):
         return None
     return field

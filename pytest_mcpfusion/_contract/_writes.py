@@ -36,7 +36,7 @@ from fusion_core._read._definitions import discriminator_of, effects_of
 if TYPE_CHECKING:
     import pytest
 
-__all__ = ["OPT_IN", "WritePolicy", "add_write_options", "safe_refusal"]
+__all__ = ["OPT_IN", "WritePolicy", "add_write_options", "effects", "safe_refusal"]
 
 OPT_IN: Final = (
     "opt in with fusion_allow_writes = {name} in the ini file, --fusion-allow-writes={name}, "
@@ -78,19 +78,7 @@ class WritePolicy:
 
     def effects(self, definition: Mapping[str, Any], action: str | None, app: object) -> str | None:
         """Why a call of the action may change the world; ``None`` when it cannot."""
-        tools = getattr(app, "tools", None)
-        tool = tools.get(definition["name"]) if isinstance(tools, Mapping) else None
-        own = getattr(tool, "actions", {}).get(action) if tool is not None else None
-        if own is None:
-            return effects_of(definition)
-        label = f"action {action!r}" if action is not None else "the tool"
-        if own.destructive:
-            return f"{label} is destructive=True"
-        if not own.read_only:
-            return f"{label} is not read_only=True"
-        if getattr(tool, "annotations", {}).get("openWorldHint") is True:
-            return "the tool says openWorldHint: true (it reaches hosts outside the server)"
-        return None
+        return effects(definition, action, app)
 
     def allowed(self, definition: Mapping[str, Any], action: str | None) -> bool:
         """Whether the user opted in for the action: the hook first, then the patterns."""
@@ -118,6 +106,27 @@ class WritePolicy:
         name = definition["name"] if action is None else f"{definition['name']}.{action}"
         verb = "may reach hosts outside the server" if "openWorldHint" in effects else "may write"
         return f"{name} {verb}: {effects}; {OPT_IN.format(name=name)}"
+
+
+def effects(definition: Mapping[str, Any], action: str | None, app: object) -> str | None:
+    """Why a call of the action may change the world; ``None`` when it cannot.
+
+    The app's own flags when it is a ``FusionApp`` with that action (in
+    process), else the tool's MCP annotations.
+    """
+    tools = getattr(app, "tools", None)
+    tool = tools.get(definition["name"]) if isinstance(tools, Mapping) else None
+    own = getattr(tool, "actions", {}).get(action) if tool is not None else None
+    if own is None:
+        return effects_of(definition)
+    label = f"action {action!r}" if action is not None else "the tool"
+    if own.destructive:
+        return f"{label} is destructive=True"
+    if not own.read_only:
+        return f"{label} is not read_only=True"
+    if getattr(tool, "annotations", {}).get("openWorldHint") is True:
+        return "the tool says openWorldHint: true (it reaches hosts outside the server)"
+    return None
 
 
 def safe_refusal(definition: Mapping[str, Any], action: str | None) -> dict[str, Any] | None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from fusion_core._read._definitions import effects_of
+from fusion_core._read._definitions import actions_of, discriminator_of, effects_of
 
 
 def _tool(annotations: Any = None, *, present: bool = True) -> dict[str, Any]:
@@ -52,3 +52,21 @@ def test_a_tool_that_does_not_say_it_is_read_only_may_write(
     assert reason is not None
     assert said in reason
     assert len(reason) < 120  # a hostile hint value is shown shortened
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        "not a schema",
+        None,
+        ["action"],
+        {"properties": ["action"]},
+        {"properties": {"action": {"type": "string", "enum": ["get"]}}, "required": "action"},
+        {"properties": {"action": "string"}, "required": ["action"]},
+    ],
+)
+def test_a_malformed_input_schema_selects_no_action(schema: Any) -> None:
+    """A hostile definition: no discriminator, one action-less tool, never an exception."""
+    definition = {"name": "t", "inputSchema": schema}
+    assert discriminator_of(definition) is None
+    assert actions_of(definition) == [None]

@@ -8,6 +8,7 @@ contract tests send, the repository must come out as it went in.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shlex
 import subprocess
@@ -23,6 +24,12 @@ _EXAMPLES = "--fusion-examples=3"  # bounded: each server call is a real subproc
 
 
 def _server(module: str, *args: str) -> str:
+    """The command that starts reference server ``module`` (from the ``servers`` extra)."""
+    if importlib.util.find_spec(module) is None:
+        pytest.fail(
+            f"{module} is not installed: pip install -e '.[servers]' (the dev extra has it)",
+            pytrace=False,
+        )
     return shlex.join([sys.executable, "-m", module, *args])
 
 
