@@ -349,8 +349,8 @@ class FusionContractItem(pytest.Item):
         report = self.fusion.report
         if report.outcome_count(label, "ok") == ok_before:
             msg = (
-                f"{terminal_safe(label)}: the success path was never reached (--fusion-strict): no call "
-                f"ended ok ({report.outcome_count(label, 'error')} error, "
+                f"{terminal_safe(label)}: the success path was never reached (--fusion-strict): "
+                f"no call ended ok ({report.outcome_count(label, 'error')} error, "
                 f"{report.outcome_count(label, 'validation')} validation so far); "
                 f"{NEVER_OK_ADVICE}"
             )
