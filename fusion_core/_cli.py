@@ -67,6 +67,10 @@ class _CliError(Exception):
     """A failure to report on stderr as one line, with exit status 1."""
 
 
+class _UsageError(_CliError):
+    """A command line that cannot be run as given: one line on stderr, exit status 2."""
+
+
 def _version() -> str:
     from fusion_core import __version__  # noqa: PLC0415 - read from the metadata on first use
 
@@ -253,7 +257,7 @@ def _call(args: argparse.Namespace) -> int:
         key, sep, text = pair.partition("=")
         if not sep or not key:
             msg = f"argument {pair!r} is not KEY=VALUE"
-            raise _CliError(msg)
+            raise _UsageError(msg)
         arguments[key] = _value(text)
     with _connected(args.target) as client:
         wire = client.call(args.tool, _arguments(client, args.tool, action, arguments))
@@ -261,6 +265,9 @@ def _call(args: argparse.Namespace) -> int:
         print(json.dumps(wire, ensure_ascii=False, indent=2))
     else:
         print(terminal_safe(dump_snapshot(wire).split("\n", 1)[1], multiline=True), end="")
+    if wire.get("isError") is True:  # the tool failed: a script must not read it as success
+        print(f"fusion call: {args.tool} answered with isError: true", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -269,7 +276,7 @@ def _calls(args: argparse.Namespace) -> list[tuple[str, str | None, dict[str, An
     for index, words in enumerate(args.calls):
         if len(words) > 3:
             msg = f"--call #{index + 1} has {len(words)} words: give TOOL [ACTION] [ARGS_JSON]"
-            raise _CliError(msg)
+            raise _UsageError(msg)
         tool, rest = words[0], words[1:]
         arguments = (
             _json_object(rest.pop(), f"--call #{index + 1}")
@@ -296,7 +303,7 @@ def _calls(args: argparse.Namespace) -> list[tuple[str, str | None, dict[str, An
             calls.append((entry["tool"], action, arguments))
     if not calls:
         msg = "no calls to check: give --call TOOL [ACTION] [ARGS_JSON] or --calls FILE"
-        raise _CliError(msg)
+        raise _UsageError(msg)
     return calls
 
 
@@ -355,6 +362,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not isinstance(exc, (_CliError, FusionError, OSError, ValueError, *_sdk_errors())):
             raise
         print(f"fusion {args.command}: {terminal_safe(exc)}", file=sys.stderr)
+        if isinstance(exc, _UsageError):
+            return 2  # as argparse's own usage errors
         # A server that cannot start is a usage error, as pytest --fusion says (4).
         return 4 if isinstance(exc, ServerConnectionError) and _starting(exc) else 1
     finally:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, final
 
@@ -21,7 +22,7 @@ import pytest
 from fusion_core import ResponseView, ServerConnectionError, ServerLimitError, check
 from fusion_core._snapshot._format import block_kinds
 from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, discriminator_of
-from pytest_mcpfusion._report._summary import WireReport
+from pytest_mcpfusion._report._summary import WireReport, outcome_of
 from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._transport import Limits, StartupError, Transport, open_transport
 
@@ -45,6 +46,7 @@ class FusionSession:
         self._transport: Transport | None = None
         self._startup_error: str | None = None
         self._discriminators: dict[str, str] | None = None
+        self._effects: dict[tuple[str, str | None], str | None] | None = None
         self._serving_override = False  # the transport serves an app a fusion_app override gave
         self._spec_target: tuple[Any] | None = None  # what --fusion-app names, once loaded
         self._scope = "tests"  # the isolation scope of the running test (_inmemory.TESTS_SCOPE)
@@ -166,6 +168,7 @@ class FusionSession:
         )
         self._serving_override = True
         self._discriminators = None
+        self._effects = None
 
     def spec_target(self) -> Any:
         """What ``--fusion-app`` names (an app, a framework server or its factory), loaded once.
@@ -203,6 +206,7 @@ class FusionSession:
             self.close()
             self._serving_override = False
             self._discriminators = None
+            self._effects = None
 
     def close(self) -> None:
         """Close the transport (its event loop thread, client and server)."""
@@ -245,12 +249,41 @@ class FusionSession:
         result = FusionResult(wire, view, tool=tool, arguments=arguments)
         if self.contract:
             self.report.record(result, block_kinds(wire), action=action, tokenizer=self.tokenizer)
+            if outcome_of(result) == "ok" and self.effects(tool, action) is not None:
+                self.report.add_write(tool, action, _arguments_text(arguments))
             if checked:
                 self.enforce(result, action)
         return result
 
-    def problems(self, result: FusionResult, action: str | None = None) -> list[str]:
-        """``result``'s contract violations and house-rule findings, counted in the report."""
+    def effects(self, tool: str, action: str | None) -> str | None:
+        """Why a call of ``tool``'s ``action`` may write (``_contract._writes``), or ``None``."""
+        key = (tool, action)
+        if self._effects is None:
+            self._effects = {}
+        if key not in self._effects:
+            from pytest_mcpfusion._contract._verdicts import gate_of  # noqa: PLC0415 - _verdicts imports this module's users
+
+            try:
+                definitions = {d["name"]: d for d in self.transport().definitions()}
+            except Exception:  # noqa: BLE001 - the call worked; tools/list is not ours to fail
+                definitions = {}
+            definition = definitions.get(tool)
+            app = self.transport().app
+            self._effects[key] = (
+                gate_of(self.config).writes.effects(definition, action, app)
+                if definition is not None
+                else "the tool is not in tools/list"
+            )
+        return self._effects[key]
+
+    def problems(
+        self, result: FusionResult, action: str | None = None, *, record: bool = True
+    ) -> list[str]:
+        """``result``'s contract violations and house-rule findings, counted in the report.
+
+        ``record=False``: not counted (a contract test counts the failures it
+        ends with, not every call hypothesis makes while it shrinks).
+        """
         from pytest_mcpfusion._contract._verdicts import gate_of  # noqa: PLC0415 - _gate imports this module's users
 
         # One read for both: the strict rules are split off by review().
@@ -258,7 +291,7 @@ class FusionSession:
         problems = gate_of(self.config).review(self, result, action, found)
         for more in self.config.hook.pytest_fusion_check(result=result):
             problems.extend(more or ())
-        if problems:
+        if problems and record:
             self.report.add_violations(result.tool, action, problems)
         return problems
 
@@ -438,6 +471,11 @@ class _PendingMerge:
     async def made(self) -> Any:
         """The factory's context with ``merge`` merged in."""
         return merged(await self._made, self._merge)
+
+
+def _arguments_text(arguments: Mapping[str, Any]) -> str:
+    """A call's arguments as one line of JSON, for the report's list of writes."""
+    return json.dumps(dict(arguments), ensure_ascii=False, sort_keys=True, default=repr)
 
 
 def limit_message(exc: ServerLimitError | ServerConnectionError) -> str:

@@ -131,3 +131,29 @@ def pytest_fusion_reset(config: pytest.Config, item: pytest.Item) -> None:
     keep one test's writes out of the next (call its reset endpoint, or
     truncate its database).
     """
+
+
+@hookspec(firstresult=True)
+def pytest_fusion_allow_writes(
+    tool: str, action: str | None, definition: Mapping[str, Any], config: pytest.Config
+) -> bool | None:
+    """Whether the contract tests may call a tool that may write (or reach the open world).
+
+    :param tool: the tool's name in ``tools/list``.
+    :param action: the action (``None`` for a tool without actions).
+    :param definition: the tool's definition as ``tools/list`` gives it
+        (its ``annotations`` say what it may change).
+    :param config: the pytest config.
+    :return: ``True`` to send it generated and example arguments, ``False``
+        to never do so (whatever ``fusion_allow_writes`` says), ``None`` to
+        leave it to the ``fusion_allow_writes`` patterns. The first
+        non-``None`` result wins.
+
+    Asked only for actions that may write: a ``FusionApp`` action that is not
+    ``read_only=True`` (or is ``destructive=True``), or a tool whose MCP
+    annotations do not say ``readOnlyHint: true`` (or say
+    ``destructiveHint: true`` or ``openWorldHint: true``). A generated call
+    does whatever the tool does with its arguments, to whatever the server
+    reaches: allow only tools whose world the test made (a store seeded per
+    test, a repository in ``tmp_path``).
+    """

@@ -87,7 +87,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="check every result against the Fusion contract, add contract tests for every "
-        "tool and action, and print the wire report",
+        "tool and action (never calling one that may write: see --fusion-allow-writes), and "
+        "print the wire report",
     )
     group.addoption(
         "--fusion-app",
@@ -207,6 +208,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(gate, "fusion-gate")
     config.pluginmanager.register(_unadapted, "fusion-unadapted")  # MCPServer/FastMCP answers
     session = FusionSession(config)
+    session.report.level = gate.level
     if session.contract:
         session.tokenizer, session.report.tokenizer_name = offline_tokenizer()
         if not hasattr(config, "workerinput"):
@@ -342,10 +344,24 @@ def pytest_assertrepr_compare(
 
 
 class _ContractFailures:
-    """Counts failed contract tests for the wire report, on the controller only."""
+    """Counts failed contract tests for the wire report, and heads the run with its headline.
+
+    On the controller only.
+    """
 
     def __init__(self, report: WireReport) -> None:
         self.report = report
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(
+        self, terminalreporter: pytest.TerminalReporter
+    ) -> Generator[None, None, None]:
+        """The report's headline (a server without Fusion blocks) before the failures."""
+        headline = self.report.headline()
+        if headline and not terminalreporter.config.option.collectonly:
+            terminalreporter.write_sep("=", "Fusion", yellow=True, bold=True)
+            terminalreporter.write_line(headline)
+        return (yield)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """A failed ``fusion-contract::`` item adds one (xdist forwards workers' reports)."""
@@ -374,11 +390,11 @@ def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
 ) -> None:
     """Print the wire report after a ``--fusion`` run (on the controller only)."""
-    del exitstatus
     fusion = config.stash[SESSION_KEY]
     if not fusion.contract or hasattr(config, "workerinput") or config.option.collectonly:
         return
     report: WireReport = fusion.report
+    report.pytest_outcome = _outcome(terminalreporter, exitstatus)
     if (fusion.configured or fusion.opened) and not report.known_actions:
         report.known_actions.update(_known_actions(fusion))
     terminalreporter.write_sep("=", "Fusion wire report")
@@ -387,6 +403,22 @@ def pytest_terminal_summary(
     for path in write_reports(config, report):
         terminalreporter.write_line(f"wire report written to {path}")
     config.hook.pytest_fusion_report(report=report, config=config)
+
+
+def _outcome(terminalreporter: pytest.TerminalReporter, exitstatus: int) -> dict[str, int]:
+    """The exit status and the counts of pytest's summary line, for the wire report."""
+    stats = terminalreporter.stats
+
+    def count(key: str) -> int:
+        return sum(1 for r in stats.get(key, ()) if getattr(r, "count_towards_summary", True))
+
+    return {
+        "exit_status": int(exitstatus),
+        "passed": count("passed"),
+        "failed": count("failed"),
+        "skipped": count("skipped"),
+        "errors": count("error"),
+    }
 
 
 def _known_actions(fusion: FusionSession) -> set[str]:

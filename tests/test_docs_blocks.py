@@ -61,6 +61,10 @@ CLASSED: dict[tuple[str, str], tuple[str, str]] = {
         "the failure of a server dying in a call; tests/integration/test_server_dies.py makes it",
         "may say why",
     ),
+    ("docs/plugin.md", "this server writes no Fusion blocks"): (
+        "the headline of a run against mcp-server-time; test_reference_servers.py makes it",
+        "writes no Fusion blocks",
+    ),
     ("docs/plugin.md", "fusion-wire-snapshot 1"): (
         "the shape of a .wire file, abridged; the walkthrough makes real ones",
         "fusion-wire-snapshot 1",

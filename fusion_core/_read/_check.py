@@ -45,6 +45,9 @@ Rule ids:
 ``character-reference`` a numeric reference that names no character
                        (``&#x110000;``) in text a reader decodes
 ``duplicate-detail``   a ``<details>`` key written twice (the mapping keeps one)
+``refused-without-envelope`` ``isError`` with a framework's plain-text
+                       refusal of the arguments (pydantic's ``1 validation
+                       error for ...``) instead of a ``<validation_error>``
 =====================  ======================================================
 
 ``check(source, strict=True)`` adds the rules of the strict reading
@@ -96,7 +99,7 @@ from fusion_core._read._parsed_blocks import (
     read_priority,
 )
 from fusion_core._read._safexml import parse_xml
-from fusion_core._read._strict import findings
+from fusion_core._read._strict import findings, plain_refusal
 from fusion_core._write._numbers import read_json
 from fusion_core._write._text import bad_continuation, find_fusion_tag, thematic_item
 
@@ -164,6 +167,7 @@ def check(source: object, *, strict: bool = False) -> list[Violation]:
     except WireFormatError as exc:
         return [Violation(exc.block, "wire-format", str(exc))]
     found = _Checker(parsed).run()
+    found.extend(Violation(block, rule, message) for block, rule, message in plain_refusal(parsed))
     if strict:
         found.extend(_ambiguities(parsed))
     return found

@@ -28,6 +28,7 @@ __all__ = [
     "action_lines",
     "actions_of",
     "discriminator_of",
+    "effects_of",
     "requires_of",
     "select_sentence",
     "usage_note",
@@ -153,3 +154,34 @@ def requires_of(definition: Mapping[str, Any]) -> dict[str, list[str]]:
         for key, line in lines
         if (found := _REQUIRES_PART.fullmatch(line)) is not None
     }
+
+
+def effects_of(definition: Mapping[str, Any]) -> str | None:
+    """Why a call of the tool may change the world, from its annotations; ``None`` if it cannot.
+
+    A tool changes nothing only when it says so: ``readOnlyHint: true``, and
+    neither ``destructiveHint: true`` (which contradicts it) nor
+    ``openWorldHint: true`` (it reaches hosts outside the server, as a fetch
+    tool does: a generated URL is a request to a host nobody chose). Missing
+    or malformed annotations, or ``readOnlyHint`` absent or false, mean it
+    may write.
+    """
+    annotations = definition.get("annotations")
+    if not isinstance(annotations, Mapping):
+        return "its annotations do not say it is read-only (no readOnlyHint)"
+    read_only = annotations.get("readOnlyHint")
+    if annotations.get("destructiveHint") is True:
+        return "its annotations say destructiveHint: true"
+    if read_only is not True:
+        shown = "absent" if read_only is None else _shown(read_only)
+        return f"its annotations do not say it is read-only (readOnlyHint: {shown})"
+    if annotations.get("openWorldHint") is True:
+        return "its annotations say openWorldHint: true (it reaches hosts outside the server)"
+    return None
+
+
+def _shown(value: object) -> str:
+    """A hint's value as JSON writes it (``false``), or its repr, shortened."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value!r:.40}"

@@ -28,13 +28,17 @@ from fusion_core._tools._definitions import (
     actions_of,
     discriminator_of,
 )
+from pytest_mcpfusion._contract._answers import level_problems, protocol_refusal
 from pytest_mcpfusion._contract._examples import action_examples, prime_first, reuse_ids
 from pytest_mcpfusion._contract._failure import ContractFailure, describe
 from pytest_mcpfusion._contract._verdicts import gate_of
+from pytest_mcpfusion._contract._writes import safe_refusal
+from pytest_mcpfusion._report._summary import NEVER_OK_ADVICE
 from pytest_mcpfusion._session import SELECT_PARAM, FusionSession, limit_message
 
 if TYPE_CHECKING:
     from _pytest._code.code import ExceptionInfo, TerminalRepr
+    from hypothesis.strategies import SearchStrategy
 
     from pytest_mcpfusion._result import FusionResult
 
@@ -235,7 +239,35 @@ class FusionContractItem(pytest.Item):
         self.add_marker("fusion")
 
     def runtest(self) -> None:
-        """Call the action with generated arguments and check every answer."""
+        """Call the action with generated arguments and check every answer.
+
+        What the test fails with is counted in the wire report as the
+        action's violations, so the report and pytest's outcome agree.
+        """
+        try:
+            self._exercise()
+        except pytest.skip.Exception:
+            raise
+        except BaseException as exc:
+            self._record_failure(exc)
+            raise
+
+    def _record_failure(self, exc: BaseException) -> None:
+        """The violations of the failures this test ends with (each counted once)."""
+        tool = self.definition["name"]
+        messages: list[str] = []
+        for leaf in leaves(exc):
+            if isinstance(leaf, ContractFailure):
+                messages.extend(leaf.problems)
+            elif isinstance(leaf, KeyboardInterrupt | SystemExit | GeneratorExit):
+                return  # the run is ending, not this test failing
+            else:
+                text = str(getattr(leaf, "msg", None) or leaf).strip().splitlines()
+                messages.append(f"[{type(leaf).__name__}] {text[0] if text else ''}".strip())
+        self.fusion.report.add_violations(tool, self.action, list(dict.fromkeys(messages)))
+
+    def _exercise(self) -> None:
+        """The test's calls: examples, then generated arguments (or the one safe refusal)."""
         # hypothesis loads only when contract tests run: plain runs stay fast,
         # and a suite without hypothesis installed loses only these tests.
         _require_hypothesis()
@@ -252,20 +284,10 @@ class FusionContractItem(pytest.Item):
             args = strategies.action_arguments(self.definition, self.action, valid=self.valid)
         except ValueError as exc:  # e.g. a schema that accepts every object
             pytest.skip(f"{self.name}: {exc}")
-        select_keys = _select_keys(self.definition)
-        select = (
-            st.lists(st.sampled_from(select_keys), unique=True, min_size=1) | st.none()
-            if self.valid and select_keys
-            else st.none()
-        )
+        select_keys = _select_keys(self.definition) if self.valid else []
+        select = _selections(select_keys)
         examples = _examples(fusion.config)
-        # Contract tests belong to no test directory, so no fusion_context
-        # fixture reaches them: the hook decides (request is None).
-        context = (
-            fusion.config.hook.pytest_fusion_context(app=fusion.transport().app, request=None)
-            if fusion.transport().app is not None
-            else None
-        )
+        context = self._context()
 
         gate = gate_of(fusion.config)
         label = tool if self.action is None else f"{tool}.{self.action}"
@@ -278,14 +300,11 @@ class FusionContractItem(pytest.Item):
                 call[discriminator_of(self.definition) or DEFAULT_DISCRIMINATOR] = self.action
             if chosen is not None:
                 call[SELECT_PARAM] = chosen
-            try:
-                wire, view = fusion.transport().call(tool, call, context)
-            except (ServerLimitError, ServerConnectionError) as exc:
-                # No shrinking: every further try would cost a timeout and a restart.
-                failure = ContractFailure(tool, self.action, call, [limit_message(exc)])
-                raise _Stop(failure) from None
-            result = fusion.finish(tool, self.action, call, wire, view, checked=False)
-            problems = fusion.problems(result, self.action) or self._broken(result, chosen)
+            answered = self._call(call, context)
+            if answered is None:
+                return
+            result = fusion.finish(tool, self.action, call, *answered, checked=False)
+            problems = self._verdict(result, chosen)
             if problems:
                 raise ContractFailure(tool, self.action, call, problems, result)
 
@@ -303,9 +322,13 @@ class FusionContractItem(pytest.Item):
         def run(arguments: dict[str, Any], chosen: list[str] | None, data: st.DataObject) -> None:
             send(reuse_ids(arguments, ids, data.draw, accepts) if ids else arguments, chosen)
 
+        app = fusion.transport().app or fusion.spec_app()
+        blocked = gate.writes.blocked(self.definition, self.action, app)
+        if blocked is not None:  # no generated or example call may reach it
+            self._refuse_only(blocked, label, send)
+            return
         try:
             if self.valid:  # the user's examples first: they reach the success path
-                app = fusion.transport().app or fusion.spec_app()
                 for example in action_examples(fusion.config, app, self.definition, self.action):
                     fusion.report.example_calls[label] += 1
                     send(example, None)
@@ -313,17 +336,55 @@ class FusionContractItem(pytest.Item):
         except _Stop as stop:
             raise stop.failure from None
         if self.valid and gate.strict_for(self):
-            report = fusion.report
-            if report.outcome_count(label, "ok") == ok_before:
-                msg = (
-                    f"{terminal_safe(label)}: the success path was never reached "
-                    "(--fusion-strict): no call ended ok "
-                    f"({report.outcome_count(label, 'error')} error, "
-                    f"{report.outcome_count(label, 'validation')} validation so far); give example "
-                    "arguments: examples=[{...}] on the action, or the pytest_fusion_examples "
-                    "hook (docs/plugin.md)"
-                )
-                pytest.fail(msg, pytrace=False)
+            self._require_success(label, ok_before)
+
+    def _context(self) -> Any:
+        """The handlers' context, in process; ``None`` for a server (it makes its own).
+
+        Contract tests belong to no test directory, so no ``fusion_context``
+        fixture reaches them: the hook decides (``request`` is ``None``).
+        """
+        app = self.fusion.transport().app
+        if app is None:
+            return None
+        return self.fusion.config.hook.pytest_fusion_context(app=app, request=None)
+
+    def _require_success(self, label: str, ok_before: int) -> None:
+        """Fail (``--fusion-strict``) when no call of this test ended ok."""
+        report = self.fusion.report
+        if report.outcome_count(label, "ok") == ok_before:
+            msg = (
+                f"{terminal_safe(label)}: the success path was never reached (--fusion-strict): "
+                f"no call ended ok ({report.outcome_count(label, 'error')} error, "
+                f"{report.outcome_count(label, 'validation')} validation so far); "
+                f"{NEVER_OK_ADVICE}"
+            )
+            pytest.fail(msg, pytrace=False)
+
+    def _refuse_only(
+        self, blocked: str, label: str, send: Callable[[dict[str, Any], list[str] | None], None]
+    ) -> None:
+        """For an action that may write: the one call it cannot act on, or a skip saying why.
+
+        The ``valid`` test sends nothing. The ``invalid`` test sends the action
+        without the arguments it requires (``safe_refusal``), which must be
+        refused; an action that requires nothing gets no call at all.
+        """
+        kind = "valid" if self.valid else "invalid"
+        probe = None if self.valid else safe_refusal(self.definition, self.action)
+        if probe is None:
+            why = (
+                "no generated or example call was sent"
+                if self.valid
+                else "it requires no argument, so no call is one it cannot act on"
+            )
+            reason = f"{blocked} ({why})"
+            self.fusion.report.add_not_run(label, kind, reason)
+            pytest.skip(reason)
+        try:
+            send(probe, None)
+        except _Stop as stop:
+            raise stop.failure from None
 
     def repr_failure(
         self, excinfo: ExceptionInfo[BaseException], style: Any = None
@@ -344,23 +405,44 @@ class FusionContractItem(pytest.Item):
         words.append(f"--hypothesis-seed={self.seed}")
         return shlex.join(words)
 
+    def _call(self, call: dict[str, Any], context: Any) -> tuple[dict[str, Any], Any] | None:
+        """One ``tools/call``: the wire dict and view, or ``None`` for an accepted JSON-RPC refusal.
+
+        A call over a limit or to a dead server ends the test at once (no
+        shrinking: every further try would cost a timeout and a restart); a
+        JSON-RPC error answer is judged by ``protocol_refusal``.
+        """
+        tool = self.definition["name"]
+        try:
+            return self.fusion.transport().call(tool, call, context)
+        except (ServerLimitError, ServerConnectionError) as exc:
+            failure = ContractFailure(tool, self.action, call, [limit_message(exc)])
+            raise _Stop(failure) from None
+        except Exception as exc:  # a JSON-RPC error answer is a verdict, not a crash
+            level = gate_of(self.config).level
+            refused = protocol_refusal(level, exc, valid=self.valid)
+            if refused is None:
+                raise
+            if refused:
+                raise ContractFailure(tool, self.action, call, refused) from None
+            return None
+
+    def _verdict(self, result: FusionResult, chosen: list[str] | None) -> list[str]:
+        """Every rule one answer breaks: the per-result review's, then the test's own.
+
+        Not counted in the report here: :meth:`runtest` counts the failures
+        the test ends with, not every example hypothesis tries while shrinking.
+        """
+        problems = self.fusion.problems(result, self.action, record=False)
+        return problems + [p for p in self._broken(result, chosen) if p not in problems]
+
     def _broken(self, result: FusionResult, chosen: list[str] | None) -> list[str]:
         """What the answer must be beyond the wire contract, given the arguments' kind."""
-        enveloped = result.error is not None or result.view.validation is not None
-        if not self.valid:
-            if result.is_error and enveloped:
-                return []
-            refused = (
-                "[invalid-accepted] arguments the input schema refuses must be refused "
-                "with an isError envelope (<tool_error> or <validation_error>)"
-            )
-            return [refused]
-        if result.is_error:
-            if not enveloped:
-                return ["[error-envelope] an error must come as a <tool_error> envelope"]
-            if result.view.validation is not None:
-                return ["[valid-refused] arguments valid by the input schema were refused"]
-            return []
+        level = gate_of(self.config).level
+        problems = level_problems(level, self.definition, result, valid=self.valid)
+        if problems or level == "mcp" or not self.valid or result.is_error:
+            # A bare error is judged by the review's bare-error rule, as in any test.
+            return problems
         presenter_keys = self._presenter_keys()
         allowed = set(chosen) if chosen else presenter_keys
         if allowed is None:
@@ -401,6 +483,15 @@ def _rows(data: Any) -> list[Mapping[str, Any]]:
     if isinstance(data, list):
         return [row for row in data if isinstance(row, Mapping)]
     return []
+
+
+def _selections(keys: list[str]) -> SearchStrategy[list[str] | None]:
+    """``_select`` values to send: none, or a non-empty subset of ``keys``."""
+    from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis loads lazily
+
+    if not keys:
+        return st.none()
+    return st.lists(st.sampled_from(keys), unique=True, min_size=1) | st.none()
 
 
 def _select_keys(definition: Mapping[str, Any]) -> list[str]:

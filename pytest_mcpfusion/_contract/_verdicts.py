@@ -31,8 +31,10 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from fusion_core._read._strict import STRICT_RULES
+from pytest_mcpfusion._contract._answers import LEVELS, add_level_option
 from pytest_mcpfusion._contract._examples import IdPool
 from pytest_mcpfusion._contract._forbidden import Forbidden, unknown_references
+from pytest_mcpfusion._contract._writes import WritePolicy, add_write_options
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -101,6 +103,8 @@ def add_options(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
         help="do not check suggested tools and available_actions against tools/list "
         "(ini: fusion_check_references)",
     )
+    add_write_options(group, parser)
+    add_level_option(group, parser)
     parser.addini("fusion_strict", "strict reading of every result", type="bool", default=False)
     parser.addini(
         "fusion_check_references",
@@ -132,6 +136,7 @@ class Gate:
         self.config = config
         self.item: pytest.Item | None = None
         self.ids = IdPool()
+        self.writes = WritePolicy(config)
         self._forbidden: Forbidden | None = None
         self._isolation_warned = False
         given: bool | None = config.getoption("fusion_strict")
@@ -145,6 +150,11 @@ class Gate:
             msg = f"fusion_isolate must be session or test, not {isolate!r}"
             raise pytest.UsageError(msg)
         self.isolate: str = isolate
+        level = config.getoption("fusion_level", None) or config.getini("fusion_level")
+        if level not in LEVELS:
+            msg = f"fusion_level must be {' or '.join(LEVELS)}, not {level!r}"
+            raise pytest.UsageError(msg)
+        self.level: str = level
 
     # ------------------------------------------------------------ settings
 
@@ -190,8 +200,12 @@ class Gate:
         """The violations of one checked result; in the default mode warnings go to the report.
 
         ``found`` is ``check(wire, strict=True)``: its strict-reading rules
-        are violations under strict mode and report warnings otherwise.
+        are violations under strict mode and report warnings otherwise. At
+        the ``mcp`` level (``--fusion-level=mcp``) the Fusion rules do not
+        apply (``_answers``).
         """
+        if self.level == "mcp":
+            found = []
         problems = [str(v) for v in found if v.rule not in STRICT_RULES]
         ambiguous = [str(v) for v in found if v.rule in STRICT_RULES]
         if self.strict_for():

@@ -44,7 +44,12 @@ def render_html(document: dict[str, Any]) -> str:
         "<title>Fusion wire report</title>",
         f"<style>{_STYLE}</style></head><body>",
         "<h1>Fusion wire report</h1>",
-        _totals(totals, document.get("tokenizer")),
+        *(
+            [f'<p class="missing">{_e(document["headline"])}</p>']
+            if document.get("headline")
+            else []
+        ),
+        _totals(totals, document.get("tokenizer"), document.get("pytest")),
         "<h2>All blocks</h2>",
         _blocks(document["blocks"], scale),
     ]
@@ -70,8 +75,8 @@ def _scale(document: dict[str, Any]) -> tuple[int, int]:
     return max(sizes), max(tokens)
 
 
-def _totals(totals: dict[str, Any], tokenizer: str | None) -> str:
-    rows = [
+def _totals(totals: dict[str, Any], tokenizer: str | None, outcome: Any = None) -> str:
+    rows: list[tuple[str, object]] = [
         ("calls", totals["calls"]),
         ("ok / error / validation", f"{totals['ok']} / {totals['error']} / {totals['validation']}"),
         ("blocks", totals["blocks"]),
@@ -89,7 +94,14 @@ def _totals(totals: dict[str, Any], tokenizer: str | None) -> str:
         ("contract violations", totals["violations"]),
         ("warnings", totals["warnings"]),
         ("contract tests failed", totals["contract_tests_failed"]),
+        ("contract tests not run (may write)", totals.get("contract_tests_not_run", 0)),
+        ("calls that succeeded on tools that may write", totals.get("write_calls", 0)),
     ]
+    if isinstance(outcome, dict):
+        counts = ", ".join(
+            f"{outcome[key]} {key}" for key in ("passed", "failed", "skipped", "errors")
+        )
+        rows.append(("pytest", f"exit status {outcome['exit_status']}: {counts}"))
     cells = "".join(f"<tr><th>{_e(name)}</th><td>{_e(value)}</td></tr>" for name, value in rows)
     return f"<table>{cells}</table>"
 
@@ -131,6 +143,18 @@ def _action(action: dict[str, Any], scale: tuple[int, int]) -> str:
         f"<p>{action['total_calls']} calls: {outcome}{_e(examples)}</p>",
         _blocks(action["blocks"], scale) if action["blocks"] else "",
     ]
+    parts.extend(
+        f'<p class="warning">[{_e(test["test"])}] not run: {_e(test["reason"])}</p>'
+        for test in action.get("not_run", ())
+    )
+    if action.get("writes"):
+        items = "".join(
+            f"<li><code>{_e(item['arguments'])}</code>"
+            + (f" (×{item['count']})" if item["count"] > 1 else "")
+            + "</li>"
+            for item in action["writes"]
+        )
+        parts.append(f"<p>succeeded although it may write:</p><ul>{items}</ul>")
     for key, css in (("violations", "violation"), ("warnings", "warning")):
         if action[key]:
             items = "".join(

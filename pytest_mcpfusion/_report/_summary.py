@@ -13,6 +13,7 @@ sorted, without timestamps, so equal runs give equal bytes.
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,10 +30,28 @@ OUTCOMES: Final = ("ok", "error", "validation")
 REPORT_FORMAT: Final = "pytest-mcpfusion/wire-report"
 REPORT_VERSION: Final = 1
 _MAX_MESSAGES: Final = 50  # distinct messages kept per action and list
-_NEVER_OK: Final = (
-    "the success path was never reached: no call ended ok; give example arguments "
-    "(examples=[...] on the action, or the pytest_fusion_examples hook)"
+_ARGUMENTS: Final = 300  # characters of a write's arguments the terminal shows
+_WIDTH: Final = 100  # columns of a wrapped report line
+_SHOWN: Final = 20  # lines of a list the terminal shows (the JSON has them all)
+_COUNTED: Final = ("outcomes", "kinds", "kind_bytes", "kind_tokens", "problems", "notes", "writes")
+_FUSION_KINDS: Final = frozenset(
+    {
+        "tool_error",
+        "validation_error",
+        "ui_passthrough",
+        "llm_directives",
+        "domain_rules",
+        "action_suggestions",
+    }
 )
+_PLAIN_ERROR: Final = "plain_error"
+"""The kind the report gives an error answer's plain-text block (not ``data``)."""
+NEVER_OK_ADVICE: Final = (
+    "give example arguments: a pytest_fusion_examples hook in conftest.py (any server), or "
+    "examples=[...] on the action (an app written with fusion_core); docs/plugin.md, "
+    "'Reaching the success paths'"
+)
+_NEVER_OK: Final = f"the success path was never reached: no call ended ok; {NEVER_OK_ADVICE}"
 
 
 def outcome_of(result: FusionResult) -> str:
@@ -83,6 +102,12 @@ class WireReport:
     problems: dict[str, Counter[str]] = field(default_factory=_nested)
     notes: dict[str, Counter[str]] = field(default_factory=_nested)
     example_calls: Counter[str] = field(default_factory=Counter)
+    not_run: dict[str, dict[str, str]] = field(default_factory=dict)
+    fusion_answers: int = 0
+    plain_errors: int = 0
+    level: str = "fusion"
+    pytest_outcome: dict[str, int] | None = None
+    writes: dict[str, Counter[str]] = field(default_factory=_nested)
 
     def record(
         self,
@@ -102,6 +127,12 @@ class WireReport:
             kinds = block_kinds(result.wire_dict)
         name = _name(result.tool, action)
         self.calls[name] += 1
+        if any(kind.split("(", 1)[0] in _FUSION_KINDS for kind in kinds):
+            self.fusion_answers += 1
+        elif result.is_error:
+            self.plain_errors += 1
+            # A plain-text error is an error, never data (nor its tokens a TOON saving).
+            kinds = [_PLAIN_ERROR if kind == "data" else kind for kind in kinds]
         self.outcomes.setdefault(name, Counter())[outcome_of(result)] += 1
         counts = self.kinds.setdefault(name, Counter())
         sizes = self.kind_bytes.setdefault(name, Counter())
@@ -131,6 +162,14 @@ class WireReport:
         """Record findings that do not fail the test (ambiguities in the default mode)."""
         _add(self.notes.setdefault(_name(tool, action), Counter()), messages)
 
+    def add_not_run(self, name: str, test: str, reason: str) -> None:
+        """A contract test of action ``name`` (``valid``/``invalid``) that did not run, and why."""
+        self.not_run.setdefault(name, {})[test] = reason
+
+    def add_write(self, tool: str, action: str | None, arguments: str) -> None:
+        """A call that succeeded on an action that may write (its arguments as JSON)."""
+        _add(self.writes.setdefault(_name(tool, action), Counter()), [arguments])
+
     def outcome_count(self, name: str, outcome: str) -> int:
         """How many calls of action ``name`` (``tool.action``) ended with ``outcome``."""
         counter = self.outcomes.get(name)
@@ -149,10 +188,13 @@ class WireReport:
             "toon_tokens_saved": self.toon_tokens_saved,
             "violations": self.violations,
             "tokenizer_name": self.tokenizer_name,
+            "fusion_answers": self.fusion_answers,
+            "plain_errors": self.plain_errors,
             "example_calls": dict(self.example_calls),
+            "not_run": {name: dict(tests) for name, tests in self.not_run.items()},
             **{
                 name: {action: dict(counter) for action, counter in getattr(self, name).items()}
-                for name in ("outcomes", "kinds", "kind_bytes", "kind_tokens", "problems", "notes")
+                for name in _COUNTED
             },
         }
 
@@ -166,13 +208,35 @@ class WireReport:
         self.toon_tokens_saved += data["toon_tokens_saved"]
         self.violations += data["violations"]
         self.tokenizer_name = self.tokenizer_name or data["tokenizer_name"]
+        self.fusion_answers += data.get("fusion_answers", 0)
+        self.plain_errors += data.get("plain_errors", 0)
         self.example_calls.update(data.get("example_calls", {}))
-        for name in ("outcomes", "kinds", "kind_bytes", "kind_tokens", "problems", "notes"):
+        for name, tests in data.get("not_run", {}).items():
+            self.not_run.setdefault(name, {}).update(tests)
+        for name in _COUNTED:
             mine: dict[str, Counter[str]] = getattr(self, name)
             for action, counter in data.get(name, {}).items():
                 mine.setdefault(action, Counter()).update(counter)
 
     # ------------------------------------------------------------ reading
+
+    def headline(self) -> str | None:
+        """One line when the server writes no Fusion blocks at all (and errors showed it)."""
+        answers = sum(self.calls.values())
+        if not answers or self.fusion_answers or not self.plain_errors:
+            return None
+        line = (
+            f"this server writes no Fusion blocks: {answers} of {answers} answers were plain "
+            f"text ({self.plain_errors} of them errors without a <tool_error> or "
+            "<validation_error> envelope)"
+        )
+        if self.level == "fusion":
+            line += (
+                "; the Fusion rules hold it to a format it does not write: "
+                "--fusion-level=mcp checks it as a plain MCP server (docs/plugin.md, "
+                "'Servers that do not write the Fusion format')"
+            )
+        return line
 
     def never_ok(self) -> list[str]:
         """Known (or called) actions that were called but never answered ok."""
@@ -213,6 +277,14 @@ class WireReport:
                     ),
                     "violations": _messages(self.problems.get(name, Counter())),
                     "warnings": _messages(warnings),
+                    "not_run": [
+                        {"test": test, "reason": reason}
+                        for test, reason in sorted(self.not_run.get(name, {}).items())
+                    ],
+                    "writes": [
+                        {"arguments": arguments, "count": count}
+                        for arguments, count in sorted(self.writes.get(name, Counter()).items())
+                    ],
                 }
             )
         totals: dict[str, Any] = {
@@ -227,11 +299,16 @@ class WireReport:
             "violations": self.violations,
             "warnings": sum(item["count"] for action in actions for item in action["warnings"]),
             "contract_tests_failed": self.contract_failures,
+            "contract_tests_not_run": sum(len(tests) for tests in self.not_run.values()),
+            "write_calls": sum(sum(found.values()) for found in self.writes.values()),
             "toon_tokens_saved": self.toon_tokens_saved if tokens else None,
         }
         return {
             "format": REPORT_FORMAT,
             "version": REPORT_VERSION,
+            "level": self.level,
+            "headline": self.headline(),
+            "pytest": self.pytest_outcome,
             "tokenizer": self.tokenizer_name,
             "totals": totals,
             "blocks": _kinds(self.blocks, self.block_bytes, self.tokens if tokens else None),
@@ -243,7 +320,9 @@ class WireReport:
         """The report as terminal lines."""
         known = self.known_actions or set(self.calls)
         exercised = sorted(name for name in self.calls if name in known)
-        out = [f"tools and actions exercised: {len(exercised)} of {len(known)}"]
+        headline = self.headline()
+        out = [headline] if headline else []
+        out.append(f"tools and actions exercised: {len(exercised)} of {len(known)}")
         for name in exercised:
             outcomes = self.outcomes.get(name, Counter())
             split = ", ".join(f"{outcomes[o]} {o}" for o in OUTCOMES)
@@ -273,6 +352,45 @@ class WireReport:
         out.append(f"contract violations: {self.violations}")
         out.extend(self._warning_lines(known))
         out.append(f"contract tests failed: {self.contract_failures}")
+        out.extend(self._not_run_lines())
+        out.extend(self._write_lines())
+        return out
+
+    def _not_run_lines(self) -> list[str]:
+        tests = [
+            (f"{name}[{test}]", reason)
+            for name, found in sorted(self.not_run.items())
+            for test, reason in sorted(found.items())
+        ]
+        if not tests:
+            return []
+        out = [f"contract tests not run: {len(tests)} (tools that may write; no opt-in)"]
+        for test, reason in tests[:_SHOWN]:
+            out.extend(_wrapped(f"  {test}: {reason}"))
+        if len(tests) > _SHOWN:
+            out.append(f"  ... and {len(tests) - _SHOWN} more (see the JSON report)")
+        return out
+
+    def _write_lines(self) -> list[str]:
+        calls = [
+            (name, arguments, count)
+            for name, found in sorted(self.writes.items())
+            for arguments, count in sorted(found.items())
+        ]
+        if not calls:
+            return []
+        total = sum(count for _, _, count in calls)
+        out = [f"calls that succeeded on tools that may write: {total}"]
+        for name, arguments, count in calls[:_SHOWN]:
+            times = f" (x{count})" if count > 1 else ""
+            shown = (
+                arguments
+                if len(arguments) <= _ARGUMENTS
+                else (f"{arguments[: _ARGUMENTS - 1]}… ({len(arguments):,} chars)")
+            )
+            out.append(f"  {name} {shown}{times}")  # JSON reads best on one line
+        if len(calls) > _SHOWN:
+            out.append(f"  ... and {len(calls) - _SHOWN} more (see the JSON report)")
         return out
 
     def _warning_lines(self, known: set[str]) -> list[str]:
@@ -282,8 +400,19 @@ class WireReport:
         for name, found in named.items():
             for message, count in sorted(found.items())[:5]:
                 times = f" (x{count})" if count > 1 else ""
-                out.append(f"  {name}: {message[:160]}{times}")
+                out.extend(_wrapped(f"  {name}: {message}{times}"))
         return out
+
+
+def _wrapped(line: str) -> list[str]:
+    """A long report line as whole words on several lines (never cut mid-word)."""
+    return textwrap.wrap(
+        line,
+        width=_WIDTH,
+        subsequent_indent="      ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [line]
 
 
 def _name(tool: str, action: str | None) -> str:

@@ -5,7 +5,8 @@ them up (a lookup of an unknown id is a ``NOT_FOUND`` envelope), and the
 success path of ``get`` leaks a planted canary and a ``password`` field for
 one invoice; ``misordered`` writes its rules before its UI block and an
 unknown ``<secret_notes>`` element; ``crash`` answers a bare error text;
-``counter`` keeps state between calls. Write it with ``pytester.makepyfile``
+``counter`` keeps state between calls (it says no readOnlyHint: the
+contract tests do not call it unless a test opts in). Write it with ``pytester.makepyfile``
 and start it with :func:`command`.
 """
 
@@ -18,7 +19,9 @@ import json
 from typing import Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+
+READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)  # the gate may call them
 
 mcp = MCPServer("foreign")
 INVOICES = {
@@ -34,7 +37,7 @@ def _texts(*texts, is_error=False):
     )
 
 
-@mcp.tool()
+@mcp.tool(annotations=READS)
 def invoices(action: Literal["list", "get"], invoice_id: str = "") -> CallToolResult:
     """Invoices: list them, or get one by id."""
     if action == "list":
@@ -48,7 +51,7 @@ def invoices(action: Literal["list", "get"], invoice_id: str = "") -> CallToolRe
     return _texts(json.dumps(INVOICES[invoice_id], indent=2))
 
 
-@mcp.tool()
+@mcp.tool(annotations=READS)
 def misordered() -> CallToolResult:
     """Rules before the UI block, and an unknown element."""
     return _texts(
@@ -59,7 +62,7 @@ def misordered() -> CallToolResult:
     )
 
 
-@mcp.tool()
+@mcp.tool(annotations=READS)
 def crash() -> CallToolResult:
     """A bare error text, no envelope."""
     return _texts("Traceback (most recent call last): KeyError", is_error=True)

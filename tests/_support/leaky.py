@@ -17,6 +17,7 @@ class LeakyApp:
         return [
             {
                 "name": "users",
+                "annotations": {"readOnlyHint": True},
                 "inputSchema": {
                     "type": "object",
                     "properties": {

@@ -141,7 +141,7 @@ def test_call_raw_prints_the_wire_json() -> None:
     run = _fusion(
         "call", APP, "billing", "invoices.get", "--json", '{"invoice_id": "INV-404"}', "--raw"
     )
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # the answer is isError: true
     wire = json.loads(run.stdout)
     assert wire["isError"] is True
     assert 'code="INVOICE_NOT_FOUND"' in wire["content"][0]["text"]
@@ -186,9 +186,7 @@ def test_check_reports_violations_with_exit_one(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("check", APP), "no calls to check"),
         (("check", APP, "--call", "billing", "nope", "{"), "is not valid JSON"),
-        (("call", APP, "billing", "invoices.get", "invoice_id"), "is not KEY=VALUE"),
         (("call", "examples.nowhere:app", "billing"), "examples.nowhere"),
         (("check", APP, "--calls", "/nonexistent/calls.json"), "cannot read"),
     ],
@@ -200,6 +198,35 @@ def test_bad_input_is_one_clear_line_and_exit_one(args: tuple[str, ...], message
     assert message in run.stderr
     assert "Traceback" not in run.stderr
     assert run.stderr.startswith(f"fusion {args[0]}: ")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("check", APP), "no calls to check"),
+        (("check", APP, "--call", "billing", "a", "b", "{}", "c"), "has 5 words"),
+        (("call", APP, "billing", "invoices.get", "invoice_id"), "is not KEY=VALUE"),
+        (("call", APP, "billing", "invoices.get", "=INV-1"), "is not KEY=VALUE"),
+    ],
+)
+def test_a_command_line_that_cannot_run_is_a_usage_error(
+    args: tuple[str, ...], message: str
+) -> None:
+    """Nothing to call, or an argument that is not KEY=VALUE: exit 2, as docs/cli.md says."""
+    run = _fusion(*args)
+    assert run.returncode == 2, run.stderr
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.stderr.startswith(f"fusion {args[0]}: ")
+
+
+@pytest.mark.parametrize("raw", [(), ("--raw",)])
+def test_call_exits_one_when_the_answer_is_an_error(raw: tuple[str, ...]) -> None:
+    """An ``isError`` answer is printed, then exit 1 with a line saying so (a script sees it)."""
+    run = _fusion("call", APP, "billing", "invoices.get", "invoice_id=NOPE", *raw)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "isError" in run.stdout  # printed first, as any answer
+    assert run.stderr == "fusion call: billing answered with isError: true\n"
 
 
 DYING_SERVERS = {

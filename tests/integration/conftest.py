@@ -63,7 +63,7 @@ APP_SOURCE = textwrap.dedent(
         return list(INVOICES.values())
 
 
-    @billing.action("whoami", description="The caller")
+    @billing.action("whoami", description="The caller", read_only=True)
     def whoami(ctx: object = None) -> object:
         return {"user": getattr(ctx, "user", ctx)}
 

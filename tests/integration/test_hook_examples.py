@@ -22,7 +22,7 @@ INVOICES = {"A-1": {"id": "A-1", "total": 5}}
 billing = Tool("billing", "Invoices")
 
 
-@billing.action("get", examples=EXAMPLES)
+@billing.action("get", examples=EXAMPLES, read_only=True)
 def get(invoice: str) -> object:
     if invoice not in INVOICES:
         return tool_error("NOT_FOUND", "No such invoice.")

@@ -51,7 +51,7 @@ import shop
 other = Tool("other", "Another tool")
 
 
-@other.action("ping", description="Pong")
+@other.action("ping", description="Pong", read_only=True)
 def ping(ctx: object = None) -> object:
     return {"pong": True}
 

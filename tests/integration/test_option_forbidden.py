@@ -10,17 +10,17 @@ from fusion_core import FusionApp, Tool, response
 crm = Tool("crm", "Customers")
 
 
-@crm.action("get")
+@crm.action("get", read_only=True)
 def get(ctx: object = None) -> object:
     return {"name": "Ada", "api_token": "tok-123"}
 
 
-@crm.action("hint")
+@crm.action("hint", read_only=True)
 def hint(ctx: object = None) -> object:
     return response({"ok": True}).system_hint([("crm.delete", "remove it"), ("crm.get", "x")])
 
 
-@crm.action("plain")
+@crm.action("plain", read_only=True)
 def plain(ctx: object = None) -> object:
     return {"name": "Bob"}
 

@@ -9,6 +9,10 @@ This is the conftest a downstream project writes for pytest-mcpfusion:
 - ``fusion_context`` gives each test a freshly seeded store, as the app's
   ``context_factory`` would in production: a test that pays an invoice
   cannot change what the next test sees, on any xdist worker.
+- ``pytest_fusion_allow_writes`` lets the contract tests call the actions
+  that write (``invoices.pay``, ``invoices.void``): they write only to the
+  app's in-memory store, which ends with the test process. Without it the
+  gate sends them no generated call (a real server's writes would be real).
 
 The repository's ``testpaths`` is ``tests/``, so a bare ``pytest`` does not
 collect this directory (and never collects it twice).
@@ -16,11 +20,16 @@ collect this directory (and never collects it twice).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pytest
 
 from examples.billing.app import BillingContext, app
 from examples.billing.data import BillingStore
 from fusion_core import FusionApp
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 @pytest.fixture(scope="session")
@@ -46,3 +55,12 @@ def fusion_context(pytestconfig: pytest.Config) -> BillingContext | None:
 def anyio_backend() -> str:
     """Async tests (``@pytest.mark.anyio``) run on asyncio."""
     return "asyncio"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_fusion_allow_writes(
+    tool: str, action: str | None, definition: Mapping[str, Any], config: pytest.Config
+) -> bool | None:
+    """The billing app's writing actions only touch a store seeded for the call: allow them."""
+    del action, definition, config
+    return True if tool in app.tools else None

@@ -153,3 +153,73 @@ def test_toon_is_a_saving_or_a_cost_never_a_negative_saving(saved: int, words: s
     page = render_html(document)
     assert words in page
     assert "save -" not in page
+
+
+def _plain(text: str, *, is_error: bool) -> Any:
+    wire = {"content": [{"type": "text", "text": text}], "isError": is_error}
+    return wire_result(wire, tool="time")
+
+
+def test_a_server_without_fusion_blocks_gets_one_headline() -> None:
+    """All answers plain text, errors among them: one headline, in lines and document."""
+    report = WireReport()
+    report.record(_plain('{"time": "12:00"}', is_error=False), action=None)
+    for _ in range(3):
+        report.record(_plain("Error executing tool time: no such zone", is_error=True), action=None)
+    headline = report.headline()
+    assert headline is not None
+    assert headline.startswith(
+        "this server writes no Fusion blocks: 4 of 4 answers were plain text (3 of them errors"
+    )
+    assert "--fusion-level=mcp" in headline
+    assert report.lines()[0] == headline
+    assert report.document()["headline"] == headline
+    # An error's plain text is counted as an error block, never as data.
+    assert report.document()["blocks"]["plain_error"]["count"] == 3
+    assert report.document()["blocks"]["data"]["count"] == 1
+    report.level = "mcp"
+    assert "--fusion-level=mcp" not in (report.headline() or "")
+
+
+def test_no_headline_for_a_fusion_server_or_without_an_error() -> None:
+    """One envelope anywhere, or no error seen at all: the server may write the format."""
+    fusion = _filled()
+    assert fusion.headline() is None
+    quiet = WireReport()
+    quiet.record(_plain('{"time": "12:00"}', is_error=False), action=None)
+    assert quiet.headline() is None
+    assert WireReport().headline() is None
+
+
+def test_long_report_lines_wrap_on_words_never_mid_word() -> None:
+    """A long warning, reason or write is wrapped; every word appears whole, in order."""
+    report = WireReport(known_actions={"git.commit"})
+    long_word = "x" * 150  # longer than a line: kept whole on a line of its own
+    message = " ".join(f"word{index}" for index in range(60)) + f" {long_word} end"
+    report.add_warnings("git", "commit", [message])
+    report.add_not_run("git.commit", "valid", message)
+    report.add_write("git", "commit", '{"message": "' + "y" * 400 + '"}')
+    lines = report.lines()
+    writes = lines.index("calls that succeeded on tools that may write: 1")
+    assert all(len(line) <= 100 or long_word in line for line in lines[:writes])
+    warning = [line for line in lines if "word" in line][:4]
+    joined = " ".join(line.strip() for line in lines)
+    assert message in joined  # nothing cut, nothing lost
+    assert warning[1].startswith("      ")  # continuation lines are indented
+    assert lines[writes + 1].endswith("… (415 chars)")  # a long write is shortened, said so
+
+
+def test_not_run_and_writes_cross_from_the_workers() -> None:
+    """to_data/merge keep the tests not run, the writes and the plain-answer counts."""
+    worker = WireReport()
+    worker.add_not_run("git.commit", "valid", "git.commit may write: ...")
+    worker.add_write("git", "add", '{"files": ["a"]}')
+    worker.record(_plain("boom", is_error=True), action=None)
+    controller = WireReport()
+    controller.merge(json.loads(json.dumps(worker.to_data())))
+    document = controller.document()
+    assert document["totals"]["contract_tests_not_run"] == 1
+    assert document["totals"]["write_calls"] == 1
+    assert controller.plain_errors == 1
+    assert controller.headline() is not None
+    jsonschema.validate(document, SCHEMA)
