@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from fusion_core._kinds import KINDS
 from fusion_core import toon_success
 from fusion_core._snapshot._format import block_kinds
 from pytest_mcpfusion._result import FusionResult
@@ -34,16 +35,7 @@ _ARGUMENTS: Final = 300  # characters of a write's arguments the terminal shows
 _WIDTH: Final = 100  # columns of a wrapped report line
 _SHOWN: Final = 20  # lines of a list the terminal shows (the JSON has them all)
 _COUNTED: Final = ("outcomes", "kinds", "kind_bytes", "kind_tokens", "problems", "notes", "writes")
-_FUSION_KINDS: Final = frozenset(
-    {
-        "tool_error",
-        "validation_error",
-        "ui_passthrough",
-        "llm_directives",
-        "domain_rules",
-        "action_suggestions",
-    }
-)
+_FUSION_KINDS: Final = frozenset(kind.name for kind in KINDS if kind.tag)
 _PLAIN_ERROR: Final = "plain_error"
 """The kind the report gives an error answer's plain-text block (not ``data``)."""
 NEVER_OK_ADVICE: Final = (

@@ -39,8 +39,17 @@ def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 def test_contract_tests_never_write_to_the_users_server(helpdesk: pytest.Pytester) -> None:
-    """Under ``--fusion`` with a factory, the contract tests' tickets stay on their server."""
-    result = _run(helpdesk, "--fusion", "--fusion-app=helpdesk:make_server", "--fusion-examples=5")
+    """Under ``--fusion`` with a factory, the contract tests' tickets stay on their server.
+
+    The writing tools are opted in (``--fusion-allow-writes``), so contract calls do write.
+    """
+    result = _run(
+        helpdesk,
+        "--fusion",
+        "--fusion-app=helpdesk:make_server",
+        "--fusion-examples=5",
+        "--fusion-allow-writes=*",
+    )
     result.stdout.fnmatch_lines(
         [
             "PASSED test_user.py::test_first_ticket",
@@ -51,8 +60,17 @@ def test_contract_tests_never_write_to_the_users_server(helpdesk: pytest.Pyteste
 
 
 def test_a_server_instance_is_shared_by_every_scope(helpdesk: pytest.Pytester) -> None:
-    """Naming the instance (no factory) gives one server: the docs' reason for the factory."""
-    result = _run(helpdesk, "--fusion", "--fusion-app=helpdesk:mcp", "--fusion-examples=5")
+    """Naming the instance (no factory) gives one server: the docs' reason for the factory.
+
+    With the writing tools opted in, the contract tests' tickets reach the user's tests.
+    """
+    result = _run(
+        helpdesk,
+        "--fusion",
+        "--fusion-app=helpdesk:mcp",
+        "--fusion-examples=5",
+        "--fusion-allow-writes=*",
+    )
     result.stdout.fnmatch_lines(["FAILED test_user.py::test_first_ticket*"])
 
 

@@ -90,6 +90,7 @@ def test_contract_tests_against_an_unbounded_action_end_with_a_clear_failure(
         f"--fusion-server={UNBOUNDED_SERVER}",
         "--fusion-max-response-bytes=2000",
         "--fusion-examples=30",
+        "--fusion-allow-writes=grow",  # a plain SDK tool says nothing of writing
         "--hypothesis-seed=1",
         "-k",
         "grow and valid and not invalid",
