@@ -266,7 +266,9 @@ def _call(args: argparse.Namespace) -> int:
     else:
         print(terminal_safe(dump_snapshot(wire).split("\n", 1)[1], multiline=True), end="")
     if wire.get("isError") is True:  # the tool failed: a script must not read it as success
-        print(f"fusion call: {args.tool} answered with isError: true", file=sys.stderr)
+        print(
+            f"fusion call: {terminal_safe(args.tool)} answered with isError: true", file=sys.stderr
+        )
         return 1
     return 0
 

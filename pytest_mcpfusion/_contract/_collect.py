@@ -380,7 +380,7 @@ class FusionContractItem(pytest.Item):
             )
             reason = f"{blocked} ({why})"
             self.fusion.report.add_not_run(label, kind, reason)
-            pytest.skip(reason)
+            pytest.skip(terminal_safe(reason))  # the reason names the server's tool
         try:
             send(probe, None)
         except _Stop as stop:

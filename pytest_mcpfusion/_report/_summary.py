@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from fusion_core._kinds import KINDS
 from fusion_core import toon_success
+from fusion_core._kinds import KINDS
 from fusion_core._snapshot._format import block_kinds
 from pytest_mcpfusion._result import FusionResult
 

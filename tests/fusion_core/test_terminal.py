@@ -97,7 +97,7 @@ def _fusion(*args: str) -> subprocess.CompletedProcess[str]:
 CLI_PATHS: dict[str, tuple[tuple[str, ...], int]] = {
     "list: names, actions, descriptions": (("list",), 0),
     "call: block text": (("call", "{target}", "plain"), 0),
-    "call: error envelope": (("call", "{target}", "t" + "{text}"), 0),
+    "call: error envelope": (("call", "{target}", "t" + "{text}"), 1),  # isError: exit 1
     "call: JSON-RPC error message": (("call", "{target}", "fails"), 1),
     "call: stderr of a server that exits": (("call", "{target}", "exits"), 1),
     "check: violations": (("check", "{target}", "--call", "plain"), 1),
