@@ -6,7 +6,7 @@ so a CI run is reproducible; locally ``fusion-dev`` explores freshly each run;
 ``--fusion-hypothesis-profile=fusion-thorough`` (``./dev thorough``) runs
 100,000 examples or more a property. The profile is the only switch: the
 properties in ``tests/properties`` take their counts from it, scaled by a
-per-property weight (``tests/properties/_budget.py``).
+per-property weight (``tests/_support/budget.py``).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ Why these numbers: 1 GiB of text is far beyond what any model reads (a large
 context is a few MB), yet a million rows of tabular JSON (about 120 MB) fits
 many times over, so no real response hits the limit and a hostile one cannot
 make a reader hold unbounded memory. Every reader is linear in its input
-(tests/fusion_core/test_linearity.py), so time is bounded by size alone.
+(tests/fusion_core/_read/test_linearity.py), so time is bounded by size alone.
 
 :data:`MAX_XML_SIZE` is a separate, smaller bound only for the optional XML
 well-formedness check that :func:`~fusion_core.check` runs on a malformed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ._corpus import corpus_files, load_cases
+from tests._support.conformance.corpus import corpus_files, load_cases
 
 KINDS = ("response", "helper", "presenter", "tool_definition", "tool_call")
 

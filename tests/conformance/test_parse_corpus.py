@@ -20,8 +20,7 @@ from fusion_core._read._check import check
 from fusion_core._read._parse import parse
 from fusion_core._read._safexml import parse_xml
 from fusion_core._write._blocks import render_data
-
-from ._corpus import load_cases
+from tests._support.conformance.corpus import load_cases
 
 RESPONSE_KINDS = ("response", "helper", "presenter", "tool_call")
 CASES = [c for c in load_cases(*RESPONSE_KINDS) if c.get("content") is not None]

@@ -1,7 +1,7 @@
 """Replay the corpus's ``presenter``, ``tool_definition`` and ``tool_call`` cases.
 
 Each block is byte-identical to the reference's unless a rule routes it to a
-divergence class (``_divergence.py``; the rules are documented in
+divergence class (``tests/_support/conformance/divergence.py``; the rules are documented in
 docs/wire-format.md). The rules read the case's input — the texts a
 Presenter renders from it are read from the response's structured view,
 which the project builds from the input, never from the reference's bytes. A
@@ -32,12 +32,18 @@ from fusion_core._read._parsed_blocks import SuggestionsBlock
 from fusion_core._tools._app import FusionApp
 from fusion_core._write._builder import ResponseBuilder
 from fusion_core._write._numbers import js_number
-
-from . import _pres_mapping as mapping
-from ._corpus import decode, has_intlike_key, has_unsafe_int, js_like, load_cases, walk
-from ._divergence import Route
-from .test_wire_cases import (
-    _FUSION_TAG,
+from tests._support.conformance import pres_mapping as mapping
+from tests._support.conformance.corpus import (
+    decode,
+    has_intlike_key,
+    has_unsafe_int,
+    js_like,
+    load_cases,
+    walk,
+)
+from tests._support.conformance.divergence import Route
+from tests._support.conformance.routes import (
+    FUSION_TAG,
     as_sent,
     reference_form,
     route_attr,
@@ -108,7 +114,7 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
         route_attr(route, block.type)
         if block.meta is not None and block.meta.title:
             route_attr(route, block.meta.title)
-        route.add("ui-content", when=bool(_FUSION_TAG.search(block.content)))
+        route.add("ui-content", when=bool(FUSION_TAG.search(block.content)))
         route.add("fences", when=_fenced_differently(block.content))
         route.add("multi-line-items", when=_continued_list(block))
         route.add(
@@ -152,7 +158,7 @@ def _route_embed(route: Route, text: str) -> None:
         route_attr(route, block.type)
         if block.meta is not None and block.meta.title:
             route_attr(route, block.meta.title)
-        route.add("ui-content", when=bool(_FUSION_TAG.search(block.content)))
+        route.add("ui-content", when=bool(FUSION_TAG.search(block.content)))
         route.add("fences", when=_fenced_differently(block.content))
         route.add("multi-line-items", when=_continued_list(block))
         return

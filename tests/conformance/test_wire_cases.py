@@ -10,9 +10,7 @@ relation to the reference's bytes.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -22,7 +20,6 @@ import toon_format
 
 from fusion_core import (
     ResponseBuilder,
-    ResponseView,
     ToolResponse,
     UiBlock,
     UIError,
@@ -32,7 +29,6 @@ from fusion_core import (
     response,
     success,
     success_structured,
-    to_json,
     tool_error,
     toon_success,
     ui,
@@ -42,22 +38,34 @@ from fusion_core._errors import SerializationError
 from fusion_core._read._check import check
 from fusion_core._read._parse import parse
 from fusion_core._write._numbers import js_number
-
-from ._corpus import (
+from tests._support.conformance.corpus import (
     decode,
     has_intlike_key,
     has_undefined,
     has_unsafe_int,
-    is_array_index,
     js_like,
     load_cases,
     walk,
 )
-from ._divergence import Route
-from ._pres_mapping import MissingMappingError
+from tests._support.conformance.divergence import Route
+from tests._support.conformance.pres_mapping import MissingMappingError
+from tests._support.conformance.routes import (
+    FUSION_TAG,
+    LANGUAGE,
+    LINE_BREAK,
+    SURROGATE,
+    THEMATIC_LEAD,
+    as_sent,
+    invalid_meta,
+    json_value,
+    reference_form,
+    route_attr,
+    route_item,
+    route_text,
+    wire_of,
+)
 
 CASES = load_cases("response", "helper")
-_LANGUAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#.\-]*")
 _XML_SPECIAL = re.compile("[<&]|[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _ATTR_SPECIAL = re.compile("[<>&\"'\t\n\r]|[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _BREAK = re.compile("[\n\r\x85\u2028\u2029]")
@@ -78,45 +86,12 @@ FENCED = {"echarts": "echarts", "mermaid": "mermaid", "json": "json"}
 # -- the reference form of JSON text: what JS would have printed ------------
 
 
-def _hoist(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    index = sorted((p for p in pairs if is_array_index(p[0])), key=lambda p: int(p[0]))
-    return dict(index + [p for p in pairs if not is_array_index(p[0])])
-
-
-def _round_ints(value: Any) -> Any:
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int) and abs(value) > 2**53:
-        return float(value)
-    if isinstance(value, dict):
-        return {key: _round_ints(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_round_ints(item) for item in value]
-    return value
-
-
-def reference_form(json_text: str) -> str:
-    """What JavaScript prints for the same JSON: ints rounded, index keys first."""
-    return to_json(_round_ints(json.loads(json_text, object_pairs_hook=_hoist)))
-
-
 def assert_json_divergence(ours: str, golden: str, source: Any) -> None:
     """js-numbers / js-key-order: exact ints and insertion order, else as JS."""
     assert same_json(json.loads(ours), json_value(decode(source)))
     keys_in_order = json.loads(ours, object_pairs_hook=lambda pairs: [k for k, _ in pairs])
     assert keys_in_order == _key_orders(decode(source))
     assert reference_form(ours) == golden
-
-
-def json_value(value: Any) -> Any:
-    """A value as JSON carries it: non-finite numbers are ``null`` (integers stay exact)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: json_value(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [json_value(item) for item in value]
-    return value
 
 
 def same_json(ours: Any, source: Any) -> bool:
@@ -130,25 +105,6 @@ def same_json(ours: Any, source: Any) -> bool:
     if isinstance(source, list) and isinstance(ours, list):
         return len(source) == len(ours) and all(map(same_json, ours, source))
     return bool(ours == source)
-
-
-def as_sent(response: ToolResponse) -> ResponseView:
-    """The response's view as its bytes carry it, to compare with what ``parse()`` reads.
-
-    JSON data is its JSON text: NaN and infinities are ``null``, and an exact
-    integer beyond 2**53 whose digits are also a double's shortest form (JS's
-    print of it) reads back as that double, the same text either way.
-    """
-    view = view_of(response)
-    parsed = parse(_wire(response)).view
-    if (
-        view.data is not None
-        and not isinstance(view.data, str)
-        and isinstance(parsed.data, dict | list)
-        and to_json(parsed.data) == to_json(view.data)
-    ):
-        return dataclasses.replace(view, data=parsed.data)
-    return dataclasses.replace(view, data=json_value(view.data)) if view.data is not None else view
 
 
 def same_value(ours: Any, source: Any) -> bool:
@@ -309,48 +265,6 @@ class Expect:
 
 
 # The rules of docs/wire-format.md, on input text (README: "Expected divergence classes").
-_TEXT_ESCAPED = re.compile(r"[<&]|]]>")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\r\ud800-\udfff\ufffe\uffff]")
-_ATTR_ESCAPED = re.compile("[<>&\"'\t\n\r\x85\u2028\u2029]")
-_ATTR_BREAKS = re.compile("[\t\n\r\x85\u2028\u2029]")
-_LINE_BREAK = re.compile("[\n\r]")  # CommonMark line endings; U+2028, NEL are ordinary
-_THEMATIC_LEAD = re.compile(r"\\*[ \t]*-[ \t]*-[ \t-]*(?:[\r\n]|\Z)")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_FUSION_TAG = re.compile(
-    r"<\\*/?(?:ui_passthrough|llm_directives|domain_rules|action_suggestions|tool_error|"
-    r"validation_error|message|recovery|available_actions|action|details|detail|"
-    r"retry_after|field)(?!\w)",
-    re.IGNORECASE,
-)
-
-
-def route_text(route: Route, value: str, *, envelope: bool = False) -> None:
-    """Element text: escaping, control characters.
-
-    The reference escapes ``&`` and ``<`` in error envelopes (not elsewhere),
-    so there only ``]]>`` differs.
-    """
-    escaped = "]]>" in value if envelope else bool(_TEXT_ESCAPED.search(value))
-    route.add("escaping", when=escaped)
-    route.add("control-characters", when=bool(_CONTROL.search(value)))
-
-
-def route_item(route: Route, value: str, *, leading: bool = True) -> None:
-    """A bullet item: element text that must stay one item.
-
-    ``leading`` is text right after the ``- `` (a rule, a directive or a
-    suggestion's tool; not a reason, which ``: `` precedes).
-    """
-    route_text(route, value)
-    route.add("multi-line-items", when=bool(_LINE_BREAK.search(value)))
-    route.add("thematic-items", when=leading and bool(_THEMATIC_LEAD.match(value)))
-
-
-def route_attr(route: Route, value: str, *, envelope: bool = False) -> None:
-    """An attribute value (the reference escapes the five XML characters in envelopes)."""
-    pattern = _ATTR_BREAKS if envelope else _ATTR_ESCAPED
-    route.add("escaping", when=bool(pattern.search(value)))
-    route.add("control-characters", when=bool(_CONTROL.search(value)))
 
 
 def expect_ui(ui_case: dict[str, Any], golden_text: str | None, expect: Expect) -> None:
@@ -362,7 +276,7 @@ def expect_ui(ui_case: dict[str, Any], golden_text: str | None, expect: Expect) 
     else:
         helper, args = ui_case["helper"], ui_case["args"]
         meta = ui_case.get("meta") or {}
-        if helper == "codeBlock" and args[0] != "" and not _LANGUAGE.fullmatch(args[0]):
+        if helper == "codeBlock" and args[0] != "" and not LANGUAGE.fullmatch(args[0]):
             route.add("language-tags")
             expect.raises = UIError
             return
@@ -374,8 +288,8 @@ def expect_ui(ui_case: dict[str, Any], golden_text: str | None, expect: Expect) 
     route_attr(route, kind)
     if isinstance(meta.get("title"), str):
         route_attr(route, meta["title"])
-    route.add("ui-content", when=bool(body and _FUSION_TAG.search(body)))
-    if _SURROGATE.search(body or "") and expect.raises is None:
+    route.add("ui-content", when=bool(body and FUSION_TAG.search(body)))
+    if SURROGATE.search(body or "") and expect.raises is None:
         expect.raises = SerializationError
         return
     assert golden_text is not None
@@ -411,47 +325,22 @@ def _route_helper(route: Route, helper: str, args: list[Any]) -> None:
         cells = [*args[0], *(c for row in args[1] for c in row)]
         route.add(
             "fences",
-            when=any(isinstance(c, str) and ("|" in c or _LINE_BREAK.search(c)) for c in cells),
+            when=any(isinstance(c, str) and ("|" in c or LINE_BREAK.search(c)) for c in cells),
         )
     elif helper == "list":
         route.add(
             "multi-line-items",
-            when=any(isinstance(i, str) and _LINE_BREAK.search(i) for i in args[0]),
+            when=any(isinstance(i, str) and LINE_BREAK.search(i) for i in args[0]),
         )
         route.add(
             "thematic-items",
-            when=any(isinstance(i, str) and _THEMATIC_LEAD.match(i) for i in args[0]),
+            when=any(isinstance(i, str) and THEMATIC_LEAD.match(i) for i in args[0]),
         )
     elif helper in ("mermaid", "codeBlock"):
         route.add("fences", when="```" in args[-1])
     elif helper in ("echarts", "json"):
         route.add("js-numbers", when=has_unsafe_int(args[0]))
         route.add("js-key-order", when=has_intlike_key(args[0]))
-
-
-def invalid_meta(meta: dict[str, Any]) -> bool:
-    """ui-meta: a width outside full/half/third, or a priority that is not a finite number."""
-    width, priority = meta.get("width"), meta.get("priority")
-    priority = decode(priority) if priority is not None else None
-    invalid_width = width not in (None, "", "full", "half", "third")
-    invalid_priority = priority is not None and (
-        isinstance(priority, bool)
-        or not isinstance(priority, int | float)
-        or not math.isfinite(priority)
-    )
-    return invalid_width or invalid_priority
-
-
-def ui_error_class(ui_case: dict[str, Any]) -> str | None:
-    """The class of a UI spec the project refuses with a ``UIError`` (None: accepted)."""
-    if "literal" in ui_case:
-        meta = ui_case["literal"].get("meta") or {}
-    else:
-        args = ui_case["args"]
-        if ui_case["helper"] == "codeBlock" and args[0] != "" and not _LANGUAGE.fullmatch(args[0]):
-            return "language-tags"
-        meta = ui_case.get("meta") or {}
-    return "ui-meta" if isinstance(meta, dict) and invalid_meta(meta) else None
 
 
 def _route_meta(route: Route, meta: dict[str, Any], expect: Expect) -> None:
@@ -492,7 +381,7 @@ def expect_response(case: dict[str, Any]) -> Expect:  # noqa: PLR0915 - one bran
     if route.add("js-undefined", when=_is_undefined(data)):
         expect.add_check(_assert_null, route)  # JS: a block without text
     elif isinstance(data, str):
-        if _SURROGATE.search(data):
+        if SURROGATE.search(data):
             expect.raises = SerializationError
         expect.add(data or "OK")
     elif route_json(route, data):
@@ -527,7 +416,7 @@ def expect_response(case: dict[str, Any]) -> Expect:  # noqa: PLR0915 - one bran
         golden_text = golden[1 + index] if 1 + index < len(golden) else None
         expect_ui(ui_case, golden_text, expect)
     for raw in raws:
-        if _SURROGATE.search(raw):
+        if SURROGATE.search(raw):
             expect.raises = SerializationError
         expect.add(raw)
     next_block = 1 + len(ui_cases) + len(raws)
@@ -566,7 +455,7 @@ def expect_helper(case: dict[str, Any]) -> Expect:
             route_attr(route, value, envelope=True)
         expect.add(golden[0] if golden else "", route)
     elif fn == "success" and isinstance(raw_args[0], str):
-        if _SURROGATE.search(raw_args[0]):
+        if SURROGATE.search(raw_args[0]):
             expect.raises = SerializationError
         expect.add(raw_args[0] or "OK")
     elif fn in ("success", "successStructured") and route.add(
@@ -613,7 +502,7 @@ def undefined_member(value: Any) -> bool:
 
 
 def _holds_surrogate(value: Any) -> bool:
-    return any(isinstance(node, str) and _SURROGATE.search(node) for node in walk(value))
+    return any(isinstance(node, str) and SURROGATE.search(node) for node in walk(value))
 
 
 def _assert_toon_divergence(ours: str, golden: str, raw_args: list[Any]) -> None:
@@ -670,10 +559,6 @@ def _envelope_attrs(fn: str, raw_args: list[Any]) -> list[str]:
 # -- the test ----------------------------------------------------------------
 
 
-def _wire(response: ToolResponse) -> dict[str, Any]:
-    return dict(response)
-
-
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
 def test_case(case: dict[str, Any]) -> None:
     """The project's bytes are the reference's, or its documented divergence."""
@@ -688,8 +573,8 @@ def test_case(case: dict[str, Any]) -> None:
         # The reference threw: a routed rule must predict it, and ours is well-formed.
         assert expect.thrown_by_reference, f"the reference threw {case.get('thrown')}; no rule"
         assert case.get("thrown"), "routed as a reference crash, but the reference answered"
-        assert check(_wire(ours)) == []
-        assert parse(_wire(ours)).view == as_sent(ours)
+        assert check(wire_of(ours)) == []
+        assert parse(wire_of(ours)).view == as_sent(ours)
         return
     assert len(ours.texts) == len(expect.blocks)
     for index, (text, expected, route) in enumerate(
@@ -709,11 +594,11 @@ def test_case(case: dict[str, Any]) -> None:
         routed = {index for index, route in enumerate(expect.routes) if route}
         violations = [
             v
-            for v in check(_wire(ours))
+            for v in check(wire_of(ours))
             if v.block in routed and (v.block, v.rule) not in inherited
         ]
         assert violations == [], "a routed block must be well-formed"
-        assert parse(_wire(ours)).view == as_sent(ours), "a divergent case must be lossless"
+        assert parse(wire_of(ours)).view == as_sent(ours), "a divergent case must be lossless"
     else:
         assert ours.texts == expect.golden
     assert ours.get("isError") == case["isError"]

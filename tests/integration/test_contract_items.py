@@ -13,8 +13,7 @@ import sys
 import pytest
 
 from tests._support.leaky import LEAKY
-
-from .conftest import ROOT
+from tests._support.pytester_app import ROOT
 
 GATE = ("--fusion", "--fusion-app=shop:app", "--fusion-examples=3")
 ONE_TEST = "def test_file():\n    pass\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import CALL_TESTS
+from tests._support.pytester_app import CALL_TESTS
 
 
 def test_fusion_call_in_process(shop: pytest.Pytester) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import CALL_TESTS
+from tests._support.pytester_app import CALL_TESTS
 
 
 def test_fusion_app_from_the_ini_file(shop: pytest.Pytester) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import UNBOUNDED_SERVER
+from tests._support.pytester_app import UNBOUNDED_SERVER
 
 USER_TESTS = """
 def test_huge(fusion_call):

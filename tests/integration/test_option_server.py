@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from .conftest import CALL_TESTS
+from tests._support.pytester_app import CALL_TESTS
 
 
 def test_a_server_by_command(shop: pytest.Pytester) -> None:

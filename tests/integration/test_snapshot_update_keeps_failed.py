@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT
+from tests._support.pytester_app import ROOT
 
 BARE_SERVER = f"{sys.executable} {ROOT / 'tests' / '_support' / 'bare_sdk_server.py'}"
 

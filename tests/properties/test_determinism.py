@@ -2,7 +2,7 @@
 
 Sets, frozensets, frozenset keys and NaN members iterate in an order that
 ``PYTHONHASHSEED`` (and, for NaN, object identity) decides. The child module
-(``_determinism_child``) builds such values from generated recipes and prints
+(``tests/_support/determinism_child.py``) builds such values from generated recipes and prints
 digests of every way they reach the wire — ``to_json``, ``success``, the
 builder, TOON 2.1.0 and v4, error details, Presenter output, error messages —
 and of the app's tool definitions (set-typed parameters). Processes with
@@ -61,7 +61,7 @@ def test_generated_inputs_give_the_same_bytes_under_every_hash_seed() -> None:
     """Each seed's child prints the same digests, line by line, for the same recipes."""
     current = settings.default
     examples = str(current.max_examples if current is not None else 100)
-    runs = {seed: _run(["-m", "tests.properties._determinism_child", examples], seed)
+    runs = {seed: _run(["-m", "tests._support.determinism_child", examples], seed)
             for seed in SEEDS}  # fmt: skip
     first = runs[SEEDS[0]]
     assert first[0].startswith("definitions ")

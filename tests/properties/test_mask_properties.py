@@ -33,7 +33,7 @@ adding a secret field (at every depth). For every model and every datum:
   exception).
 
 The number of generated models follows the loaded hypothesis profile
-(``_budget.examples``): 100 under ``fusion-ci``, 100,000 under
+(``tests._support.budget.examples``): 100 under ``fusion-ci``, 100,000 under
 ``fusion-thorough``.
 """
 
@@ -72,9 +72,8 @@ from typing_extensions import TypedDict
 
 from fusion_core import Presenter, PresenterValidationError, to_json
 from fusion_core._present._presenter import CallRecord, recording
+from tests._support.budget import examples
 from tests._support.declared import declared_dump, field_spellings
-
-from ._budget import examples
 
 _COUNTER = itertools.count()
 

@@ -1,11 +1,11 @@
 """WIRE.md's promises as properties: block order, fence stability, no forgery, lossless.
 
 Every property is checked by readers that are not fusion_core's own parser
-(``_readers``: lxml, a naive regex, ``html.parser``, markdown-it-py) on text
-from ``_hostile``. Each bug found so far is pinned with ``@example``.
+(``tests._support.readers``: lxml, a naive regex, ``html.parser``, markdown-it-py) on text
+from ``tests._support.hostile_strategies``. Each bug found so far is pinned with ``@example``.
 
 Examples per property: the loaded hypothesis profile's count times the
-property's weight (``_budget.examples``): seconds under ``fusion-ci``, at least
+property's weight (``tests._support.budget.examples``): seconds under ``fusion-ci``, at least
 100,000 per property under ``fusion-thorough``.
 """
 
@@ -29,10 +29,15 @@ from fusion_core._read._parse import parse
 from fusion_core._write._blocks import render_ui
 from fusion_core._write._response import ToolResponse, view_of
 from fusion_core._write._ui import UiBlock
-
-from ._budget import examples
-from ._hostile import backtick_text, cell_values, data_strings, hostile_text, tool_names
-from ._readers import (
+from tests._support.budget import examples
+from tests._support.hostile_strategies import (
+    backtick_text,
+    cell_values,
+    data_strings,
+    hostile_text,
+    tool_names,
+)
+from tests._support.readers import (
     html_structure,
     lxml_structure,
     markdown_blocks,

@@ -381,7 +381,7 @@ def test_ui_content_cannot_open_or_close_fusion_elements(
     helper: Callable[[str], UiBlock], payload: str
 ) -> None:
     """No Fusion tag, in any case, survives in UI content; the view restores it exactly."""
-    from tests.properties._readers import html_structure, regex_structure  # noqa: PLC0415
+    from tests._support.readers import html_structure, regex_structure  # noqa: PLC0415
 
     block = helper(payload)
     result = response("d").ui_block(block).build()
@@ -423,7 +423,7 @@ def _assert_items_read_as_built(result: ToolResponse) -> None:
 
     ``result`` holds a list UI block, then one hint, two rules and two suggestions.
     """
-    from tests.properties._readers import lxml_structure, markdown_items  # noqa: PLC0415
+    from tests._support.readers import lxml_structure, markdown_items  # noqa: PLC0415
 
     for text, count in zip(result.texts[2:], (1, 2, 2), strict=True):
         tag = text[1 : text.index(">")]

@@ -87,7 +87,7 @@ def test_names_and_paths_are_syrupys(
 
     syrupy cuts a name at 250 characters: its ``.wire.new`` (or, past ASCII,
     its ``.wire``) does not fit in 255 bytes. Such a name is cut by
-    ``_names.snapshot_stem`` (tested in test_snapshot_names.py).
+    ``_names.snapshot_stem`` (tested in test_names.py).
     """
     extension = _session_class()
     location = _location(tmp_path / "test_mod.py", name, cls_name)

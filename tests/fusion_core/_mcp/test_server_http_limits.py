@@ -33,7 +33,7 @@ from fusion_core._mcp._server_http_limits import (
 from tests._support.fake_app import FakeApp
 from tests._support.servers import http_connection, post_initialize, serving
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 INITIALIZE = (
     b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
     b'"capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}'

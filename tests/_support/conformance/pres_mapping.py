@@ -15,8 +15,7 @@ from fusion_core._write import _one_call as _helpers
 from fusion_core._write import _ui
 from fusion_core._write._builder import ResponseBuilder
 from fusion_core._write._numbers import js_scalar
-
-from ._corpus import decode
+from tests._support.conformance.corpus import decode
 
 _VAR = re.compile(r"\{\{([^{}]*)\}\}")
 _UNDEFINED: Any = object()

@@ -18,7 +18,7 @@ from typing import Any
 
 from fusion_core._write._numbers import js_number
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DEFAULT_CORPUS = REPO.parent / "shared" / "conformance"
 SAFE_INT = 2**53
 _INT_LITERAL = re.compile(r"-?\d+")

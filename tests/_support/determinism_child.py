@@ -1,6 +1,6 @@
 """The child process of ``test_determinism``: wire bytes of generated inputs, hashed.
 
-Run as ``python -m tests.properties._determinism_child EXAMPLES`` under some
+Run as ``python -m tests._support.determinism_child EXAMPLES`` under some
 ``PYTHONHASHSEED``. A derandomized hypothesis run draws *recipes* (plain JSON
 descriptions); the sets, frozensets and hash-ordered values are built here, in
 this process, so their iteration order is this process's. Each example prints

@@ -4,7 +4,7 @@ Each class names the rule on a case's *input* that routes a case to it (the
 predicates in the test modules implement exactly these rules), what the
 reference writes, and what the project writes instead and why. The table in
 ``docs/wire-format.md`` is generated from this registry
-(``python -m tests.conformance._divergence`` prints it) and a test keeps the
+(``python -m tests._support.conformance.divergence`` prints it) and a test keeps the
 two equal, so the documentation and the tests cannot drift.
 
 A routed case must really differ: :class:`Route` fails a case whose project
@@ -231,7 +231,7 @@ class Route:
     def add(self, name: str, *, when: bool = True) -> bool:
         """Route to ``name`` when the rule holds; returns whether it did."""
         if name not in CLASSES:  # pragma: no cover - a typo must fail loudly
-            msg = f"no divergence class {name!r} (see tests/conformance/_divergence.py)"
+            msg = f"no divergence class {name!r} (see tests/_support/conformance/divergence.py)"
             raise KeyError(msg)
         if when and name not in self.classes:
             self.classes.append(name)
