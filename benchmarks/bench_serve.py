@@ -70,6 +70,7 @@ ROOT: Final = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT)]
 
 from _harness import header, ratios_of, report, speedups  # noqa: E402
+from _reference import ts_server  # noqa: E402
 
 from fusion_core import FusionApp, Tool  # noqa: E402
 
@@ -95,8 +96,12 @@ def _fusion_app() -> FusionApp:
     def say_sync(text: str) -> str:
         return text
 
+    async def invoice(id: str) -> dict[str, Any]:  # noqa: A002 - the reference's argument
+        return {"id": id, "client_name": "Client 42 Lda.", "amount_cents": 1234, "status": "paid"}
+
     served = make_app()
     served.add(Tool("ping", "Echo a word").action("say", say, read_only=True))
+    served.add(Tool("invoice", "One invoice").action("get", invoice, read_only=True))
     served.add(Tool("ping_sync", "Echo a word (sync)").action("say", say_sync, read_only=True))
     return served
 
@@ -456,6 +461,82 @@ async def _measure(
 
 
 async def _bench(options: argparse.Namespace) -> None:
+    header("bench_serve: wall time per call, fusion / bare SDK server (calls/s ratio = 1/that)")
+    await _versus_reference(options)
+    if not options.reference_only:
+        await _versus_bare(options)
+
+
+# The TS reference's ``billing_get`` (``reference/ts_server.mjs``) and the same
+# tool served by fusion_core: the same answer, byte for byte.
+REFERENCE_CALLS: Final[dict[str, tuple[str, dict[str, Any]]]] = {
+    "ts": ("billing_get", {"id": "INV-042"}),
+    "fusion": ("invoice", {"action": "get", "id": "INV-042"}),
+}
+REFERENCE_GOAL: Final = 1.2  # calls/s, fusion / the TS reference's startServer, over stdio
+
+
+async def _versus_reference(options: argparse.Namespace) -> None:
+    """Calls/s over stdio against the TS reference, sequential and 16 in flight (issue 28)."""
+    from mcp import StdioServerParameters  # noqa: PLC0415
+
+    found = ts_server("stdio")
+    if isinstance(found, str):
+        print(f"  fusion / TS reference startServer, stdio: skipped: {found}", flush=True)
+        return
+    command, env = found
+    fusion = _commands()["fusion"]
+    parameters = {
+        "ts": StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT), env=env),
+        "fusion": StdioServerParameters(
+            command=fusion[0], args=fusion[1:], cwd=str(ROOT), env=_env()
+        ),
+    }
+    async with contextlib.AsyncExitStack() as stack:
+        sessions = {
+            server: await stack.enter_async_context(_clients(target, "legacy", 1))
+            for server, target in parameters.items()
+        }
+        pids = {
+            "ts": _child_pid("ts_server.mjs"),
+            "fusion": _child_pid("fusion_core", "serve", "bench_serve:app"),
+        }
+        answers = {s: await sessions[s][0].call_tool(*REFERENCE_CALLS[s]) for s in sessions}
+        assert answers["ts"].content == answers["fusion"].content, answers
+        negotiated = sessions["fusion"][0].protocol_version
+        for concurrent in (False, True):
+            total = options.calls * (4 if concurrent else 1)
+            tasks = CONCURRENCY if concurrent else 1
+            cell = {server: Series() for server in sessions}
+            order = list(sessions)
+            for round_index in range(options.rounds):
+                for server in order[round_index % 2 :] + order[: round_index % 2]:
+                    await _run(
+                        sessions[server],
+                        REFERENCE_CALLS[server],
+                        total,
+                        tasks,
+                        pid=pids[server],
+                        into=cell[server],
+                    )
+            shape = f"{CONCURRENCY} in flight" if concurrent else "sequential"
+            times = {"TS startServer": cell["ts"].per_call, "fusion": cell["fusion"].per_call}
+            figure = ratios_of("TS startServer", times)["fusion"]
+            case = f"stdio {negotiated} {shape}, one invoice, vs the TS reference"
+            report("serve", case, figure, candidate="fusion", target=1 / REFERENCE_GOAL)
+            rate = 1 / figure.median
+            cpu = (cell["fusion"].cpu / cell["fusion"].calls) / (
+                cell["ts"].cpu / cell["ts"].calls or float("nan")
+            )
+            print(
+                f"      calls/s fusion / TS {rate:4.2f}x, goal >= {REFERENCE_GOAL}x: "
+                f"{'holds' if rate >= REFERENCE_GOAL else 'MISSED'}  cpu fusion/TS {cpu:4.2f}  "
+                f"{_describe('fusion', cell['fusion'])}  {_describe('TS', cell['ts'])}",
+                flush=True,
+            )
+
+
+async def _versus_bare(options: argparse.Namespace) -> None:
     import mcp.client.session as session_module  # noqa: PLC0415
     from mcp import StdioServerParameters  # noqa: PLC0415
     from mcp_types.version import (  # noqa: PLC0415
@@ -471,7 +552,6 @@ async def _bench(options: argparse.Namespace) -> None:
     modes = [*(("legacy", v) for v in handshake), *((v, v) for v in MODERN_PROTOCOL_VERSIONS)]
     commands = _commands()
     rates: list[float] = []
-    header("bench_serve: wall time per call, fusion / bare SDK server (calls/s ratio = 1/that)")
     print(
         "app.call in process (what the bare servers skip), CPU per call, back to back / "
         "with a bare SDK call between two (as served): "
@@ -530,13 +610,16 @@ def main() -> None:
     parser.add_argument("--inline", action="store_true", help="(bare) sync tools on the loop")
     parser.add_argument("--json", action="store_true", help="(bare) JSON answers over HTTP")
     parser.add_argument("--quick", action="store_true", help="only the newest handshake version")
+    parser.add_argument(
+        "--reference-only", action="store_true", help="only the rows against the TS reference"
+    )
     parser.add_argument("--calls", type=int, default=20, help="sequential calls per round")
     parser.add_argument("--rounds", type=int, default=11, help="interleaved rounds per cell")
     options = parser.parse_args()
     if options.role == "bare":
         _run_bare(options.http, options.inline, options.json)
         return
-    options.pipeline = _pipeline_cpu()
+    options.pipeline = {} if options.reference_only else _pipeline_cpu()
     anyio.run(_bench, options)
 
 

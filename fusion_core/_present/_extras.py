@@ -44,6 +44,8 @@ from typing import Any, Final
 
 from pydantic import AliasChoices, AliasPath, BaseModel
 
+from fusion_core._present._pydantic_core_internals import schema_nodes
+
 __all__ = [
     "allows_extras",
     "as_declared",
@@ -98,23 +100,12 @@ def _alias_keys(alias: Any) -> Iterator[str]:
 
 def allows_extras(schema: Any) -> bool:
     """Whether a core schema holds a model node whose dump writes extra keys."""
-    stack = [schema]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, list | tuple):
-            stack.extend(node)
-        elif isinstance(node, dict):
-            if node.get("type") == "model":
-                config = node.get("config") or {}
-                inner = node.get("schema") or {}
-                behaviour = config.get("extra_fields_behavior") or inner.get("extra_behavior")
-                if behaviour == "allow":
-                    return True
-            stack.extend(v for k, v in node.items() if k not in {"default", "metadata", "cls"})
+    for node in schema_nodes(schema):
+        if node.get("type") == "model":
+            config = node.get("config") or {}
+            inner = node.get("schema") or {}
+            if (config.get("extra_fields_behavior") or inner.get("extra_behavior")) == "allow":
+                return True
     return False
 
 
@@ -126,23 +117,13 @@ def revalidated_with_extras(schema: Any) -> tuple[type[BaseModel], ...]:
     become extras of the declared model, and be written.
     """
     found: list[type[BaseModel]] = []
-    stack = [schema]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, list | tuple):
-            stack.extend(node)
-        elif isinstance(node, dict):
-            config = node.get("config") or {}
-            revalidates = node.get("revalidate_instances") or config.get("revalidate_instances")
-            if node.get("type") == "model" and revalidates not in {None, "never"}:
-                inner = node.get("schema") or {}
-                if "allow" in (config.get("extra_fields_behavior"), inner.get("extra_behavior")):
-                    found.append(node["cls"])
-            stack.extend(v for k, v in node.items() if k not in {"default", "metadata", "cls"})
+    for node in schema_nodes(schema):
+        config = node.get("config") or {}
+        revalidates = node.get("revalidate_instances") or config.get("revalidate_instances")
+        if node.get("type") == "model" and revalidates not in {None, "never"}:
+            inner = node.get("schema") or {}
+            if "allow" in (config.get("extra_fields_behavior"), inner.get("extra_behavior")):
+                found.append(node["cls"])
     return tuple(dict.fromkeys(found))
 
 
@@ -275,20 +256,10 @@ _INNER: Final = frozenset(
 
 def open_typed_dicts(schema: Any) -> bool:
     """Whether a core schema holds a typed dict that keeps extras and has aliased fields."""
-    stack = [schema]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, list | tuple):
-            stack.extend(node)
-        elif isinstance(node, dict):
-            if node.get("type") == "typed-dict" and _typed_dict_spellings(node):
-                return True
-            stack.extend(v for k, v in node.items() if k not in {"default", "metadata", "cls"})
-    return False
+    return any(
+        node.get("type") == "typed-dict" and _typed_dict_spellings(node)
+        for node in schema_nodes(schema)
+    )
 
 
 def _typed_dict_spellings(node: dict[str, Any]) -> frozenset[str]:

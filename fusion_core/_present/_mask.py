@@ -62,6 +62,13 @@ from pydantic_core import CoreSchema, SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
 
 from fusion_core._present._model_path import model_path, own_dump
+from fusion_core._present._pydantic_core_internals import (
+    CHILD_KEYS,
+    DECORATORS,
+    MODEL_FIELD_KEYS,
+    core_schema_of,
+    schema_nodes,
+)
 from fusion_core._present._sets import sorting_sets
 
 __all__ = ["Mask"]
@@ -75,21 +82,12 @@ _CONVERTED: Final = frozenset(
     {"date", "datetime", "time", "timedelta", "decimal", "uuid", "enum", "bytes", "url",
      "multi-host-url", "complex", "any"}
 )  # fmt: skip
-# Containers the walk descends into; every other node type takes the model path.
+# Containers the walk descends into; every other node type takes the model path
+# (the node types, child keys, field keys and decorators it knows of are
+# pydantic-core's: fusion_core._present._pydantic_core_internals).
 _CONTAINERS: Final = frozenset(
     {"list", "dict", "set", "frozenset", "tuple", "nullable", "default", "union",
      "tagged-union", "definitions", "definition-ref", "model"}
-)  # fmt: skip
-_CHILD_KEYS: Final = ("schema", "items_schema", "keys_schema", "values_schema")
-# Decorators that put Python code on a model's validation or serialization.
-_DECORATORS: Final = (
-    "validators", "field_validators", "root_validators", "field_serializers",
-    "model_serializers", "model_validators", "computed_fields",
-)  # fmt: skip
-# Model-field keys the derived schema mirrors; any other key takes the model path.
-_FIELD_KEYS: Final = frozenset(
-    {"type", "schema", "validation_alias", "serialization_alias", "serialization_exclude",
-     "frozen", "metadata"}
 )  # fmt: skip
 
 
@@ -143,7 +141,7 @@ class _Deriver:
             # serializer writes them as the model would.
             self.json_native = self.json_native and kind not in {"set", "frozenset", "tuple"}
         out = dict(schema)
-        for key in _CHILD_KEYS:
+        for key in CHILD_KEYS:
             child = out.get(key)
             if isinstance(child, dict):
                 out[key] = self.convert(child)
@@ -170,7 +168,7 @@ class _Deriver:
         decorators = cls.__pydantic_decorators__
         if schema.get("custom_init") or schema.get("root_model") or schema.get("post_init"):
             raise _Unsupported(f"{name} has a custom __init__, a root or a post-init hook")
-        if any(getattr(decorators, attr) for attr in _DECORATORS):
+        if any(getattr(decorators, attr) for attr in DECORATORS):
             raise _Unsupported(f"{name} has validators, serializers or computed fields")
         inner = schema["schema"]
         if inner["type"] != "model-fields" or inner.get("computed_fields"):
@@ -198,8 +196,9 @@ class _Deriver:
         fields: dict[str, Any] = {}
         hidden: list[tuple[str, bool]] = []
         for field_name, field in inner["fields"].items():
-            if not _FIELD_KEYS.issuperset(field):
-                raise _Unsupported(f"{name}.{field_name} has {sorted(set(field) - _FIELD_KEYS)}")
+            if not MODEL_FIELD_KEYS.issuperset(field):
+                unknown = sorted(set(field) - MODEL_FIELD_KEYS)
+                raise _Unsupported(f"{name}.{field_name} has {unknown}")
             field_schema, required = self._field_schema(field["schema"])
             exclude = bool(field.get("serialization_exclude"))
             if exclude:
@@ -256,16 +255,10 @@ class _Deriver:
 
 def _holds_model(schema: Any) -> bool:
     """Whether a (possibly nested) schema holds a model or a reference to one."""
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tuple | list):
-            stack.extend(node)
-        elif isinstance(node, dict):
-            if node.get("type") in {"model", "definition-ref", "typed-dict", "dataclass"}:
-                return True
-            stack.extend(v for k, v in node.items() if k not in {"default", "metadata"})
-    return False
+    return any(
+        node.get("type") in {"model", "definition-ref", "typed-dict", "dataclass"}
+        for node in schema_nodes(schema)
+    )
 
 
 def _dropper(keys: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -376,7 +369,7 @@ class Mask:
         try:
             if own_dump(model):
                 raise _Unsupported(f"{model.__qualname__} overrides model_dump or its schema")
-            item_schema: CoreSchema = deriver.convert_root(model.__pydantic_core_schema__)
+            item_schema: CoreSchema = deriver.convert_root(core_schema_of(model))
             many_schema = cs.list_schema(item_schema)
             one_validator, many_validator = (
                 SchemaValidator(item_schema),
@@ -391,7 +384,7 @@ class Mask:
         self._drop = _root_dropper(deriver.root_hidden)
         self._one, self._many = one_validator.validate_python, many_validator.validate_python
         if not deriver.json_native:
-            written = _Deriver(for_serializer=True).convert(model.__pydantic_core_schema__)
+            written = _Deriver(for_serializer=True).convert(core_schema_of(model))
             written = sorting_sets(written)
             one_ser = SchemaSerializer(written)
             many_ser = SchemaSerializer(cs.list_schema(written))

@@ -22,6 +22,7 @@ from fusion_core._present._extras import (
     open_typed_dicts,
     revalidated_with_extras,
 )
+from fusion_core._present._pydantic_core_internals import core_schema_of
 from fusion_core._present._sets import SetPlan, resort, set_plan
 
 __all__ = ["model_path", "own_dump"]
@@ -64,7 +65,7 @@ def model_path(model: type[BaseModel]) -> tuple[Callable[[Any], Any], Callable[[
             adapters.append(TypeAdapter(list[model]))  # type: ignore[valid-type]
         return adapters[0]
 
-    schema = model.__pydantic_core_schema__
+    schema = core_schema_of(model)
     clean_one = _cleaner(schema)
     revalidated = revalidated_with_extras(schema)
     validate_one = model.__pydantic_validator__.validate_python

@@ -46,6 +46,7 @@ from pydantic import BaseModel, ValidationError
 from fusion_core._errors import FusionError
 from fusion_core._kinds import UI
 from fusion_core._present._mask import Mask
+from fusion_core._present._pydantic_core_internals import core_schema_of
 from fusion_core._present._redact import describe_validation_error, safe_path, schema_names, scrub
 from fusion_core._write._builder import ResponseBuilder, SuggestionLike, after_data, seal
 from fusion_core._write._json import to_json, to_json_without_floats
@@ -378,7 +379,7 @@ class Presenter(Generic[M]):
         """The names the schema declares (the only names an error path shows)."""
         if self._names is None:
             assert self._mask is not None
-            self._names = schema_names(self._mask.model.__pydantic_core_schema__)
+            self._names = schema_names(core_schema_of(self._mask.model))
         return self._names
 
     def _own_output(self, data: Any) -> Any:

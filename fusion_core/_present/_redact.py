@@ -32,6 +32,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import core_schema
 
 from fusion_core._present._forms import leaf_texts, text_forms
+from fusion_core._present._pydantic_core_internals import schema_nodes
 
 __all__ = [
     "ERROR_EXPOSURES",
@@ -84,27 +85,11 @@ class SelfRedacting(Protocol):
 def schema_names(schema: Any) -> frozenset[str]:
     """Every name a core schema declares: fields, aliases, tags, model names, labels."""
     names: set[str] = set()
-    stack: list[Any] = [schema]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, list | tuple):
-            stack.extend(item for item in node if isinstance(item, dict | list | tuple | str))
-            continue
-        if not isinstance(node, dict):
-            continue
+    for node in schema_nodes(schema, _SKIPPED_KEYS):
         kind = node.get("type")
         if isinstance(kind, str):
             names.add(kind)
         names.update(_declared(node))
-        stack.extend(
-            value
-            for key, value in node.items()
-            if key not in _SKIPPED_KEYS and isinstance(value, dict | list | tuple)
-        )
     return frozenset(names)
 
 

@@ -47,6 +47,7 @@ from pydantic_core import PydanticSerializationUnexpectedValue
 from pydantic_core import core_schema as cs
 
 from fusion_core._present._order import sorted_plain
+from fusion_core._present._pydantic_core_internals import core_schema_of
 
 __all__ = ["SetPlan", "inferred", "resort", "set_plan", "sorting_sets"]
 
@@ -169,7 +170,7 @@ def sorting_sets(schema: Any) -> Any:
 def set_plan(model: type[BaseModel]) -> tuple[SetPlan | None, dict[str, SetPlan | None]]:
     """Where the sets of ``model``'s dump are: the root plan and the plans of its refs."""
     refs: dict[str, SetPlan | None] = {}
-    root = _Planner(refs).plan(model.__pydantic_core_schema__)
+    root = _Planner(refs).plan(core_schema_of(model))
     return root, refs
 
 

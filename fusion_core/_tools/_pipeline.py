@@ -42,7 +42,7 @@ from fusion_core._write._one_call import (
     success,
     success_structured,
     tool_error,
-    toon_success,
+    toon_response,
 )
 from fusion_core._write._response import ToolResponse, origin_of, view_of
 from fusion_core._write._text import escape_attr, escape_text
@@ -259,7 +259,7 @@ def wrap(
         return _error_again(result, presenter, ctx)
     origin = origin_of(result)
     if origin is not None:  # TOON: encode the masked data again, same options
-        return toon_success(select_keys(presenter.mask(origin[0]), select or ()), **origin[1])
+        return toon_response(select_keys(presenter.mask(origin[0]), select or ()), origin[1])
     if "structuredContent" in result:
         return success_structured(presenter.mask(view.data))
     texts = result.texts

@@ -35,7 +35,7 @@ from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, select_senten
 from fusion_core._tools._input_schema import json_schema, merge_properties, params_model
 from fusion_core._tools._middleware import Middleware, check_middleware
 from fusion_core._write._json import require_plain
-from fusion_core._write._toon import encode_toon
+from fusion_core._write._toon import ToonOptions, encode_toon
 
 __all__ = ["Action", "Group", "Tool"]
 
@@ -523,7 +523,7 @@ class Tool(_Registrar):
             }
         else:
             value = [self._toon_row(a, a.key) for a in actions]
-        return "\n\n" + encode_toon(value, delimiter="|")
+        return "\n\n" + encode_toon(value, ToonOptions(delimiter="|"))
 
     def input_schema(self) -> dict[str, Any]:
         """The ``inputSchema`` of :meth:`definition`, without checking the rest of it."""

@@ -10,7 +10,7 @@ from fusion_core._write._blocks import render_data, render_error
 from fusion_core._write._json import child_path, to_json, to_plain
 from fusion_core._write._numbers import js_scalar, js_string_of_number
 from fusion_core._write._response import ToolResponse, with_origin
-from fusion_core._write._toon import encode_toon_data
+from fusion_core._write._toon import ToonOptions, encode_toon_data
 from fusion_core._write._view import ErrorDetails, ErrorEnvelope, ResponseView
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "success",
     "success_structured",
     "tool_error",
+    "toon_response",
     "toon_success",
 ]
 
@@ -60,14 +61,13 @@ def toon_success(
     (``,``, ``|`` or tab), ``indent``, ``key_folding`` and ``flatten_depth``.
     ``version=4`` writes TOON spec v4.0 instead of the reference's TOON.
     """
-    options: dict[str, Any] = {
-        "delimiter": delimiter,
-        "indent": indent,
-        "key_folding": key_folding,
-        "flatten_depth": flatten_depth,
-        "version": version,
-    }
-    text = encode_toon_data(data, **options)
+    options = ToonOptions(delimiter, indent, key_folding, flatten_depth, version)
+    return toon_response(data, options)
+
+
+def toon_response(data: Any, options: ToonOptions) -> ToolResponse:
+    """:func:`toon_success` with its options made: one block, the TOON text of ``data``."""
+    text = encode_toon_data(data, options)
     # The view holds the text: TOON is what the agent reads, and bytes cannot
     # be read back into the data (TOON text is also plain text). The data is
     # kept privately, so a Presenter can mask it and encode again.

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler
     from pydantic_core import core_schema
 
+    from fusion_core._write._toon import ToonOptions
+
 __all__ = ["ToolResponse", "origin_of", "view_of", "with_origin"]
 
 _MISSING: Any = object()
@@ -83,7 +85,7 @@ class ToolResponse(dict[str, Any]):
             wire["structuredContent"] = structured_content
         super().__init__(wire)
         self._view = view
-        self._origin: tuple[Any, dict[str, Any]] | None = None
+        self._origin: tuple[Any, ToonOptions] | None = None
 
     @property
     def texts(self) -> list[str]:
@@ -140,7 +142,7 @@ class ToolResponse(dict[str, Any]):
 
 
 def _restore(
-    wire: dict[str, Any], view: ResponseView, origin: tuple[Any, dict[str, Any]] | None = None
+    wire: dict[str, Any], view: ResponseView, origin: tuple[Any, ToonOptions] | None = None
 ) -> ToolResponse:
     response = ToolResponse.__new__(ToolResponse)
     dict.update(response, wire)
@@ -149,13 +151,13 @@ def _restore(
     return response
 
 
-def with_origin(response: ToolResponse, data: Any, options: dict[str, Any]) -> ToolResponse:
+def with_origin(response: ToolResponse, data: Any, options: ToonOptions) -> ToolResponse:
     """Remember what a text block was encoded from (TOON), for the egress firewall."""
     response._origin = (data, options)
     return response
 
 
-def origin_of(response: ToolResponse) -> tuple[Any, dict[str, Any]] | None:
+def origin_of(response: ToolResponse) -> tuple[Any, ToonOptions] | None:
     """``(data, encoder options)`` of a TOON response, else ``None``."""
     return response._origin
 

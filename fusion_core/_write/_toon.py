@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
@@ -49,7 +50,7 @@ from fusion_core._write._toon_v4 import encode_toon_v4
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-__all__ = ["encode_toon", "encode_toon_data"]
+__all__ = ["DEFAULT_OPTIONS", "ToonOptions", "encode_toon", "encode_toon_data"]
 
 _UNQUOTED_KEY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*").fullmatch
 _IDENTIFIER_SEGMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch
@@ -380,58 +381,76 @@ class _Encoder(Tokens):
         return "\n".join(self.lines)
 
 
-def encode_toon(
-    value: object,
-    *,
-    delimiter: str = ",",
-    indent: int = 2,
-    key_folding: Literal["off", "safe"] = "off",
-    flatten_depth: int | None = None,
-    version: Literal[3, 4] = 3,
-) -> str:
-    r"""Encode plain JSON data as TOON, byte for byte as ``@toon-format/toon`` 2.1.0.
-
-    ``version=3`` (the default) is what the MCP Fusion reference writes;
-    ``version=4`` writes TOON spec v4.0 instead (see ``_toon_v4``), which has
-    no key folding yet.
-
-    ``value`` is JSON data: dicts with str keys (in insertion order), lists
-    (or tuples), str, int (printed exactly), float (in JavaScript's notation;
-    NaN and infinities as ``null``), bool and None.
+@dataclass(frozen=True, slots=True)
+class ToonOptions:
+    r"""The reference encoder's options, checked when made (:class:`ValueError` names the bad one).
 
     ``delimiter`` separates inline array values and table cells: ``","``,
     ``"|"`` or ``"\t"``. ``indent`` is the number of spaces per level.
     ``key_folding="safe"`` writes chains of single-key objects as dotted keys
     (``a.b.c: 1``) of at most ``flatten_depth`` segments (``None``: no limit).
+    ``version=3`` is what the MCP Fusion reference writes; ``version=4``
+    writes TOON spec v4.0 instead (see ``_toon_v4``), which has no key
+    folding yet.
+    """
+
+    delimiter: str = ","
+    indent: int = 2
+    key_folding: Literal["off", "safe"] = "off"
+    flatten_depth: int | None = None
+    version: Literal[3, 4] = 3
+
+    def __post_init__(self) -> None:
+        delimiter, indent, flatten_depth = self.delimiter, self.indent, self.flatten_depth
+        if not isinstance(delimiter, str) or delimiter not in DELIMITERS:
+            raise ValueError(f"delimiter must be ',', '|' or '\\t', not {delimiter!r}")
+        if isinstance(indent, bool) or not isinstance(indent, int) or indent < 1:
+            raise ValueError(f"indent must be an int of at least 1, not {indent!r}")
+        if self.key_folding not in ("off", "safe"):
+            raise ValueError(f"key_folding must be 'off' or 'safe', not {self.key_folding!r}")
+        if flatten_depth is not None and (
+            isinstance(flatten_depth, bool)
+            or not isinstance(flatten_depth, int)
+            or flatten_depth < 0
+        ):
+            raise ValueError(
+                "flatten_depth must be None (no limit) or an int of at least 0, "
+                f"not {flatten_depth!r}"
+            )
+        version: int = self.version  # any value a caller passed, whatever the annotation says
+        if version == 4:
+            if self.key_folding != "off" or flatten_depth is not None:
+                msg = "key_folding and flatten_depth are not available with version=4 (toon-format)"
+                raise ValueError(msg)
+        elif version != 3:
+            msg = f"version must be 3 (the reference's TOON) or 4, not {version!r}"
+            raise ValueError(msg)
+
+
+DEFAULT_OPTIONS: Final = ToonOptions()
+
+
+def encode_toon(value: object, options: ToonOptions = DEFAULT_OPTIONS) -> str:
+    """Encode plain JSON data as TOON, byte for byte as ``@toon-format/toon`` 2.1.0.
+
+    ``options`` are the reference encoder's (:class:`ToonOptions`).
+
+    ``value`` is JSON data: dicts with str keys (in insertion order), lists
+    (or tuples), str, int (printed exactly), float (in JavaScript's notation;
+    NaN and infinities as ``null``), bool and None.
 
     The result has no trailing newline; an empty root object gives ``""``.
 
     Raises :class:`SerializationError` naming the JSON path (``$.a[2].b``) of
     a value that is not JSON data, :class:`CycleError` for a container inside
-    itself, :class:`NestingError` beyond ``MAX_DEPTH`` levels, and
-    :class:`ValueError` for an invalid option.
+    itself and :class:`NestingError` beyond ``MAX_DEPTH`` levels.
     """
-    if not isinstance(delimiter, str) or delimiter not in DELIMITERS:
-        raise ValueError(f"delimiter must be ',', '|' or '\\t', not {delimiter!r}")
-    if isinstance(indent, bool) or not isinstance(indent, int) or indent < 1:
-        raise ValueError(f"indent must be an int of at least 1, not {indent!r}")
-    if key_folding not in ("off", "safe"):
-        raise ValueError(f"key_folding must be 'off' or 'safe', not {key_folding!r}")
-    if flatten_depth is not None and (
-        isinstance(flatten_depth, bool) or not isinstance(flatten_depth, int) or flatten_depth < 0
-    ):
-        raise ValueError(
-            f"flatten_depth must be None (no limit) or an int of at least 0, not {flatten_depth!r}"
+    if options.version == 4:
+        return _leaving(
+            encode_toon_v4(value, delimiter=options.delimiter, indent=options.indent), value
         )
-    if version == 4:
-        if key_folding != "off" or flatten_depth is not None:
-            msg = "key_folding and flatten_depth are not available with version=4 (toon-format)"
-            raise ValueError(msg)
-        return _leaving(encode_toon_v4(value, delimiter=delimiter, indent=indent), value)
-    if version != 3:
-        raise ValueError(f"version must be 3 (the reference's TOON) or 4, not {version!r}")
-    flatten = math.inf if flatten_depth is None else flatten_depth
-    encoder = _Encoder(delimiter, indent, key_folding == "safe", flatten)
+    flatten = math.inf if options.flatten_depth is None else options.flatten_depth
+    encoder = _Encoder(options.delimiter, options.indent, options.key_folding == "safe", flatten)
     try:
         text = encoder.document(value)
     except RecursionError:
@@ -446,16 +465,8 @@ def encode_toon(
     return _leaving(text, value)
 
 
-def encode_toon_data(
-    data: object,
-    *,
-    delimiter: str = ",",
-    indent: int = 2,
-    key_folding: Literal["off", "safe"] = "off",
-    flatten_depth: int | None = None,
-    version: Literal[3, 4] = 3,
-) -> str:
-    """``encode_toon(to_plain(data), ...)``, without the copy when ``data`` is plain already.
+def encode_toon_data(data: object, options: ToonOptions = DEFAULT_OPTIONS) -> str:
+    """``encode_toon(to_plain(data), options)``, without the copy when ``data`` is plain already.
 
     ``to_plain`` converts what JSON data does not hold (models, dataclasses,
     dates, sets, non-str keys, ...) by a round trip through orjson that costs
@@ -465,19 +476,12 @@ def encode_toon_data(
     this process reads ints of another length than the wire allows (see
     ``MAX_INT_DIGITS``), only the conversion applies the wire's limit.
     """
-    options: dict[str, Any] = {
-        "delimiter": delimiter,
-        "indent": indent,
-        "key_folding": key_folding,
-        "flatten_depth": flatten_depth,
-        "version": version,
-    }
-    if version == 3 and sys.get_int_max_str_digits() == MAX_INT_DIGITS:
+    if options.version == 3 and sys.get_int_max_str_digits() == MAX_INT_DIGITS:
         try:
-            return encode_toon(data, **options)
+            return encode_toon(data, options)
         except FusionError:
             pass
-    return encode_toon(to_plain(data), **options)
+    return encode_toon(to_plain(data), options)
 
 
 # ------------------------------------------------------------- egress checks

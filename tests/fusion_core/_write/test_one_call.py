@@ -19,7 +19,7 @@ from fusion_core import (
     toon_success,
     view_of,
 )
-from fusion_core._write._toon import encode_toon
+from fusion_core._write._toon import ToonOptions, encode_toon
 
 
 @pytest.mark.parametrize(
@@ -241,7 +241,7 @@ def test_toon_success_defaults_to_pipe() -> None:
 def test_toon_success_passes_options_through(options: dict[str, Any]) -> None:
     """Every encoder option reaches the TOON encoder."""
     data = {"a": {"b": {"c": ROWS}}, "n": [1, 2]}
-    expected = encode_toon(data, **{"delimiter": "|", **options})
+    expected = encode_toon(data, ToonOptions(**{"delimiter": "|", **options}))
     assert toon_success(data, **options).texts == [expected]
 
 

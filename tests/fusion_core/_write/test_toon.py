@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from fusion_core._errors import CycleError, NestingError, SerializationError
 from fusion_core._write._json import MAX_DEPTH
-from fusion_core._write._toon import encode_toon
+from fusion_core._write._toon import ToonOptions, encode_toon
 
 FIXTURES = Path(
     os.environ.get(
@@ -186,25 +186,30 @@ def test_fixtures_are_found() -> None:
 def test_spec_fixture(case: FixtureCase) -> None:
     """Each fixture encodes byte for byte (as the reference, where it predates v4)."""
     expected = REFERENCE_OVER_V4.get(case.file, {}).get(case.name, case.expected)
-    assert encode_toon(case.input, **kwargs_of(case.options)) == expected
+    assert encode_toon(case.input, ToonOptions(**kwargs_of(case.options))) == expected
 
 
 @pytest.mark.parametrize("case", FIXTURE_CASES, ids=[case.id for case in FIXTURE_CASES])
 def test_spec_fixture_v4(case: FixtureCase) -> None:
     """With version=4 every TOON v4.0 fixture encodes byte for byte, as written."""
-    assert encode_toon(case.input, version=4, **kwargs_of(case.options)) == case.expected
+    assert (
+        encode_toon(case.input, ToonOptions(version=4, **kwargs_of(case.options))) == case.expected
+    )
 
 
 def test_v4_prints_large_floats_as_javascript_does() -> None:
     """version=4 keeps the JSON block's number form for integral floats beyond 2**53."""
-    assert encode_toon({"h": 1.2345678901234568e20}, version=4) == "h: 123456789012345680000"
+    assert (
+        encode_toon({"h": 1.2345678901234568e20}, ToonOptions(version=4))
+        == "h: 123456789012345680000"
+    )
 
 
 @pytest.mark.parametrize("options", [{"key_folding": "safe"}, {"flatten_depth": 2}, {"version": 5}])
 def test_v4_options_that_do_not_exist_are_errors(options: dict[str, Any]) -> None:
     """Key folding has no v4 implementation yet, and only versions 3 and 4 exist."""
     with pytest.raises(ValueError, match="version"):
-        encode_toon({"a": {"b": 1}}, **({"version": 4} | options))
+        encode_toon({"a": {"b": 1}}, ToonOptions(**({"version": 4} | options)))
 
 
 def test_reference_over_v4_is_needed() -> None:
@@ -376,7 +381,7 @@ def test_reference_over_v4_is_needed() -> None:
 )
 def test_conformance_golden(value: Any, kwargs: dict[str, Any], expected: str) -> None:
     """The reference's toonSuccess goldens (pipe delimiter unless stated)."""
-    assert encode_toon(value, **{"delimiter": "|", **kwargs}) == expected
+    assert encode_toon(value, ToonOptions(**{"delimiter": "|", **kwargs})) == expected
 
 
 # Outputs of the reference 2.1.0 recorded with node, for the cases the
@@ -668,7 +673,7 @@ def test_conformance_golden(value: Any, kwargs: dict[str, Any], expected: str) -
 )
 def test_recorded_reference_output(value: Any, kwargs: dict[str, Any], expected: str) -> None:
     """Inputs run through @toon-format/toon 2.1.0 give its exact output."""
-    assert encode_toon(value, **kwargs) == expected
+    assert encode_toon(value, ToonOptions(**kwargs)) == expected
 
 
 class Level(enum.IntEnum):
@@ -787,7 +792,9 @@ JSON_VALUES = st.recursive(
 def test_agrees_with_toon_format(value: Any, delimiter: str) -> None:
     """Where TOON v3 and v4 agree, the output equals toon_format's."""
     assume(not has_v4_only_form(value))
-    assert encode_toon(value, delimiter=delimiter) == toon_format.encode(value, delimiter=delimiter)
+    assert encode_toon(value, ToonOptions(delimiter=delimiter)) == toon_format.encode(
+        value, delimiter=delimiter
+    )
 
 
 # -- errors -------------------------------------------------------------------
@@ -808,7 +815,7 @@ def test_agrees_with_toon_format(value: Any, delimiter: str) -> None:
 def test_unsupported_value_names_its_path(value: Any, path: str) -> None:
     """A value that is not JSON data raises SerializationError at its JSON path."""
     with pytest.raises(SerializationError) as caught:
-        encode_toon(value, key_folding="safe")
+        encode_toon(value, ToonOptions(key_folding="safe"))
     assert caught.value.path == path
     assert path in str(caught.value)
     assert isinstance(caught.value, TypeError)
@@ -846,7 +853,7 @@ def test_single_key_cycle_is_refused_when_folding() -> None:
     value: dict[str, Any] = {}
     value["a"] = value
     with pytest.raises(CycleError):
-        encode_toon(value, key_folding="safe")
+        encode_toon(value, ToonOptions(key_folding="safe"))
 
 
 def test_nesting_beyond_max_depth_is_refused() -> None:
@@ -875,4 +882,4 @@ def test_nesting_beyond_max_depth_is_refused() -> None:
 def test_invalid_option_is_refused(kwargs: dict[str, Any], option: str) -> None:
     """Invalid options raise ValueError naming the option."""
     with pytest.raises(ValueError, match=option):
-        encode_toon({"a": 1}, **kwargs)
+        encode_toon({"a": 1}, ToonOptions(**kwargs))

@@ -25,7 +25,7 @@ from fusion_core import toon_success
 from fusion_core._errors import FusionError, SerializationError
 from fusion_core._write._json import to_plain
 from fusion_core._write._numbers import MAX_INT_DIGITS
-from fusion_core._write._toon import _Encoder, encode_toon, encode_toon_data
+from fusion_core._write._toon import ToonOptions, _Encoder, encode_toon, encode_toon_data
 
 DELIMITERS = st.sampled_from([",", "|", "\t"])
 
@@ -194,7 +194,7 @@ def reference(data: Any, **options: Any) -> tuple[str, Any]:
         plain = to_plain(data)
     except FusionError as exc:
         return "error", (type(exc), str(exc), getattr(exc, "path", None))
-    return outcome(encode_toon, plain, **options)
+    return outcome(encode_toon, plain, ToonOptions(**options))
 
 
 @settings(max_examples=300, deadline=None)
@@ -207,7 +207,7 @@ def test_encode_toon_data_equals_encode_toon_of_to_plain(
 ) -> None:
     """Text and error (type, message, path) are those of encode_toon(to_plain(data))."""
     options = {"delimiter": delimiter, "key_folding": folding}
-    assert outcome(encode_toon_data, data, **options) == reference(data, **options)
+    assert outcome(encode_toon_data, data, ToonOptions(**options)) == reference(data, **options)
 
 
 def test_toon_success_converts_what_is_not_plain() -> None:
