@@ -85,6 +85,28 @@ def child_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def times_of(
+    functions: dict[str, Callable[[], object]],
+    *,
+    rounds: int,
+    inner: int = 1,
+    warmup: int = 1,
+) -> dict[str, list[float]]:
+    """Every function's CPU seconds, once per round in rotating order (``warmup`` rounds dropped).
+
+    ``inner`` calls make one measurement (for functions too fast for the clock).
+    """
+    names = list(functions)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(warmup + rounds):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            seconds = cpu_seconds(functions[name], inner)
+            if round_ >= warmup:
+                times[name].append(seconds)
+    return times
+
+
 def compare(
     baseline: str,
     functions: dict[str, Callable[[], object]],
@@ -95,18 +117,9 @@ def compare(
 ) -> dict[str, Ratio]:
     """Time every function once per round, in rotating order; ratios to ``baseline``.
 
-    ``functions`` holds the baseline too. ``inner`` calls make one
-    measurement (for functions too fast for the clock); ``warmup`` rounds
-    run first and are not counted.
+    ``functions`` holds the baseline too (see :func:`times_of`).
     """
-    names = list(functions)
-    times: dict[str, list[float]] = {name: [] for name in names}
-    for round_ in range(warmup + rounds):
-        shift = round_ % len(names)
-        for name in names[shift:] + names[:shift]:
-            seconds = cpu_seconds(functions[name], inner)
-            if round_ >= warmup:
-                times[name].append(seconds)
+    times = times_of(functions, rounds=rounds, inner=inner, warmup=warmup)
     return ratios_of(baseline, times)
 
 
@@ -195,4 +208,5 @@ __all__ = [
     "ratios_of",
     "report",
     "speedups",
+    "times_of",
 ]

@@ -290,7 +290,7 @@ def require_references(text: str, end: int | None = None) -> None:
 # ------------------------------------------------------------ block readers
 
 
-def _is_json_canonical(text: str, value: Any, raw: bytes) -> bool:
+def _is_json_canonical(text: str, value: Any, raw: bytes | str) -> bool:
     """Whether ``to_json(value) == text``, without building the str when possible."""
     same = is_canonical_json(value, raw)
     if same is not None:
@@ -304,10 +304,12 @@ def _is_json_canonical(text: str, value: Any, raw: bytes) -> bool:
 def read_data(text: str, *, structured: bool = False) -> DataBlock:
     """Read a data block by the str-or-JSON rule (module docstring)."""
     if text[:1] in _JSON_START:
-        try:
-            raw = text.encode()
-        except UnicodeEncodeError:  # a lone surrogate: to_json never writes one raw
-            raw = b""
+        raw: bytes | str = text  # ASCII: orjson reads the str in place, no UTF-8 copy
+        if not text.isascii():
+            try:
+                raw = text.encode()
+            except UnicodeEncodeError:  # a lone surrogate: to_json never writes one raw
+                raw = b""
         if raw:
             value, ok = _load_json(raw, text)
             if ok and (structured or not isinstance(value, str)):
@@ -322,7 +324,7 @@ def read_data(text: str, *, structured: bool = False) -> DataBlock:
     return DataBlock(text, text, is_json=False)
 
 
-def _load_json(raw: bytes, text: str) -> tuple[Any, bool]:
+def _load_json(raw: bytes | str, text: str) -> tuple[Any, bool]:
     # Reading a large data block makes many containers at once; the cyclic
     # collector would walk them again and again while they are made (they
     # cannot form cycles), which turns a linear read superlinear.

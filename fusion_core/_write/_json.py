@@ -157,18 +157,28 @@ def _js_floats_regex(out: bytes) -> bytes:
 
 
 def _js_floats_c(out: bytes) -> bytes:
-    """The same rewrite, with the one-pass C scanner finding the tokens."""
+    """The same rewrite, with the one-pass C scanner finding the tokens.
+
+    The unchanged stretches are joined from views of ``out``, not copies:
+    a large block with one float to rewrite (``0.0`` in its first row) costs
+    one copy of the text, not two.
+    """
     spans = _float_fixups(out)
     if not spans:
         return out
-    parts = []
+    parts: list[bytes | memoryview] = []
     last = 0
-    for start, end in spans:
-        parts.append(out[last:start])
-        parts.append(js_number(float(out[start:end])).encode())
-        last = end
-    parts.append(out[last:])
-    return b"".join(parts)
+    with memoryview(out) as whole:
+        for start, end in spans:
+            parts.append(whole[last:start])
+            parts.append(js_number(float(out[start:end])).encode())
+            last = end
+        parts.append(whole[last:])
+        rewritten = b"".join(parts)
+        for part in parts:
+            if isinstance(part, memoryview):
+                part.release()
+    return rewritten
 
 
 def _rewrites_to_regex(out: bytes, raw: bytes) -> bool:
@@ -222,19 +232,41 @@ else:
     _rewrites_to = _rewrites_to_regex
 
 
-def is_canonical_json(value: Any, raw: bytes) -> bool | None:
+def is_canonical_json(value: Any, raw: bytes | str) -> bool | None:
     """Whether ``to_json(value)`` is the UTF-8 text ``raw``; ``None`` when orjson cannot tell.
 
     For plain JSON data (what a reader loads), ``to_json`` is orjson's
     indented output with JavaScript's float forms; this compares without
-    building the str. ``None`` means orjson refuses the value (ints beyond 64
-    bits): ask ``to_json`` itself.
+    building the str. ``raw`` may be the text itself when it is ASCII: it is
+    then compared without a UTF-8 copy of it. ``None`` means orjson refuses
+    the value (ints beyond 64 bits): ask ``to_json`` itself.
     """
     try:
         out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except (orjson.JSONEncodeError, TypeError, RecursionError):
         return None
+    if isinstance(raw, str):
+        return _is_ascii_text(out, raw)
     return _rewrites_to(out, raw)
+
+
+_COMPARED: Final = 1 << 16  # characters of an ASCII text compared at a time
+
+
+def _is_ascii_text(out: bytes, text: str) -> bool:
+    """Whether the rewrite of orjson output ``out`` is the ASCII str ``text``.
+
+    When no float needs rewriting (the rewrite is ``out`` itself), ``out`` is
+    compared with ``text`` a slice at a time: a whole UTF-8 copy of a large
+    data block would cost as much memory as the block. Otherwise, or when the
+    lengths differ, the answer is :func:`_rewrites_to`'s.
+    """
+    if len(out) != len(text) or _js_floats(out) is not out:
+        return _rewrites_to(out, text.encode())
+    return all(
+        out.startswith(text[start : start + _COMPARED].encode(), start)
+        for start in range(0, len(text), _COMPARED)
+    )
 
 
 def _fast(value: Any, *, floats: bool = True) -> str | None:
@@ -248,7 +280,9 @@ def _fast(value: Any, *, floats: bool = True) -> str | None:
         out = orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS)
     except (orjson.JSONEncodeError, TypeError, RecursionError):
         return None
-    return (_js_floats(out) if floats else out).decode()
+    if floats:
+        out = _js_floats(out)  # the text before the rewrite is freed here, not after decode()
+    return out.decode()
 
 
 class _Frame:
