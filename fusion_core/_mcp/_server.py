@@ -324,13 +324,22 @@ async def serve_stdio(
     """
     from mcp.server.stdio import stdio_server  # noqa: PLC0415 - mcp costs ~1 s to import
 
-    from fusion_core._mcp._server_stdio import served_pipes  # noqa: PLC0415 - with the SDK's transport
+    from fusion_core._mcp._server_stdio import (  # noqa: PLC0415 - with the SDK's transport
+        MessageReader,
+        MessageWriter,
+        served_pipes,
+    )
 
     server = build_server(app, name=name, version=version, context_factory=context_factory)
     _settle_heap()
     with served_pipes() as pipes:
-        streams: Any = () if pipes is None else pipes
-        async with stdio_server(*streams) as (read_stream, write_stream):
+        if pipes is not None:
+            reader, writer = pipes
+            await server.run(
+                MessageReader(reader), MessageWriter(writer), server.create_initialization_options()
+            )
+            return
+        async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
 

@@ -2,12 +2,19 @@ r"""The server's stdin and stdout, read and written on the event loop.
 
 The SDK's ``stdio_server()`` reads and writes the process's standard streams
 through anyio's file wrappers, so every line read, every write and every
-flush is a trip to a worker thread and back. :func:`served_pipes` gives it
-this module's two streams instead: when stdin and stdout are pipes or
-sockets (what an MCP host launches a server with), they are read and written
-with non-blocking system calls, waiting on the event loop only when a pipe
-is empty or full. The SDK's transport does everything else as before (one
-JSON-RPC message per line, an undecodable line sent on as an exception).
+flush is a trip to a worker thread and back; and it hands each message
+between its reader and writer tasks and the server through memory streams
+(two task switches per message each way). :func:`served_pipes` claims the
+two streams instead: when stdin and stdout are pipes or sockets (what an MCP
+host launches a server with), they are read and written with non-blocking
+system calls, waiting on the event loop only when a pipe is empty or full,
+and :class:`MessageReader` and :class:`MessageWriter` are the server's read
+and write streams themselves: the dispatcher reads each message straight
+from the pipe, and a handler's answer is written from the handler's task
+(one ``os.write`` when the pipe has room). Messages are framed as the SDK's
+transport frames them: one JSON-RPC message per line, read with the SDK's
+message adapter (an undecodable line goes on as an exception), written as
+the SDK writes them (``model_dump_json(by_alias=True, exclude_unset=True)``).
 
 What stays the same as the SDK's own transport:
 
@@ -34,14 +41,20 @@ import stat
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Final
+from types import TracebackType
+from typing import TYPE_CHECKING, Final
 
 import anyio
+
+from fusion_core._anyio_internals import wait_readable, wait_writable
+
+if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
 
 if sys.platform != "win32":
     import fcntl
 
-__all__ = ["PipeReader", "PipeWriter", "served_pipes"]
+__all__ = ["MessageReader", "MessageWriter", "PipeReader", "PipeWriter", "served_pipes"]
 
 _CHUNK: Final = 1 << 16
 _serving: Final = threading.Lock()  # held while a served_pipes() owns fd 0 and 1
@@ -79,7 +92,7 @@ class PipeReader:
             try:
                 chunk = os.read(self._fd, _CHUNK)
             except BlockingIOError:
-                await anyio.wait_readable(self._fd)
+                await wait_readable(self._fd)
                 continue
             if not chunk:  # end of input: a last line without its newline, then stop
                 if not buffer:
@@ -92,26 +105,140 @@ class PipeReader:
 
 
 class PipeWriter:
-    """Writes to a non-blocking descriptor; ``flush()`` has nothing to do."""
+    """Writes to a non-blocking descriptor, whole texts in order; ``flush()`` has nothing to do.
 
-    __slots__ = ("_fd",)
+    Several tasks may write at once (each handler writes its own answer): a
+    text goes out in one ``os.write`` when the pipe has room, without waiting
+    on the loop. When the pipe is full, what is left is queued, and one
+    writer at a time waits for room and writes the queue out, texts queued
+    meanwhile included; every writer returns once its own text is out. A
+    writer cancelled while waiting leaves the rest of its text queued, never
+    half a message with another one after it: the next writer writes it
+    first (a shielded wait would outlive the SDK's shutdown timeouts).
+    """
+
+    __slots__ = ("_drained", "_fd", "_queued", "_sent")
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
+        self._queued = bytearray()
+        self._sent = 0  # bytes of the queue written so far, in all
+        self._drained: anyio.Event | None = None  # set while a writer writes the queue out
 
     async def write(self, text: str) -> None:
-        """Write all of ``text`` as UTF-8, waiting on the loop while the pipe is full."""
-        data = memoryview(text.encode("utf-8"))
-        while data:
-            try:
-                written = os.write(self._fd, data)
-            except BlockingIOError:
-                await anyio.wait_writable(self._fd)
+        """Write all of ``text`` as UTF-8, after every text written before it."""
+        data: bytes | memoryview = text.encode("utf-8")
+        if not self._queued and self._drained is None:
+            written = _write_some(self._fd, data)
+            if written == len(data):
+                return
+            data = memoryview(data)[written:]
+        self._queued += data
+        mine = self._sent + len(self._queued)  # out once this much of the queue is written
+        while self._sent < mine:
+            drained = self._drained
+            if drained is not None:
+                await drained.wait()
                 continue
-            data = data[written:]
+            self._drained = drained = anyio.Event()
+            try:
+                while self._queued:
+                    await wait_writable(self._fd)
+                    written = _write_some(self._fd, self._queued)
+                    del self._queued[:written]
+                    self._sent += written
+            finally:
+                self._drained = None
+                drained.set()
 
     async def flush(self) -> None:
         """Nothing is buffered: every ``write()`` reached the descriptor."""
+
+
+def _write_some(fd: int, data: bytes | bytearray | memoryview) -> int:
+    """How much of ``data`` one non-blocking write took (0 when the pipe is full)."""
+    try:
+        return os.write(fd, data)
+    except BlockingIOError:
+        return 0
+
+
+class MessageReader:
+    """The server's read stream: one JSON-RPC message per line of the pipe.
+
+    What the SDK's ``stdio_server()`` reader gives the server, without its
+    task and memory stream: a ``SessionMessage`` per line, or the exception
+    a line that is not a JSON-RPC message raised, and the end of the stream
+    at the end of input.
+    """
+
+    __slots__ = ("_lines",)
+
+    def __init__(self, lines: PipeReader) -> None:
+        self._lines = lines
+
+    def __aiter__(self) -> MessageReader:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        from mcp.shared.message import SessionMessage  # noqa: PLC0415 - loaded with the server
+        from mcp_types import jsonrpc_message_adapter  # noqa: PLC0415
+
+        line = await self._lines.__anext__()
+        try:
+            message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except Exception as exc:  # noqa: BLE001 - the server answers it, as the SDK's reader does
+            return exc
+        return SessionMessage(message)
+
+    async def receive(self) -> SessionMessage | Exception:
+        """The next message; ``anyio.EndOfStream`` at the end of input."""
+        try:
+            return await self.__anext__()
+        except StopAsyncIteration:
+            raise anyio.EndOfStream from None
+
+    async def aclose(self) -> None:
+        """Nothing to release: :func:`served_pipes` owns the descriptor."""
+
+    async def __aenter__(self) -> MessageReader:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class MessageWriter:
+    """The server's write stream: each message as one line, written from the sender's task."""
+
+    __slots__ = ("_pipe",)
+
+    def __init__(self, pipe: PipeWriter) -> None:
+        self._pipe = pipe
+
+    async def send(self, item: SessionMessage, /) -> None:
+        """Write ``item`` as the SDK's transport writes it: its JSON and a newline."""
+        text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        await self._pipe.write(text + "\n")
+
+    async def aclose(self) -> None:
+        """Nothing to release: :func:`served_pipes` owns the descriptor."""
+
+    async def __aenter__(self) -> MessageWriter:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
 
 def _is_pipe_or_socket(fd: int) -> bool:

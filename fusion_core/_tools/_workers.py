@@ -43,7 +43,8 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar, final
 
 from anyio import CapacityLimiter, to_thread
-from anyio.lowlevel import RunVar
+
+from fusion_core._anyio_internals import RunVar
 
 __all__ = ["WorkerPool"]
 

@@ -1,6 +1,6 @@
 """The server's stdio on the event loop: framing, full pipes, stray output, fallbacks.
 
-``serve_stdio`` hands the SDK's ``stdio_server()`` the streams of
+``serve_stdio`` serves the SDK's server on the message streams of
 ``fusion_core._mcp._server_stdio`` when stdin and stdout are pipes. These tests read and
 write real pipes: in process for the two streams, and through a served
 subprocess, byte for byte, for what a host sends (split writes, CRLF, bad
@@ -22,7 +22,7 @@ import anyio
 import pytest
 
 from fusion_core import FusionApp, Tool
-from fusion_core._mcp._server_stdio import PipeReader, PipeWriter
+from fusion_core._mcp._server_stdio import MessageReader, MessageWriter, PipeReader, PipeWriter
 from tests._support.fake_app import ROOT
 
 # --- the two streams, in process --------------------------------------------------------
@@ -124,6 +124,125 @@ async def test_the_writer_waits_while_the_pipe_is_full() -> None:
     finally:
         os.close(read)
     assert received == text.encode()
+
+
+async def _drain_into(read: int, received: bytearray) -> None:
+    """Read ``read`` slowly until its write end closes."""
+    while True:
+        try:
+            chunk = os.read(read, 1 << 12)
+        except BlockingIOError:
+            await anyio.sleep(0.0005)
+            continue
+        if not chunk:
+            return
+        received.extend(chunk)
+
+
+@pytest.mark.anyio
+async def test_texts_written_at_once_never_interleave() -> None:
+    """Eight tasks write 200 KiB texts at once through a full pipe: each arrives whole, in order.
+
+    Each handler writes its own answer: a text the pipe takes only in part
+    is finished before any text written after it (the writer before this
+    change let a second task's write land inside the first one's).
+    """
+    read, write = _nonblocking_pipe()
+    texts = [f"{index}:" + str(index) * 200_000 + "\n" for index in range(8)]
+    received = bytearray()
+    writer = PipeWriter(write)
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_drain_into, read, received)
+            async with anyio.create_task_group() as writers:
+                for text in texts:
+                    writers.start_soon(writer.write, text)
+                    await anyio.sleep(0)  # started in this order
+            os.close(write)
+    finally:
+        os.close(read)
+    assert received.decode().splitlines(keepends=True) == texts
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_writer_still_finishes_its_text() -> None:
+    """Cancelled while the pipe is full, a write still completes: half a message breaks framing."""
+    read, write = _nonblocking_pipe()
+    text = "x" * 500_000 + "\n"
+    received = bytearray()
+    writer = PipeWriter(write)
+    scope = anyio.CancelScope()
+
+    async def cancelled_write() -> None:
+        with scope:
+            await writer.write(text)  # the pipe holds 64 KiB; nobody reads yet
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(cancelled_write)
+            await anyio.sleep(0.02)
+            scope.cancel()  # while the rest of the text waits for room
+            await anyio.sleep(0.02)
+            group.start_soon(_drain_into, read, received)
+            await writer.write("after\n")
+            os.close(write)
+    finally:
+        os.close(read)
+    assert received.decode() == text + "after\n"
+
+
+@pytest.mark.anyio
+async def test_the_message_streams_frame_as_the_sdk_transport_does() -> None:
+    """Lines read and answers write as the SDK's stdio transport reads and writes them.
+
+    A request line is what the SDK's adapter reads, a bad line its exception,
+    the end of input the end of the stream; an answer is one line of the
+    SDK's JSON.
+    """
+    from mcp.shared.message import SessionMessage  # noqa: PLC0415
+    from mcp_types import JSONRPCResponse, jsonrpc_message_adapter  # noqa: PLC0415
+
+    line = '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}\n'
+    read, write = _nonblocking_pipe()
+    try:
+        os.write(write, line.encode() + b"not json\n")
+        os.close(write)
+        reader = MessageReader(PipeReader(read))
+        first = await reader.receive()
+        second = await reader.receive()
+        with pytest.raises(anyio.EndOfStream):
+            await reader.receive()
+    finally:
+        os.close(read)
+    assert isinstance(first, SessionMessage)
+    assert first.message == jsonrpc_message_adapter.validate_json(line, by_name=False)
+    assert isinstance(second, Exception)
+
+    read, write = _nonblocking_pipe()
+    answer = JSONRPCResponse(jsonrpc="2.0", id=3, result={"tools": []})
+    try:
+        await MessageWriter(PipeWriter(write)).send(SessionMessage(answer))
+        written = os.read(read, 1 << 16)
+    finally:
+        os.close(read)
+        os.close(write)
+    assert written == (answer.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode()
+
+
+def test_the_sdk_transport_still_frames_this_way() -> None:
+    """The SDK's own stdio transport (the fallback) reads and writes lines as these streams do.
+
+    Checked against mcp 2.3.0: if its framing changes, this fails and the
+    message streams must follow it.
+    """
+    import inspect  # noqa: PLC0415
+
+    import mcp.server.stdio  # noqa: PLC0415
+
+    source = inspect.getsource(mcp.server.stdio.stdio_server)
+    assert "jsonrpc_message_adapter.validate_json(line, by_name=False)" in source
+    assert "model_dump_json(by_alias=True, exclude_unset=True)" in source
+    assert 'await stdout.write(json + "\\n")' in source
 
 
 @pytest.mark.anyio
