@@ -19,9 +19,9 @@ from fusion_core._mcp._server import (
     AppLoadError,
     _server_identity,
     load_app,
-    serve_http,
     serve_stdio,
 )
+from fusion_core._mcp._server_http import serve_http
 from fusion_core._mcp._server_http_guard import TOKEN_ENV, is_loopback, token_from_env
 from fusion_core._mcp._server_http_limits import (
     DEFAULT_BODY_TIMEOUT,
