@@ -42,7 +42,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Self
 
 import anyio
 
@@ -163,45 +163,18 @@ def _write_some(fd: int, data: bytes | bytearray | memoryview) -> int:
         return 0
 
 
-class MessageReader:
-    """The server's read stream: one JSON-RPC message per line of the pipe.
+class _PipeStream:
+    """What the SDK asks of a stream besides reading or writing: nothing to release.
 
-    What the SDK's ``stdio_server()`` reader gives the server, without its
-    task and memory stream: a ``SessionMessage`` per line, or the exception
-    a line that is not a JSON-RPC message raised, and the end of the stream
-    at the end of input.
+    :func:`served_pipes` owns the descriptors; closing a stream closes nothing.
     """
 
-    __slots__ = ("_lines",)
-
-    def __init__(self, lines: PipeReader) -> None:
-        self._lines = lines
-
-    def __aiter__(self) -> MessageReader:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        from mcp.shared.message import SessionMessage  # noqa: PLC0415 - loaded with the server
-        from mcp_types import jsonrpc_message_adapter  # noqa: PLC0415
-
-        line = await self._lines.__anext__()
-        try:
-            message = jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except Exception as exc:  # noqa: BLE001 - the server answers it, as the SDK's reader does
-            return exc
-        return SessionMessage(message)
-
-    async def receive(self) -> SessionMessage | Exception:
-        """The next message; ``anyio.EndOfStream`` at the end of input."""
-        try:
-            return await self.__anext__()
-        except StopAsyncIteration:
-            raise anyio.EndOfStream from None
+    __slots__ = ()
 
     async def aclose(self) -> None:
         """Nothing to release: :func:`served_pipes` owns the descriptor."""
 
-    async def __aenter__(self) -> MessageReader:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(
@@ -213,7 +186,45 @@ class MessageReader:
         await self.aclose()
 
 
-class MessageWriter:
+class MessageReader(_PipeStream):
+    """The server's read stream: one JSON-RPC message per line of the pipe.
+
+    What the SDK's ``stdio_server()`` reader gives the server, without its
+    task and memory stream: a ``SessionMessage`` per line, or the exception
+    a line that is not a JSON-RPC message raised, and the end of the stream
+    at the end of input.
+    """
+
+    __slots__ = ("_lines", "_message", "_read")
+
+    def __init__(self, lines: PipeReader) -> None:
+        from mcp.shared.message import SessionMessage  # noqa: PLC0415 - loaded with the server
+        from mcp_types import jsonrpc_message_adapter  # noqa: PLC0415
+
+        self._lines = lines
+        self._read = jsonrpc_message_adapter.validate_json
+        self._message = SessionMessage
+
+    def __aiter__(self) -> MessageReader:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        line = await self._lines.__anext__()
+        try:
+            message = self._read(line, by_name=False)
+        except Exception as exc:  # noqa: BLE001 - the server answers it, as the SDK's reader does
+            return exc
+        return self._message(message)
+
+    async def receive(self) -> SessionMessage | Exception:
+        """The next message; ``anyio.EndOfStream`` at the end of input."""
+        try:
+            return await self.__anext__()
+        except StopAsyncIteration:
+            raise anyio.EndOfStream from None
+
+
+class MessageWriter(_PipeStream):
     """The server's write stream: each message as one line, written from the sender's task."""
 
     __slots__ = ("_pipe",)
@@ -225,20 +236,6 @@ class MessageWriter:
         """Write ``item`` as the SDK's transport writes it: its JSON and a newline."""
         text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
         await self._pipe.write(text + "\n")
-
-    async def aclose(self) -> None:
-        """Nothing to release: :func:`served_pipes` owns the descriptor."""
-
-    async def __aenter__(self) -> MessageWriter:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 def _is_pipe_or_socket(fd: int) -> bool:

@@ -96,36 +96,6 @@ async def test_many_lines_per_read_come_out_in_order() -> None:
     assert await _lines_of(chunks) == [f'{{"n":{n}}}\n' for n in range(20_000)]
 
 
-@pytest.mark.anyio
-async def test_the_writer_waits_while_the_pipe_is_full() -> None:
-    """8 MiB through a 64 KiB pipe read slowly: every byte arrives, in order, once."""
-    read, write = _nonblocking_pipe()
-    text = "".join(f"{i:07d}é\n" for i in range(1_000_000))
-    received = bytearray()
-    try:
-        async with anyio.create_task_group() as group:
-
-            async def drain() -> None:
-                while True:
-                    try:
-                        chunk = os.read(read, 1 << 14)
-                    except BlockingIOError:
-                        await anyio.sleep(0.0005)
-                        continue
-                    if not chunk:
-                        return
-                    received.extend(chunk)
-
-            group.start_soon(drain)
-            writer = PipeWriter(write)
-            await writer.write(text)
-            await writer.flush()
-            os.close(write)
-    finally:
-        os.close(read)
-    assert received == text.encode()
-
-
 async def _drain_into(read: int, received: bytearray) -> None:
     """Read ``read`` slowly until its write end closes."""
     while True:
@@ -137,6 +107,24 @@ async def _drain_into(read: int, received: bytearray) -> None:
         if not chunk:
             return
         received.extend(chunk)
+
+
+@pytest.mark.anyio
+async def test_the_writer_waits_while_the_pipe_is_full() -> None:
+    """8 MiB through a 64 KiB pipe read slowly: every byte arrives, in order, once."""
+    read, write = _nonblocking_pipe()
+    text = "".join(f"{i:07d}é\n" for i in range(1_000_000))
+    received = bytearray()
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_drain_into, read, received)
+            writer = PipeWriter(write)
+            await writer.write(text)
+            await writer.flush()
+            os.close(write)
+    finally:
+        os.close(read)
+    assert received == text.encode()
 
 
 @pytest.mark.anyio
