@@ -838,7 +838,10 @@ class BlockingFusionClient:
         self, name: str, arguments: Mapping[str, Any] | None = None
     ) -> tuple[dict[str, Any], str]:
         """See :meth:`FusionClient.call_raw`."""
-        return self._open_portal.call(self._client.call_raw, name, arguments)
+        answer: tuple[dict[str, Any], str] = self._open_portal.call(
+            self._client.call_raw, name, arguments
+        )
+        return answer
 
     def call_parsed(self, name: str, arguments: Mapping[str, Any] | None = None) -> ParsedResponse:
         """See :meth:`FusionClient.call_parsed`."""

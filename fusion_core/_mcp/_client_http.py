@@ -145,7 +145,7 @@ class _TappedEvents(httpx2.AsyncByteStream):
         data: list[bytes] = []
         size = 0
         async for chunk in self._inner:
-            yield chunk
+            # Read before passing on: the SDK stops reading at the response's event.
             buffer += chunk
             *lines, buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
             for line in lines:
@@ -160,6 +160,7 @@ class _TappedEvents(httpx2.AsyncByteStream):
                         data.append(value)
             if len(buffer) > self._limit:  # one line past the limit: the event is not kept
                 buffer, size = b"", self._limit + 1
+            yield chunk
 
     async def aclose(self) -> None:
         await self._inner.aclose()
