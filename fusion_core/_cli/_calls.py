@@ -60,7 +60,9 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
     return value
 
 
-def call_arguments(pairs: Sequence[str], json_args: str | None) -> tuple[str | None, dict[str, Any]]:
+def call_arguments(
+    pairs: Sequence[str], json_args: str | None
+) -> tuple[str | None, dict[str, Any]]:
     """``fusion call``'s ``[ACTION] KEY=VALUE ...`` and ``--json``: the action and the arguments.
 
     A VALUE is read as JSON when it is JSON, else taken as a string.

@@ -31,7 +31,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
-from fusion_core._cli._calls import CliError, UsageError, call_arguments, calls_to_check, with_action
+from fusion_core._cli._calls import (
+    CliError,
+    UsageError,
+    call_arguments,
+    calls_to_check,
+    with_action,
+)
 from fusion_core._cli._parser import APP_SPEC, parser
 from fusion_core._terminal import SafeLogFilter, safe_stderr, terminal_safe
 from fusion_core._tools._definitions import action_lines, actions_of

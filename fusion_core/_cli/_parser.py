@@ -176,33 +176,33 @@ def _serve(serve: argparse.ArgumentParser) -> argparse.ArgumentParser:
         metavar="ORIGIN",
         help="a browser Origin to accept, e.g. https://app.example.com (repeatable)",
     )
-    limits = {
-        "--header-timeout": (
-            float,
-            "SECONDS",
-            "close a connection whose request headers take longer "
-            f"(default {DEFAULT_HEADER_TIMEOUT:g})",
-        ),
-        "--body-timeout": (
-            float,
-            "SECONDS",
-            "close a connection whose request body takes longer "
-            f"(default {DEFAULT_BODY_TIMEOUT:g})",
-        ),
-        "--max-connections": (
-            int,
-            "N",
-            "open connections at most (default 1000, fewer when the file limit leaves less)",
-        ),
-        "--shutdown-timeout": (
-            float,
-            "SECONDS",
-            "on SIGTERM, how long running requests may finish "
-            f"(default {DEFAULT_SHUTDOWN_TIMEOUT:g})",
-        ),
-    }
-    for option, (kind, metavar, text) in limits.items():
-        serve.add_argument(option, type=kind, metavar=metavar, help=text)
+    serve.add_argument(
+        "--header-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="close a connection whose request headers take longer "
+        f"(default {DEFAULT_HEADER_TIMEOUT:g})",
+    )
+    serve.add_argument(
+        "--body-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="close a connection whose request body takes longer "
+        f"(default {DEFAULT_BODY_TIMEOUT:g})",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        metavar="N",
+        help="open connections at most (default 1000, fewer when the file limit leaves less)",
+    )
+    serve.add_argument(
+        "--shutdown-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="on SIGTERM, how long running requests may finish "
+        f"(default {DEFAULT_SHUTDOWN_TIMEOUT:g})",
+    )
     serve.add_argument(
         "--token-env",
         metavar="VAR",

@@ -1,4 +1,4 @@
-"""The text of an answer exactly as the server sent it, for ``fusion call --raw``.
+r"""The text of an answer exactly as the server sent it, for ``fusion call --raw``.
 
 The client reads every answer into dicts: key order survives, but the
 spelling of numbers (``1.50``, ``1E2``), string escapes (``\\u00e9``) and
@@ -31,7 +31,7 @@ class RawAnswers:
     last: str | None = None
 
     def offer(self, message: bytes) -> None:
-        """Keep ``message``'s ``result`` text if it is a response (requests and notifications are not)."""
+        """Keep ``message``'s ``result`` text if it is a response (not a request or notice)."""
         if self.enabled:
             found = result_text(message.decode("utf-8", "replace"))
             if found is not None:

@@ -30,6 +30,7 @@ import signal
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
@@ -129,9 +130,7 @@ def bounded_stdio(
 
     ended = ProcessExit() if ended is None else ended
     raw = RawAnswers() if raw is None else raw
-    return _bounded(
-        argv, env=env, cwd=cwd, errlog=errlog, overflow=overflow, ended=ended, raw=raw
-    )
+    return _bounded(argv, env=env, cwd=cwd, errlog=errlog, overflow=overflow, ended=ended, raw=raw)
 
 
 @contextlib.asynccontextmanager
@@ -162,34 +161,7 @@ async def _bounded(
         except ValueError as exc:  # the session reports it; the connection goes on
             return exc
 
-    async def record_exit() -> None:
-        with anyio.move_on_after(_EXIT_GRACE):
-            ended.returncode = await process.wait()
-        with anyio.move_on_after(_STDERR_DRAIN):  # what it said before it went
-            await stderr_read.wait()
-
-    async def relay_stderr() -> None:
-        assert process.stderr is not None  # opened with a pipe
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        pending = ""
-        try:
-            with contextlib.suppress(
-                anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError
-            ):
-                async for chunk in process.stderr:
-                    lines = (pending + decoder.decode(chunk)).split("\n")
-                    pending = lines.pop()
-                    if len(pending) > STDERR_LINE_CHARS * 4:  # a line without end: pass it on
-                        lines.append(pending)
-                        pending = ""
-                    for line in lines:
-                        ended.keep(line)
-                        _relay(errlog, line + "\n")
-            if pending:
-                ended.keep(pending)
-                _relay(errlog, pending + "\n")
-        finally:
-            stderr_read.set()
+    record_exit = partial(_record_exit, process, ended, stderr_read)
 
     async def read() -> None:
         assert process.stdout is not None  # opened with a pipe
@@ -227,7 +199,7 @@ async def _bounded(
 
     async with anyio.create_task_group() as relaying:
         # The stderr relay outlives the pipe tasks: a server still logs while it stops.
-        relaying.start_soon(relay_stderr)
+        relaying.start_soon(_relay_stderr, process, ended, errlog, stderr_read)
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(read)
             tasks.start_soon(write)
@@ -240,11 +212,7 @@ async def _bounded(
                     await _stop(process)
                     for stream in (read_stream, write_stream, read_writer, write_reader):
                         await stream.aclose()
-                    # The server is gone; its own children may still hold stderr open.
-                    with anyio.move_on_after(_STDERR_DRAIN):
-                        await stderr_read.wait()
-                    relaying.cancel_scope.cancel()
-                    await _close(process.stderr)
+                    await _end_relay(process, stderr_read, relaying.cancel_scope)
 
 
 async def _stop(process: Process) -> None:
@@ -265,6 +233,49 @@ async def _stop(process: Process) -> None:
     if callable(close):
         with contextlib.suppress(PermissionError):
             close()
+
+
+async def _record_exit(process: Process, ended: ProcessExit, stderr_read: anyio.Event) -> None:
+    """The server's stdout closed: its exit status, and what it wrote to stderr before."""
+    with anyio.move_on_after(_EXIT_GRACE):
+        ended.returncode = await process.wait()
+    with anyio.move_on_after(_STDERR_DRAIN):
+        await stderr_read.wait()
+
+
+async def _relay_stderr(
+    process: Process, ended: ProcessExit, errlog: TextIO, done: anyio.Event
+) -> None:
+    """Pass the server's stderr on to ``errlog`` line by line, keeping its last lines."""
+    assert process.stderr is not None  # opened with a pipe
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pending = ""
+    try:
+        with contextlib.suppress(
+            anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError
+        ):
+            async for chunk in process.stderr:
+                lines = (pending + decoder.decode(chunk)).split("\n")
+                pending = lines.pop()
+                if len(pending) > STDERR_LINE_CHARS * 4:  # a line without end: pass it on
+                    lines.append(pending)
+                    pending = ""
+                for line in lines:
+                    ended.keep(line)
+                    _relay(errlog, line + "\n")
+        if pending:
+            ended.keep(pending)
+            _relay(errlog, pending + "\n")
+    finally:
+        done.set()
+
+
+async def _end_relay(process: Process, done: anyio.Event, relay: anyio.CancelScope) -> None:
+    """The server is gone: read the rest of its stderr (its children may hold it open)."""
+    with anyio.move_on_after(_STDERR_DRAIN):
+        await done.wait()
+    relay.cancel()
+    await _close(process.stderr)
 
 
 def _relay(errlog: TextIO, text: str) -> None:

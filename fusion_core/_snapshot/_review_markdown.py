@@ -21,8 +21,8 @@ import html
 from collections.abc import Sequence
 
 from fusion_core import fence
-from fusion_core._terminal import show_invisible
 from fusion_core._snapshot._review import Pending, relative_path
+from fusion_core._terminal import show_invisible
 
 __all__ = ["render_markdown"]
 

@@ -1,4 +1,4 @@
-"""A server whose encoder is not ours: key order, number spelling and escapes of its own.
+r"""A server whose encoder is not ours: key order, number spelling and escapes of its own.
 
 ``RESULT`` is the exact text of its ``tools/call`` result: keys out of sorted
 order (``structuredContent`` before ``content``, ``z`` before ``a``), numbers

@@ -105,7 +105,7 @@ def test_top_level_help_lists_every_command() -> None:
 
 
 def test_the_fusion_script_and_both_aliases_run_review(tmp_path: Path) -> None:
-    """``fusion review``, ``python -m fusion_core review`` and ``python -m pytest_mcpfusion review``.
+    """``fusion review`` and its aliases ``python -m fusion_core`` / ``pytest_mcpfusion review``.
 
     The same command: the same listing of a pending snapshot, exit 1 while it waits.
     """
@@ -130,7 +130,8 @@ def test_review_never_imports_pytest(tmp_path: Path) -> None:
     """``fusion review`` runs with pytest blocked: the review lives in fusion_core."""
     _pending_snapshot(tmp_path)
     blocked = "import sys\nsys.modules['pytest'] = None\nsys.modules['_pytest'] = None\n"
-    code = blocked + f"from fusion_core._cli._main import main\nsys.exit(main({['review', '--accept', str(tmp_path)]!r}))\n"
+    argv = ["review", "--accept", str(tmp_path)]
+    code = blocked + f"from fusion_core._cli._main import main\nsys.exit(main({argv!r}))\n"
     ran = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=180
     )
@@ -178,7 +179,8 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(
         stderr=subprocess.PIPE,
         cwd=ROOT,
     )
-    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout is not None
+    assert process.stderr is not None
     process.stdout.close()  # the reader is gone before the first byte
     try:
         errors = process.stderr.read()
@@ -239,13 +241,13 @@ def _spelled_by_us(text: str) -> list[str]:
     """The ways our own encoder would write ``text``'s value (none of them is ``text``)."""
     value = json.loads(text)
     return [
-        json.dumps(value, **options)  # type: ignore[arg-type]
+        json.dumps(value, **options)
         for options in ({}, {"sort_keys": True}, {"ensure_ascii": False, "indent": 2})
     ]
 
 
 def test_call_raw_over_stdio_prints_the_result_as_the_server_sent_it(tmp_path: Path) -> None:
-    """``--raw`` over stdio: the JSON-RPC result's text byte for byte (order, ``1E2``, ``\\u00e9``)."""
+    r"""``--raw`` over stdio: the result's text byte for byte (order, ``1E2``, ``\u00e9``)."""
     assert RAW_RESULT not in _spelled_by_us(RAW_RESULT)
     run = _fusion("call", raw_stdio_server(tmp_path), "anything", "--raw")
     assert run.returncode == 0, run.stderr

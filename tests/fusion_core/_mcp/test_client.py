@@ -336,7 +336,8 @@ def test_a_server_that_does_not_start_fails_cleanly(tmp_path: Path) -> None:
     command = [*SERVE_STDIO[:-1], "json:dumps"]
     with (tmp_path / "stderr.txt").open("w") as errlog:
         client = BlockingFusionClient.stdio(command, cwd=ROOT, timeout=5, errlog=errlog)
-        with pytest.raises(ServerConnectionError, match=r"json:dumps': it exited with code 2 before answering\n"), client:
+        exited = r"json:dumps': it exited with code 2 before answering\n"
+        with pytest.raises(ServerConnectionError, match=exited), client:
             pass
     assert "not an app" in (tmp_path / "stderr.txt").read_text()
     with pytest.raises(RuntimeError, match="not open"):
