@@ -264,6 +264,17 @@ async def test_call_raw_over_http_prints_the_result_as_the_server_sent_it(sse: b
     assert run.stdout == RAW_RESULT + "\n"
 
 
+def test_call_raw_to_a_terminal_is_shown_not_obeyed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a terminal the server's text is shown terminal-safe; into a pipe it stays as sent."""
+    from fusion_core._cli import _main  # noqa: PLC0415
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    _main._print_raw('{"text": "\u202eevil\u009b"}')
+    assert capsys.readouterr().out == '{"text": "⟨U+202E⟩evil⟨U+009B⟩"}\n'
+
+
 def test_call_without_raw_still_prints_the_blocks_of_such_a_server(tmp_path: Path) -> None:
     """The block view reads the same answer (it is the bytes' value, shown as snapshots do)."""
     run = _fusion("call", raw_stdio_server(tmp_path), "anything")
