@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     )
     from fusion_core._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE
     from fusion_core._mcp._client import BlockingFusionClient, FusionClient
-    from fusion_core._mcp._server import ToolApp, build_server, load_app, serve_http, serve_stdio
+    from fusion_core._mcp._server import ToolApp, build_server, load_app, serve_stdio
+    from fusion_core._mcp._server_http import serve_http
     from fusion_core._present._presenter import FieldError, Presenter, PresenterValidationError
     from fusion_core._read._check import ContractError, Violation, ambiguities, check, check_strict
     from fusion_core._read._parse import parse
@@ -209,7 +210,7 @@ _SOURCES: dict[str, str] = {
     "ToolApp": "._mcp._server",
     "build_server": "._mcp._server",
     "load_app": "._mcp._server",
-    "serve_http": "._mcp._server",
+    "serve_http": "._mcp._server_http",
     "serve_stdio": "._mcp._server",
     "Middleware": "._tools._middleware",
     "Action": "._tools._tool",

@@ -97,7 +97,8 @@ def _serve(args: argparse.Namespace, usage: Callable[[str], Any]) -> int:
 
     import anyio  # noqa: PLC0415 - only the serve path needs an event loop
 
-    from fusion_core._mcp._server import serve_http, serve_stdio  # noqa: PLC0415
+    from fusion_core._mcp._server import serve_stdio  # noqa: PLC0415
+    from fusion_core._mcp._server_http import serve_http  # noqa: PLC0415
 
     runner: Callable[[], Any]
     if args.http:

@@ -67,13 +67,13 @@ from pydantic import (
     field_serializer,
     model_serializer,
 )
-from pydantic_core import core_schema
 from typing_extensions import TypedDict
 
 from fusion_core import Presenter, PresenterValidationError, to_json
 from fusion_core._present._presenter import CallRecord, recording
 from tests._support.budget import examples
 from tests._support.declared import declared_dump, field_spellings
+from tests._support.redacting import SelfRedacting
 
 _COUNTER = itertools.count()
 
@@ -101,21 +101,6 @@ class Color(enum.Enum):
 class Level(enum.IntEnum):
     LOW = 1
     HIGH = 2
-
-
-class Token:
-    """A custom type that validates from str and serializes itself as a redaction."""
-
-    def __init__(self, value: str) -> None:
-        self.value = value
-
-    @classmethod
-    def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> Any:
-        return core_schema.no_info_after_validator_function(
-            cls,
-            core_schema.str_schema(),
-            serialization=core_schema.plain_serializer_function_ser_schema(lambda _v: "tok-***"),
-        )
 
 
 class Redacted(BaseModel):
@@ -193,7 +178,7 @@ _LEAVES: list[Kind] = [
     Kind(tuple[int, str], st.tuples(st.integers(-3, 3), _text())),
     Kind(int | str, st.integers(-3, 3) | _text()),
     Kind(SecretStr, _text()),
-    Kind(Token, _text()),
+    Kind(SelfRedacting, _text()),
     Kind(Annotated[str, PlainSerializer(lambda _v: "plain-***")], _text()),
     Kind(Annotated[int, WrapSerializer(lambda v, h: h(v) * 10)], st.integers(-3, 3)),
     Kind(Annotated[str, AfterValidator(str.upper)], _text()),

@@ -25,7 +25,7 @@ import uvicorn
 
 from fusion_core import ToolResponse, success
 from fusion_core._errors import leaves
-from fusion_core._mcp._server import _without_nagle
+from fusion_core._mcp._server_http import _without_nagle
 from tests._support.fake_app import OneToolApp
 from tests._support.servers import http_connection, ipv6_loopback, post_initialize, serving
 

@@ -22,7 +22,6 @@ from pydantic import (
     create_model,
     model_serializer,
 )
-from pydantic_core import core_schema
 
 from fusion_core import ToolResponse, to_json, tool_error, view_of
 from fusion_core._present._presenter import Presenter, PresenterValidationError
@@ -31,6 +30,7 @@ from fusion_core._tools._tool import Tool
 from fusion_core._write._builder import response
 from fusion_core._write._one_call import success, success_structured, toon_success
 from fusion_core._write._view import ErrorEnvelope, ResponseView
+from tests._support.redacting import SelfRedacting
 
 SECRETS = ("hunter2", "sk-live-42", "tenant-9", "margin-77", "line-cost-3")
 
@@ -187,21 +187,6 @@ class Card(BaseModel):
     @model_serializer
     def _dump(self) -> dict[str, str]:
         return {"number": "****"}
-
-
-class SelfRedacting:
-    """A type whose schema serializes it as a redaction."""
-
-    def __init__(self, value: str) -> None:
-        self.value = value
-
-    @classmethod
-    def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> Any:
-        return core_schema.no_info_after_validator_function(
-            cls,
-            core_schema.str_schema(),
-            serialization=core_schema.plain_serializer_function_ser_schema(lambda _v: "***"),
-        )
 
 
 class WithComputed(BaseModel):
