@@ -222,14 +222,19 @@ class ServerConnectionError(FusionError, ConnectionError):
     """The client could not connect to the server, or the connection ended during a request.
 
     The message names the server (and the request); ``__cause__`` is the SDK's
-    own error. A stdio server's stderr usually says why it stopped.
+    own error. A stdio server's stderr usually says why it stopped: the
+    message ends with its last lines, which ``stderr`` holds too (``""`` when
+    it wrote none; ``None`` for a server the client did not start).
     ``returncode`` is the exit status of a stdio server that ended (negative:
     the signal that killed it), else ``None``.
     """
 
-    def __init__(self, message: str, *, returncode: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, returncode: int | None = None, stderr: str | None = None
+    ) -> None:
         super().__init__(terminal_safe(message, multiline=True))
         self.returncode = returncode
+        self.stderr = None if stderr is None else terminal_safe(stderr, multiline=True)
 
 
 def leaves(error: BaseException) -> list[BaseException]:

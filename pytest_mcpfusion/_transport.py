@@ -210,7 +210,7 @@ class Remote:
                 client.__enter__()
             except (ServerConnectionError, OSError) as exc:
                 msg = f"could not start the MCP server {self._target!r}: {_reason(exc)}"
-                raise StartupError(msg + self.stderr_tail()) from exc
+                raise StartupError(msg + self._tail_unless_quoted(exc)) from exc
             self._client = client
         return self._client
 
@@ -223,6 +223,10 @@ class Remote:
     def stderr_tail(self) -> str:
         """The last lines the server wrote to stderr, as a message paragraph (or "")."""
         return "" if self._errlog is None else _tail(self._errlog)
+
+    def _tail_unless_quoted(self, exc: Exception) -> str:
+        """:meth:`stderr_tail`, unless the client's error quotes it (a stdio server's does)."""
+        return "" if getattr(exc, "stderr", None) is not None else self.stderr_tail()
 
     def definitions(self) -> list[dict[str, Any]]:
         """The server's ``tools/list``, fetched once."""
@@ -252,7 +256,7 @@ class Remote:
                 msg = str(exc)  # the client named the server, the call and how it ended
             else:
                 msg = f"the MCP server {self._target!r} closed the connection: {_reason(exc)}"
-            raise ServerConnectionError(msg + self.stderr_tail()) from exc
+            raise ServerConnectionError(msg + self._tail_unless_quoted(exc)) from exc
 
     async def call_async(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any

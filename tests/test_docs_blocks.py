@@ -85,7 +85,7 @@ CLASSED: dict[tuple[str, str], tuple[str, str]] = {
         "a CI run's pending snapshots, abridged",
         "pending wire snapshot",
     ),
-    ("docs/review.md", "$ python -m pytest_mcpfusion review"): (
+    ("docs/review.md", "$ fusion review"): (
         "an interactive review session",
         "changed snapshot",
     ),

@@ -52,7 +52,7 @@ def test_fusion_core_runs_without_pytest_hypothesis_or_syrupy() -> None:
             from fusion_core import FusionApp, Tool
             for name in fusion_core.__all__:
                 getattr(fusion_core, name)
-            import fusion_core._cli, fusion_core.ui
+            import fusion_core._cli._main, fusion_core._snapshot._review, fusion_core.ui
             tool = Tool("ping", "Ping")
             tool.action("echo", lambda text: {"text": text}, description="Echo")
             app = FusionApp([tool], name="ping")

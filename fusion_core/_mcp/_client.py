@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, cast, final
 
 from fusion_core._errors import ServerConnectionError, ServerLimitError, ServerResultError, leaves
+from fusion_core._mcp._client_raw import RawAnswers
 from fusion_core._mcp._client_stdio import Overflow, ProcessExit, bounded_stdio
 from fusion_core._mcp._frameworks import ServerSource
 from fusion_core._read._parse import parse
@@ -235,6 +236,7 @@ class FusionClient:
         "_mode",
         "_overflow",
         "_overflow_marks",
+        "_raw",
         "_target",
         "_timeout",
     )
@@ -263,6 +265,7 @@ class FusionClient:
         # tripped (how a JSON body's error begins, how a server-sent event's does).
         self._overflow_marks: tuple[str, str] | None = None
         self._ended: ProcessExit | None = None
+        self._raw = RawAnswers()  # the transport's record of the bytes (stdio, bounded HTTP)
         self._client: Client | FastMCPClient[Any] | None = None
         self._lost: str | None = None
         self._faults: _Faults = _Faults()
@@ -299,6 +302,7 @@ class FusionClient:
         # The limit applies to the bytes as they arrive, before any is parsed.
         overflow = Overflow(max_response_bytes if max_response_bytes is not None else sys.maxsize)
         ended = ProcessExit()
+        raw = RawAnswers()
         transport = bounded_stdio(
             argv,
             env={**get_default_environment(), **(env or {})},
@@ -306,11 +310,13 @@ class FusionClient:
             errlog=sys.stderr if errlog is None else errlog,
             overflow=overflow,
             ended=ended,
+            raw=raw,
         )
         client = cls(transport, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes)
         client._label = shlex.join(argv)
         client._overflow = overflow
         client._ended = ended
+        client._raw = raw
         return client
 
     @classmethod
@@ -347,10 +353,14 @@ class FusionClient:
             client._label = url
             return client
         overflow = Overflow(max_response_bytes)
-        transport = bounded_http(url, overflow=overflow, max_sse_event_size=max_response_bytes)
+        raw = RawAnswers()
+        transport = bounded_http(
+            url, overflow=overflow, max_sse_event_size=max_response_bytes, raw=raw
+        )
         client = cls(transport, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes)
         client._label = url
         client._overflow = overflow
+        client._raw = raw
         client._overflow_marks = (OVERFLOW_MARK, SSE_OVERFLOW_MARK)
         return client
 
@@ -416,19 +426,34 @@ class FusionClient:
             await client.__aenter__()
         except Exception as exc:
             # The SDK reports a dead peer as an exception group from its task
-            # groups; one error naming the server says more.
-            reasons = "; ".join(_reason(leaf) for leaf in leaves(exc))
-            msg = f"could not connect to the MCP server {self._label!r}: {reasons}"
-            ended = self._ended.describe() if self._ended is not None else None
-            if ended is not None:
-                msg = (
-                    f"could not connect to the MCP server {self._label!r}: it {ended} "
-                    f"before answering ({reasons})"
-                )
-            returncode = self._ended.returncode if self._ended is not None else None
-            raise ServerConnectionError(msg, returncode=returncode) from exc
+            # groups; one error naming the server, how it ended and what it
+            # last wrote to stderr says more.
+            msg = f"could not connect to the MCP server {self._label!r}: {self._unstarted(exc)}"
+            raise self._lost_error(msg) from exc
         self._client = client
         return self
+
+    def _unstarted(self, exc: Exception) -> str:
+        """Why connecting failed: how a stdio server ended, else the transport's errors."""
+        reasons = "; ".join(_reason(leaf) for leaf in leaves(exc))
+        if self._ended is None:
+            return reasons
+        ended = self._ended.describe()
+        if not connection_lost(exc):  # something else went wrong too: say it
+            how = f"it {ended}" if ended is not None else "it stopped answering"
+            return f"{how} before answering ({reasons})"
+        if ended is None:  # stdout closed, the process still there
+            return "it closed its stdout before answering"
+        return f"it {ended} before answering"
+
+    def _lost_error(self, message: str) -> ServerConnectionError:
+        """The error for a server gone: a stdio server's status and stderr tail appended."""
+        if self._ended is None:
+            return ServerConnectionError(message)
+        tail = self._ended.stderr_tail()
+        return ServerConnectionError(
+            message + tail, returncode=self._ended.returncode, stderr=tail.lstrip("\n")
+        )
 
     async def __aexit__(
         self,
@@ -479,8 +504,7 @@ class FusionClient:
         if self._client is None:
             if self._lost is not None:
                 msg = f"the connection to the MCP server {self._label!r} ended: {self._lost}"
-                returncode = self._ended.returncode if self._ended is not None else None
-                raise ServerConnectionError(msg, returncode=returncode)
+                raise self._lost_error(msg)
             msg = "the FusionClient is not connected: use it in 'async with'"
             raise RuntimeError(msg)
         return self._client
@@ -530,6 +554,26 @@ class FusionClient:
             )
             raise ServerResultError(msg, result=result)
         return tool_result_wire(result)
+
+    async def call_raw(
+        self, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> tuple[dict[str, Any], str]:
+        """Call tool ``name``: its wire dict, and its result as the text the server sent.
+
+        Over stdio and HTTP the text is the JSON-RPC response's ``result``
+        member exactly as it arrived: the server's key order, number spelling,
+        escapes and whitespace, protocol keys (``_meta``, ``resultType``)
+        included. A server in this process sends no bytes: the text is then
+        ``json.dumps`` of the wire dict (the server's key order, non-ASCII as
+        is), as it is for an HTTP client built with ``max_response_bytes=None``.
+        """
+        self._raw.enabled, self._raw.last = True, None
+        try:
+            wire = await self.call(name, arguments)
+        finally:
+            self._raw.enabled = False
+        text, self._raw.last = self._raw.last, None
+        return wire, json.dumps(wire, ensure_ascii=False) if text is None else text
 
     async def call_parsed(
         self, name: str, arguments: Mapping[str, Any] | None = None
@@ -624,10 +668,11 @@ class FusionClient:
         ended = self._ended.describe() if self._ended is not None else None
         how = f"it {ended}" if ended is not None else "it closed the connection"
         self._lost = self._lost or how
-        log = "its stderr" if self._ended is not None else "the server's log"
-        msg = f"{call} on {self._label!r} got no answer: {how}; {log} may say why"
-        returncode = self._ended.returncode if self._ended is not None else None
-        return ServerConnectionError(msg, returncode=returncode)
+        msg = f"{call} on {self._label!r} got no answer: {how}"
+        if self._ended is None or not self._ended.stderr:
+            log = "its stderr" if self._ended is not None else "the server's log"
+            msg += f"; {log} may say why"
+        return self._lost_error(msg)
 
     def _timed_out(self, call: str) -> ServerLimitError:
         limit = self._timeout or 0.0
@@ -788,6 +833,15 @@ class BlockingFusionClient:
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """See :meth:`FusionClient.call`."""
         return self._open_portal.call(self._client.call, name, arguments)
+
+    def call_raw(
+        self, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> tuple[dict[str, Any], str]:
+        """See :meth:`FusionClient.call_raw`."""
+        answer: tuple[dict[str, Any], str] = self._open_portal.call(
+            self._client.call_raw, name, arguments
+        )
+        return answer
 
     def call_parsed(self, name: str, arguments: Mapping[str, Any] | None = None) -> ParsedResponse:
         """See :meth:`FusionClient.call_parsed`."""

@@ -10,17 +10,27 @@ and closes the session's read stream, so the pending request ends at once
 limit instead. Start-up and shutdown follow the SDK's: the server runs in
 its own process group, gets its stdin closed, then SIGTERM, then SIGKILL.
 
+The server's stderr is passed on to ``errlog`` line by line as it comes,
+and its last lines are kept (bounded: :data:`STDERR_LINES` lines of at most
+:data:`STDERR_LINE_CHARS` characters) in :class:`ProcessExit`, so that the
+error for a server that died can quote why. While asked to
+(:class:`~fusion_core._mcp._client_raw.RawAnswers`), each message's bytes are
+offered for ``fusion call --raw``.
+
 POSIX only; elsewhere :class:`~fusion_core.FusionClient` uses the SDK's
 transport and checks each result's size after it arrived.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import signal
+from collections import deque
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
@@ -31,7 +41,15 @@ if TYPE_CHECKING:
     from mcp.client import Transport
     from mcp.client._transport import TransportStreams
 
-__all__ = ["Overflow", "ProcessExit", "bounded_stdio"]
+    from fusion_core._mcp._client_raw import RawAnswers
+
+__all__ = ["STDERR_LINES", "STDERR_LINE_CHARS", "Overflow", "ProcessExit", "bounded_stdio"]
+
+STDERR_LINES: Final = 12
+"""Lines of a stdio server's stderr an error repeats (its last ones)."""
+STDERR_LINE_CHARS: Final = 300
+"""Characters of one such line shown; a longer one is cut, ending in ``…``."""
+_STDERR_DRAIN: Final = 1.0  # seconds to read what a dead server wrote to stderr
 
 _STDIN_GRACE: Final = 2.0  # seconds for the server to exit after its stdin closes
 _KILL_GRACE: Final = 2.0  # seconds between SIGTERM and SIGKILL
@@ -55,9 +73,28 @@ class Overflow:
 
 @dataclass(slots=True)
 class ProcessExit:
-    """How the server process ended, once its stdout closed (``None``: still running)."""
+    """How the server process ended, once its stdout closed (``None``: still running).
+
+    ``stderr`` holds the last lines the server wrote to its stderr (non-blank,
+    each cut to :data:`STDERR_LINE_CHARS`), as a window of :data:`STDERR_LINES`.
+    """
 
     returncode: int | None = None
+    stderr: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_LINES))
+
+    def keep(self, line: str) -> None:
+        """Remember one line of the server's stderr (blank lines are not kept)."""
+        line = line.rstrip()
+        if line.strip():
+            cut = STDERR_LINE_CHARS
+            self.stderr.append(line if len(line) <= cut else line[: cut - 1] + "…")
+
+    def stderr_tail(self) -> str:
+        """The kept lines as a message paragraph (``""`` when the server wrote none)."""
+        if not self.stderr:
+            return ""
+        shown = "\n".join(f"  | {line}" for line in self.stderr)
+        return f"\nthe server's stderr (last lines):\n{shown}"
 
     def describe(self) -> str | None:
         """``exited with code 3``, ``was killed by signal SIGKILL (9)``, or ``None``."""
@@ -81,6 +118,7 @@ def bounded_stdio(
     errlog: TextIO,
     overflow: Overflow,
     ended: ProcessExit | None = None,
+    raw: RawAnswers | None = None,
 ) -> Transport:
     """The transport for ``argv``: the SDK's on Windows, a bounded one elsewhere."""
     if os.name != "posix":  # pragma: no cover - exercised on Windows only
@@ -88,8 +126,11 @@ def bounded_stdio(
 
         parameters = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(env), cwd=cwd)
         return stdio_client(parameters, errlog=errlog)
+    from fusion_core._mcp._client_raw import RawAnswers  # noqa: PLC0415
+
     ended = ProcessExit() if ended is None else ended
-    return _bounded(argv, env=env, cwd=cwd, errlog=errlog, overflow=overflow, ended=ended)
+    raw = RawAnswers() if raw is None else raw
+    return _bounded(argv, env=env, cwd=cwd, errlog=errlog, overflow=overflow, ended=ended, raw=raw)
 
 
 @contextlib.asynccontextmanager
@@ -101,17 +142,18 @@ async def _bounded(
     errlog: TextIO,
     overflow: Overflow,
     ended: ProcessExit,
+    raw: RawAnswers,
 ) -> AsyncIterator[TransportStreams]:
     import mcp_types  # noqa: PLC0415 - mcp is slow to import
     from mcp.shared.message import SessionMessage  # noqa: PLC0415
 
-    process = await anyio.open_process(
-        argv, env=dict(env), cwd=cwd, stderr=errlog, start_new_session=True
-    )
+    process = await anyio.open_process(argv, env=dict(env), cwd=cwd, start_new_session=True)
+    stderr_read = anyio.Event()
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
     def message(line: bytes) -> SessionMessage | Exception:
+        raw.offer(line)
         try:
             return SessionMessage(
                 mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
@@ -119,9 +161,7 @@ async def _bounded(
         except ValueError as exc:  # the session reports it; the connection goes on
             return exc
 
-    async def record_exit() -> None:
-        with anyio.move_on_after(_EXIT_GRACE):
-            ended.returncode = await process.wait()
+    record_exit = partial(_record_exit, process, ended, stderr_read)
 
     async def read() -> None:
         assert process.stdout is not None  # opened with a pipe
@@ -157,18 +197,22 @@ async def _bounded(
             await record_exit()
         await read_writer.aclose()  # the server is gone: no request may wait forever
 
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(read)
-        tasks.start_soon(write)
-        try:
-            yield read_stream, write_stream
-        finally:
-            # Stop the pipe tasks first, so no read is pending while the pipes close.
-            tasks.cancel_scope.cancel()
-            with anyio.CancelScope(shield=True):
-                await _stop(process)
-                for stream in (read_stream, write_stream, read_writer, write_reader):
-                    await stream.aclose()
+    async with anyio.create_task_group() as relaying:
+        # The stderr relay outlives the pipe tasks: a server still logs while it stops.
+        relaying.start_soon(_relay_stderr, process, ended, errlog, stderr_read)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(read)
+            tasks.start_soon(write)
+            try:
+                yield read_stream, write_stream
+            finally:
+                # Stop the pipe tasks first, so no read is pending while the pipes close.
+                tasks.cancel_scope.cancel()
+                with anyio.CancelScope(shield=True):
+                    await _stop(process)
+                    for stream in (read_stream, write_stream, read_writer, write_reader):
+                        await stream.aclose()
+                    await _end_relay(process, stderr_read, relaying.cancel_scope)
 
 
 async def _stop(process: Process) -> None:
@@ -189,6 +233,56 @@ async def _stop(process: Process) -> None:
     if callable(close):
         with contextlib.suppress(PermissionError):
             close()
+
+
+async def _record_exit(process: Process, ended: ProcessExit, stderr_read: anyio.Event) -> None:
+    """The server's stdout closed: its exit status, and what it wrote to stderr before."""
+    with anyio.move_on_after(_EXIT_GRACE):
+        ended.returncode = await process.wait()
+    with anyio.move_on_after(_STDERR_DRAIN):
+        await stderr_read.wait()
+
+
+async def _relay_stderr(
+    process: Process, ended: ProcessExit, errlog: TextIO, done: anyio.Event
+) -> None:
+    """Pass the server's stderr on to ``errlog`` line by line, keeping its last lines."""
+    assert process.stderr is not None  # opened with a pipe
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pending = ""
+    try:
+        with contextlib.suppress(
+            anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError
+        ):
+            async for chunk in process.stderr:
+                lines = (pending + decoder.decode(chunk)).split("\n")
+                pending = lines.pop()
+                if len(pending) > STDERR_LINE_CHARS * 4:  # a line without end: pass it on
+                    lines.append(pending)
+                    pending = ""
+                for line in lines:
+                    ended.keep(line)
+                    _relay(errlog, line + "\n")
+        if pending:
+            ended.keep(pending)
+            _relay(errlog, pending + "\n")
+    finally:
+        done.set()
+
+
+async def _end_relay(process: Process, done: anyio.Event, relay: anyio.CancelScope) -> None:
+    """The server is gone: read the rest of its stderr (its children may hold it open)."""
+    with anyio.move_on_after(_STDERR_DRAIN):
+        await done.wait()
+    relay.cancel()
+    await _close(process.stderr)
+
+
+def _relay(errlog: TextIO, text: str) -> None:
+    """Pass a line of the server's stderr on (a closed or broken ``errlog`` drops it)."""
+    with contextlib.suppress(OSError, ValueError):
+        errlog.write(text)
+        errlog.flush()
 
 
 async def _close(pipe: AsyncResource | None) -> None:

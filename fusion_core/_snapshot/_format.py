@@ -41,6 +41,8 @@ from fusion_core._terminal import show_invisible
 from fusion_core._write._numbers import SHORT_INT_BITS, int_digits, read_json
 
 __all__ = [
+    "PENDING_SUFFIX",
+    "SNAPSHOT_SUFFIX",
     "block_kinds",
     "dump_snapshot",
     "load_snapshot",
@@ -49,6 +51,10 @@ __all__ = [
 ]
 
 MAGIC: Final = "fusion-wire-snapshot 1"
+SNAPSHOT_SUFFIX: Final = ".wire"
+"""The suffix of a snapshot file (``test_get.wire``)."""
+PENDING_SUFFIX: Final = ".new"
+"""Added to a snapshot file's name for a changed one awaiting review (``test_get.wire.new``)."""
 # Counts have at most 12 digits (a snapshot is far below a terabyte): int()
 # is then cheap, and a header of thousands of digits is damage, not a count.
 _HEADER: Final = re.compile(r"── block (\d{1,12}) · ([^·\n]+) · (\d{1,12}) chars\n")

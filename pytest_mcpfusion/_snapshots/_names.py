@@ -39,6 +39,8 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Final
 
+from fusion_core._snapshot._format import PENDING_SUFFIX
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -59,7 +61,6 @@ __all__ = [
 
 MAX_NAME_BYTES: Final = 255
 INDEX_ROOM: Final = 16  # bytes kept for ``.N`` or ``[name]`` after a cut test name
-PENDING_SUFFIX: Final = ".new"
 SHARED_FILE_RULES: Final = (
     'Snapshot file names drop \\ / ? * : | " < > and control characters, stop at 255 bytes, '
     "and are compared ignoring case and Unicode normalization (as macOS and Windows do)"

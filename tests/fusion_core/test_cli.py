@@ -18,6 +18,8 @@ import anyio
 import pytest
 
 import fusion_core
+from tests._support.raw_answers import RESULT as RAW_RESULT
+from tests._support.raw_answers import raw_asgi_app, raw_stdio_server
 from tests._support.servers import serving_asgi
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,11 +97,98 @@ def test_each_command_has_help_with_examples_that_run(command: str, tmp_path: Pa
 
 
 def test_top_level_help_lists_every_command() -> None:
-    """``--help`` lists serve, list, call and check."""
+    """``--help`` lists serve, list, call, check and review."""
     run = _fusion("--help")
     assert run.returncode == 0
-    for command in ("serve", "list", "call", "check"):
+    for command in ("serve", "list", "call", "check", "review"):
         assert f"    {command}" in run.stdout
+
+
+def test_the_fusion_script_and_both_aliases_run_review(tmp_path: Path) -> None:
+    """``fusion review`` and its aliases ``python -m fusion_core`` / ``pytest_mcpfusion review``.
+
+    The same command: the same listing of a pending snapshot, exit 1 while it waits.
+    """
+    _pending_snapshot(tmp_path)
+    scripts = Path(sys.executable).parent
+    runs = [
+        [str(scripts / "fusion"), "review", "--list", str(tmp_path)],
+        [sys.executable, "-m", "fusion_core", "review", "--list", str(tmp_path)],
+        [sys.executable, "-m", "pytest_mcpfusion", "review", "--list", str(tmp_path)],
+    ]
+    outputs = []
+    for argv in runs:
+        ran = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=180)
+        assert ran.returncode == 1, ran.stderr
+        outputs.append(ran.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert outputs[0].endswith("1 pending\n")
+    assert "test_get" in outputs[0]
+
+
+def test_review_never_imports_pytest(tmp_path: Path) -> None:
+    """``fusion review`` runs with pytest blocked: the review lives in fusion_core."""
+    _pending_snapshot(tmp_path)
+    blocked = "import sys\nsys.modules['pytest'] = None\nsys.modules['_pytest'] = None\n"
+    argv = ["review", "--accept", str(tmp_path)]
+    code = blocked + f"from fusion_core._cli._main import main\nsys.exit(main({argv!r}))\n"
+    ran = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=180
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("accepted: ")
+
+
+def _pending_snapshot(folder: Path) -> Path:
+    """A pending ``test_get.wire.new`` beside its accepted ``.wire``, under ``folder``."""
+    from fusion_core import response  # noqa: PLC0415
+    from fusion_core._snapshot._format import dump_snapshot  # noqa: PLC0415
+
+    snapshots = folder / "__snapshots__" / "test_wire"
+    snapshots.mkdir(parents=True)
+    (snapshots / "test_get.wire").write_text(dump_snapshot(response({"a": 1}).build()))
+    pending = snapshots / "test_get.wire.new"
+    pending.write_text(dump_snapshot(response({"a": 2}).build()))
+    return pending
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("list", APP),
+        ("call", APP, "billing", "invoices.list"),
+        ("call", APP, "billing", "invoices.list", "--raw"),
+        ("check", APP, "--call", "billing", "invoices.list"),
+        ("review", "--list", "{tmp}"),
+        ("review", "--format=markdown", "{tmp}"),
+    ],
+)
+def test_a_reader_that_goes_away_ends_the_command_quietly(
+    command: tuple[str, ...], tmp_path: Path
+) -> None:
+    """``fusion ... | head``: a stdout closed before the output is written ends in silence.
+
+    No ``[Errno 32] Broken pipe``, no traceback, nothing on stderr; exit 1
+    (the Python docs' recipe for SIGPIPE).
+    """
+    _pending_snapshot(tmp_path)
+    argv = [word.format(tmp=tmp_path) for word in command]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fusion_core", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    process.stdout.close()  # the reader is gone before the first byte
+    try:
+        errors = process.stderr.read()
+        status = process.wait(timeout=180)
+    finally:
+        process.stderr.close()
+    assert errors == b"", errors.decode(errors="replace")
+    assert status == 1
 
 
 def test_list_over_stdio_prints_every_action_as_a_table() -> None:
@@ -136,8 +225,8 @@ def test_call_over_stdio_prints_the_blocks() -> None:
     assert "── block 1 · ui_passthrough(summary)" in run.stdout
 
 
-def test_call_raw_prints_the_wire_json() -> None:
-    """``--raw`` prints the MCP result as JSON; ``--json`` gives the arguments."""
+def test_call_raw_of_an_app_spec_prints_the_result_dict_in_its_own_order() -> None:
+    """In process no bytes travel: ``--raw`` is ``json.dumps`` of the result, keys as built."""
     run = _fusion(
         "call", APP, "billing", "invoices.get", "--json", '{"invoice_id": "INV-404"}', "--raw"
     )
@@ -145,6 +234,53 @@ def test_call_raw_prints_the_wire_json() -> None:
     wire = json.loads(run.stdout)
     assert wire["isError"] is True
     assert 'code="INVOICE_NOT_FOUND"' in wire["content"][0]["text"]
+    assert run.stdout == json.dumps(wire, ensure_ascii=False) + "\n"
+
+
+def _spelled_by_us(text: str) -> list[str]:
+    """The ways our own encoder would write ``text``'s value (none of them is ``text``)."""
+    value = json.loads(text)
+    return [
+        json.dumps(value, **options)
+        for options in ({}, {"sort_keys": True}, {"ensure_ascii": False, "indent": 2})
+    ]
+
+
+def test_call_raw_over_stdio_prints_the_result_as_the_server_sent_it(tmp_path: Path) -> None:
+    r"""``--raw`` over stdio: the result's text byte for byte (order, ``1E2``, ``\u00e9``)."""
+    assert RAW_RESULT not in _spelled_by_us(RAW_RESULT)
+    run = _fusion("call", raw_stdio_server(tmp_path), "anything", "--raw")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == RAW_RESULT + "\n"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("sse", [False, True], ids=["json-body", "event-stream"])
+async def test_call_raw_over_http_prints_the_result_as_the_server_sent_it(sse: bool) -> None:
+    """``--raw`` over streamable HTTP, a JSON body or a server-sent event after a notification."""
+    async with serving_asgi(raw_asgi_app(sse=sse)) as url:
+        run = await anyio.to_thread.run_sync(lambda: _fusion("call", url, "anything", "--raw"))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == RAW_RESULT + "\n"
+
+
+def test_call_raw_to_a_terminal_is_shown_not_obeyed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a terminal the server's text is shown terminal-safe; into a pipe it stays as sent."""
+    from fusion_core._cli import _main  # noqa: PLC0415
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    _main._print_raw('{"text": "\u202eevil\u009b"}')
+    assert capsys.readouterr().out == '{"text": "⟨U+202E⟩evil⟨U+009B⟩"}\n'
+
+
+def test_call_without_raw_still_prints_the_blocks_of_such_a_server(tmp_path: Path) -> None:
+    """The block view reads the same answer (it is the bytes' value, shown as snapshots do)."""
+    run = _fusion("call", raw_stdio_server(tmp_path), "anything")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("isError: false\nstructuredContent · ")
+    assert '── block 0 · data · 11 chars\n{"z": 1.50}\n' in run.stdout
 
 
 def test_check_over_stdio_passes_clean_calls_with_exit_zero(tmp_path: Path) -> None:
@@ -255,8 +391,37 @@ def test_a_server_that_exits_at_start_is_a_usage_error_naming_its_status(
     target = f"{sys.executable} {script}"
     run = _fusion(command[0], target, *command[1:])
     assert run.returncode == 4, run.stderr
-    assert f"could not connect to the MCP server '{target}': {status}" in run.stderr
+    assert f"could not connect to the MCP server '{target}': {status} before answering\n" in (
+        run.stderr
+    )
+    assert "Connection closed" not in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_a_server_that_exits_at_start_is_reported_with_the_tail_of_its_stderr(
+    tmp_path: Path,
+) -> None:
+    """The error line, then the server's last stderr lines: bounded, each shown terminal-safe."""
+    script = tmp_path / "dies.py"
+    script.write_text(
+        "import sys\n"
+        "for n in range(40):\n"
+        "    sys.stderr.write(f'line {n}\\n')\n"
+        "sys.stderr.write('\\x1b[2Jconfig error: ' + 'x' * 5000 + '\\n')\n"
+        "sys.exit(3)\n",
+        encoding="utf-8",
+    )
+    target = f"{sys.executable} {script}"
+    run = _fusion("list", target)
+    assert run.returncode == 4, run.stderr
+    error = run.stderr[run.stderr.index("fusion list: ") :].splitlines()
+    assert error[0].endswith("it exited with code 3 before answering")
+    assert error[1] == "the server's stderr (last lines):"
+    assert error[2:-1] == [f"  | line {n}" for n in range(29, 40)]  # the last 12 lines
+    assert error[-1].startswith("  | ⟨U+001B⟩[2Jconfig error: xxx")
+    assert error[-1].endswith("…")
+    assert len(error[-1]) < 320
+    assert "\x1b" not in run.stderr
 
 
 def test_a_program_that_does_not_exist_is_a_usage_error() -> None:

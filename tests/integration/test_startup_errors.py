@@ -46,8 +46,9 @@ def test_a_server_that_exits_shows_its_stderr(pytester: pytest.Pytester) -> None
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = _short(result)
     assert "dies.py" in output
-    assert "it exited with code 3 before answering" in output
-    assert "| config error: MY_API_KEY is not set" in output
+    assert "it exited with code 3 before answering\n" in output
+    assert "Connection closed" not in output  # the SDK's words for it, no longer appended
+    assert output.count("| config error: MY_API_KEY is not set") == 1  # the client's tail, once
 
 
 def test_a_server_killed_at_start_names_the_signal(pytester: pytest.Pytester) -> None:

@@ -336,7 +336,8 @@ def test_a_server_that_does_not_start_fails_cleanly(tmp_path: Path) -> None:
     command = [*SERVE_STDIO[:-1], "json:dumps"]
     with (tmp_path / "stderr.txt").open("w") as errlog:
         client = BlockingFusionClient.stdio(command, cwd=ROOT, timeout=5, errlog=errlog)
-        with pytest.raises(ServerConnectionError, match=r"json:dumps.*Connection closed"), client:
+        exited = r"json:dumps': it exited with code 2 before answering\n"
+        with pytest.raises(ServerConnectionError, match=exited), client:
             pass
     assert "not an app" in (tmp_path / "stderr.txt").read_text()
     with pytest.raises(RuntimeError, match="not open"):
@@ -467,10 +468,12 @@ def test_a_server_dying_in_a_call_is_named_with_its_exit(
         assert client.call("ok")["content"] == [{"type": "text", "text": "fine"}]
         with pytest.raises(ServerConnectionError) as caught:
             client.call(tool)
+        said = "\nthe server's stderr (last lines):\n  | fatal: the cache is corrupt"
         assert str(caught.value) == (
-            f"tools/call {tool!r} {{}} on {' '.join(command)!r} got no answer: {ended}; "
-            "its stderr may say why"
+            f"tools/call {tool!r} {{}} on {' '.join(command)!r} got no answer: {ended}"
+            + (said if code == 3 else "; its stderr may say why")
         )
+        assert caught.value.stderr == (said.lstrip("\n") if code == 3 else "")
         assert caught.value.returncode == code
         with pytest.raises(ServerConnectionError, match=re.escape(ended)):
             client.call("ok")

@@ -16,7 +16,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from fusion_core import AppLoadError, BlockingFusionClient, FusionApp, load_app
-from fusion_core._cli import main as fusion_main
+from fusion_core._cli._main import main as fusion_main
 from fusion_core._mcp._frameworks import ServerSource, server_kind, source_of
 from fusion_core._mcp._server import load_target
 from tests._support.frameworks import FRAMEWORK_SOURCES

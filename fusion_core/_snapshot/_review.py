@@ -1,7 +1,7 @@
 """Reviewing pending wire snapshots, one change at a time, as ``cargo insta review`` does.
 
-``python -m pytest_mcpfusion review [PATHS]`` finds every ``*.wire.new``
-written by a ``--fusion-pending`` run (see ``_pending``) and shows, for each,
+``fusion review [PATHS]`` finds every ``*.wire.new`` written by a
+``pytest --fusion-pending`` run and shows, for each,
 the test id and the per-block diff (kind, lengths, changed lines with CR and
 invisible characters shown, a summary line and a semantic hint), then asks:
 accept (the pending file replaces the accepted one), reject (the pending
@@ -10,8 +10,9 @@ file is deleted), skip, accept all remaining, or quit. ``--accept``,
 ``--format=markdown`` prints the review as a document for a pull-request
 comment. The exit status is 0 when nothing is left pending, 1 otherwise.
 
-The facts come from ``fusion_core._snapshot._changes``; the Markdown is in
-``_review_markdown``. This module never imports pytest.
+The facts come from ``_changes``; the Markdown is in ``_review_markdown``;
+the command line is ``fusion_core._cli``. It lives in fusion_core, not in the
+plugin, so that the ``fusion`` command reaches it without importing pytest.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from fusion_core._snapshot._changes import SnapshotChange, compare_snapshots
+from fusion_core._snapshot._format import PENDING_SUFFIX, SNAPSHOT_SUFFIX
 from fusion_core._terminal import show_invisible
-from pytest_mcpfusion._snapshots._pending import PENDING_SUFFIX
 
 __all__ = [
     "Pending",
@@ -40,7 +41,6 @@ __all__ = [
     "use_color",
 ]
 
-_SNAPSHOT_SUFFIX: Final = ".wire"
 # Folders never holding a project's snapshots, which a walk from "." would crawl.
 _SKIPPED: Final = frozenset({".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
 _ENCODING: Final = "utf-8"
@@ -62,7 +62,7 @@ class Pending:
     @property
     def test_id(self) -> str:
         """The test's id, derived from ``<dir>/__snapshots__/<file>/<name>.wire.new``."""
-        name = self.accepted.name[: -len(_SNAPSHOT_SUFFIX)]
+        name = self.accepted.name[: -len(SNAPSHOT_SUFFIX)]
         head, dot, rest = name.partition(".")
         if dot and head.startswith("Test"):  # a test in a class: Class.test[...]
             name = f"{head}::{rest}"
@@ -102,7 +102,7 @@ def find_pending(paths: Iterable[Path]) -> list[Pending]:
     """Every ``*.wire.new`` file named by ``paths`` or below them, sorted, once each."""
     found: set[Path] = set()
     for path in paths:
-        if path.is_file() and path.name.endswith(_SNAPSHOT_SUFFIX + PENDING_SUFFIX):
+        if path.is_file() and path.name.endswith(SNAPSHOT_SUFFIX + PENDING_SUFFIX):
             found.add(path)
         elif path.is_dir():
             found.update(_walk(path))
@@ -113,7 +113,7 @@ def _walk(root: Path) -> Iterator[Path]:
     for folder, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(name for name in dirnames if name not in _SKIPPED)
         for name in filenames:
-            if name.endswith(_SNAPSHOT_SUFFIX + PENDING_SUFFIX) and not name.startswith("."):
+            if name.endswith(SNAPSHOT_SUFFIX + PENDING_SUFFIX) and not name.startswith("."):
                 yield Path(folder, name)
 
 

@@ -10,10 +10,10 @@ import pytest
 from markdown_it import MarkdownIt
 
 from fusion_core import response, ui
+from fusion_core._cli._main import main
 from fusion_core._snapshot._format import dump_snapshot
-from pytest_mcpfusion.__main__ import main
-from pytest_mcpfusion._review._markdown import render_markdown
-from pytest_mcpfusion._review._session import Pending, find_pending, review_interactively
+from fusion_core._snapshot._review import Pending, find_pending, review_interactively
+from fusion_core._snapshot._review_markdown import render_markdown
 
 HOSTILE_TEXTS = {
     "backtick-runs": "```\n````\n`````````` inline ``` and\n```python\n~~~\n",
@@ -149,7 +149,8 @@ def test_cli_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
         main(["review", "--help"])
     assert exited.value.code == 0
     text = capsys.readouterr().out
-    assert "python -m pytest_mcpfusion review --accept" in text
+    assert "fusion review --accept" in text
+    assert "python -m pytest_mcpfusion review" in text  # the alias is named
     assert "exit status" in text
 
 

@@ -1,4 +1,4 @@
-"""The review as Markdown, for a pull-request comment (``review --format=markdown``).
+"""The review as Markdown, for a pull-request comment (``fusion review --format=markdown``).
 
 One collapsed ``<details>`` section per pending snapshot, its ``<summary>``
 naming the test and the change; per block, a header and the diff in a fenced
@@ -21,8 +21,8 @@ import html
 from collections.abc import Sequence
 
 from fusion_core import fence
+from fusion_core._snapshot._review import Pending, relative_path
 from fusion_core._terminal import show_invisible
-from pytest_mcpfusion._review._session import Pending, relative_path
 
 __all__ = ["render_markdown"]
 
@@ -54,7 +54,7 @@ def render_markdown(pendings: Sequence[Pending]) -> str:
             parts.append(fence("diff", body) + "\n\n")
         parts.append("</details>\n\n")
     parts.append(
-        "<p>Review locally with <code>python -m pytest_mcpfusion review</code>, or accept all "
+        "<p>Review locally with <code>fusion review</code>, or accept all "
         "with <code>--accept</code>.</p>\n"
     )
     return "".join(parts)
