@@ -98,6 +98,7 @@ from fusion_core._read._parsed_blocks import (
     ValidationErrorBlock,
     ValidationField,
 )
+from fusion_core._read._raw import restore_raw
 from fusion_core._write._json import is_canonical_json, to_json
 from fusion_core._write._numbers import read_json
 from fusion_core._write._text import (
@@ -645,7 +646,7 @@ def _view(blocks: Sequence[Block], structured_content: Any) -> ResponseView:
         elif isinstance(block, UiBlockText):
             ui.append(_read_ui(block))
         elif isinstance(block, EmbedBlock):
-            embeds.append(block.text)
+            embeds.append(restore_raw(block.text))
         elif isinstance(block, DirectivesBlock):
             directives.extend(block.items)
         elif isinstance(block, RulesBlock):

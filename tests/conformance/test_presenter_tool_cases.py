@@ -45,6 +45,7 @@ from tests._support.conformance.divergence import Route
 from tests._support.conformance.routes import (
     FUSION_TAG,
     as_sent,
+    misread_raw_blocks,
     reference_form,
     route_attr,
     route_item,
@@ -122,9 +123,11 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
             when=block.type in ("json", "echarts") and _js_rounded(block.content) != block.content,
         )
         index += 1
+    misread = misread_raw_blocks(ours)
     for text in view.embeds:  # a child Presenter's blocks, between the UI and the items
         if index < len(routes):
             _route_embed(routes[index], text)
+            routes[index].add("raw-blocks", when=index in misread)
         index += 1
     for items in (view.directives, view.rules):
         if items and index < len(routes):

@@ -58,6 +58,7 @@ from tests._support.conformance.routes import (
     as_sent,
     invalid_meta,
     json_value,
+    misread_raw_blocks,
     reference_form,
     route_attr,
     route_item,
@@ -244,6 +245,21 @@ class Expect:
         self.raises: type[Exception] | None = None
         self.case_route = Route()
         self.thrown_by_reference = False
+        self.raw_blocks: dict[int, str] = {}
+
+    def route_raw(self, ours: ToolResponse) -> None:
+        """raw-blocks: a raw block that would not read back as raw gains a backslash."""
+        for index in misread_raw_blocks(ours):
+            raw = self.raw_blocks[index]
+            route = Route()
+            route.add("raw-blocks")
+
+            def written(text: str, raw: str = raw) -> None:
+                assert text == "<\\" + raw[1:]
+
+            self.blocks[index] = written
+            self.routes[index] = route
+            self.case_route.add("raw-blocks")
 
     def add(self, text: str, route: Route | None = None) -> None:
         """A block: the reference's bytes unless ``route`` holds a class."""
@@ -418,6 +434,7 @@ def expect_response(case: dict[str, Any]) -> Expect:  # noqa: PLR0915 - one bran
     for raw in raws:
         if SURROGATE.search(raw):
             expect.raises = SerializationError
+        expect.raw_blocks[len(expect.blocks)] = raw
         expect.add(raw)
     next_block = 1 + len(ui_cases) + len(raws)
     for items in (hints, rules):
@@ -569,6 +586,7 @@ def test_case(case: dict[str, Any]) -> None:
             run(case["input"])
         return
     ours = run(case["input"])
+    expect.route_raw(ours)
     if case.get("thrown") or expect.thrown_by_reference:
         # The reference threw: a routed rule must predict it, and ours is well-formed.
         assert expect.thrown_by_reference, f"the reference threw {case.get('thrown')}; no rule"

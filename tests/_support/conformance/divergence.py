@@ -73,6 +73,17 @@ CLASSES: Final = {
             "a backslash after `<` (reversible): the block ends where it should",
         ),
         Divergence(
+            "raw-blocks",
+            "a raw block (`rawBlock`, a child Presenter's block) that `parse()` would read "
+            "as another block (UI after the UI blocks, `<llm_directives>`, rules or suggestions "
+            "at the end) saying something else than the builder's view; or one that starts "
+            "with `<`, backslashes and a block name",
+            "writes it verbatim: it reads back as rules (or UI, directives, suggestions) that "
+            "the builder never had",
+            "a backslash after its `<` (`<\\domain_rules>`), which reading removes: it reads "
+            "back as the raw block it was",
+        ),
+        Divergence(
             "fences",
             "a fenced body (mermaid, code block) holds a backtick run of 3 or more; a table "
             "cell holds `|` or a line break",
