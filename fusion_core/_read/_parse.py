@@ -1,4 +1,4 @@
-"""Reading the wire back: typed blocks and the view, from any Fusion response.
+r"""Reading the wire back: typed blocks and the view, from any Fusion response.
 
 :func:`parse` accepts a :class:`~fusion_core.ToolResponse`, an ``mcp``
 ``CallToolResult``, the MCP wire dict, or its JSON text (``str`` or
@@ -22,7 +22,9 @@ How the blocks are read (the layout rule, shared with :func:`check`):
    otherwise it is the longest suffix that reads as ``<domain_rules>?
    <action_suggestions>?`` in that order.
 4. Everything between the UI run and the tail is an embed, verbatim — child
-   Presenter blocks are legitimate repeats of UI, rules and suggestions.
+   Presenter blocks are legitimate repeats of UI, rules and suggestions —
+   but for the writer's backslash (``<\domain_rules>``, ``_raw``), which
+   its view loses again.
 
 What bytes cannot say, and the parser's answer:
 

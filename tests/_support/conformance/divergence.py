@@ -106,10 +106,13 @@ CLASSES: Final = {
         ),
         Divergence(
             "js-undefined",
-            "the data itself is `undefined` (`success(undefined)`), or TOON data holds `undefined`",
-            "a block without text; TOON writes `key: null`",
+            "the data itself is `undefined` (`success(undefined)`), or TOON data holds "
+            "`undefined`; a tool call sends `undefined` under a key no schema declares",
+            "a block without text; TOON writes `key: null`; zod refuses the key as unknown "
+            "(`(root)`)",
             "`None` (`null`); a missing key, which TOON writes no line for (in JSON objects "
-            "and arrays the bytes are the reference's)",
+            "and arrays the bytes are the reference's); JSON carries no `undefined`, so the "
+            "argument is not there",
         ),
         Divergence(
             "ui-meta",
@@ -196,8 +199,9 @@ CLASSES: Final = {
         ),
         Divergence(
             "lone-surrogates",
-            "TOON or structured data (`toonSuccess`, `successStructured`) holds a str with a "
-            "lone surrogate",
+            "TOON or structured data (`toonSuccess`, `successStructured`) or a tool's "
+            "definition (a description, a parameter's description) holds a str with a lone "
+            "surrogate",
             "writes it (a JS string may hold one); not valid UTF-8 on the wire",
             "a `SerializationError` naming the value's path (JSON text escapes it as `\\udXXX`)",
         ),

@@ -162,7 +162,9 @@ def wire_of(response: ToolResponse) -> dict[str, Any]:
     return dict(response)
 
 
-BACKSLASHED_RAW = re.compile(r"<\\+(?:ui_passthrough|llm_directives|domain_rules|action_suggestions)")
+BACKSLASHED_RAW = re.compile(
+    r"<\\+(?:ui_passthrough|llm_directives|domain_rules|action_suggestions)"
+)
 
 
 def misread_raw_blocks(response: ToolResponse) -> list[int]:

@@ -41,7 +41,7 @@ def test_a_hostile_rules_block_placed_last_reads_back_as_raw() -> None:
 
 
 def test_a_child_presenters_rules_block_keeps_its_bytes() -> None:
-    """A block the writer itself wrote reads as the same thing: no backslash, the reference's bytes."""
+    """A block this writer wrote reads as the same thing: no backslash, the reference's bytes."""
     child = render_rules(["Amounts in cents."])
     result = response({"a": 1}).raw_block(child).build()
     assert result.texts[1] == child
@@ -56,7 +56,7 @@ def test_a_foreign_rules_block_with_a_raw_lt_still_reads_as_rules() -> None:
 
 
 def test_a_backslashed_raw_block_gains_one_more_and_reads_back() -> None:
-    """A raw block that starts with ``<\\`` and a block name: reversible in every position."""
+    """A raw block that starts with a backslash after ``<``: one more, reversible anywhere."""
     text = "<\\domain_rules>\n- x\n</domain_rules>"
     result = response("x").raw_block(text).raw_block("plain").system_rules(["r"]).build()
     assert result.texts[1] == "<\\\\domain_rules>\n- x\n</domain_rules>"
@@ -148,9 +148,7 @@ def own_blocks(draw: st.DrawFn) -> str:
     if kind == "action_suggestions":
         pairs = draw(st.lists(st.tuples(st.sampled_from(["a", "b.c"]), text), min_size=1))
         return render_suggestions([Suggestion(tool, reason) for tool, reason in pairs])
-    return render_rules(draw(st.lists(text, min_size=1, max_size=3))).replace(
-        "domain_rules", kind
-    )
+    return render_rules(draw(st.lists(text, min_size=1, max_size=3))).replace("domain_rules", kind)
 
 
 @given(st.lists(own_blocks() | hostile_text(max_pieces=3), min_size=1, max_size=4), items, items)
