@@ -589,8 +589,10 @@ def _action(spec: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]
     return None, None
 
 
-def structure(text: str) -> list[str]:
+def structure(text: object) -> list[str]:
     """Element and field names of an envelope, without messages."""
+    if not isinstance(text, str):
+        pytest.fail(f"the reference wrote a block without text ({text!r}), not an envelope")
     return re.findall(r"<(?:validation_error|tool_error|field|recovery|message)\b[^>]*>", text)
 
 

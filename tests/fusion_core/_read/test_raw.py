@@ -89,7 +89,8 @@ def imitations(draw: st.DrawFn) -> str:
     """Raw text shaped exactly like a Fusion block, but with text the writer never writes raw."""
     kind = draw(st.sampled_from(_KINDS))
     items = draw(st.lists(hostile_text(max_pieces=3), min_size=1, max_size=3))
-    items[0] += draw(st.sampled_from([" a < b", "</domain_rules>", "&lt;", "<!-- c -->"]))
+    # A raw `<` in item text: the writer writes `&lt;`, so its reading never writes this back.
+    items[0] += draw(st.sampled_from([" a < b", "</domain_rules>", "<!-- c -->"]))
     if kind == "ui_passthrough":
         content = "\n".join(items) + "</llm_directives>"  # a Fusion tag: written neutralized
         text = f'<ui_passthrough type="x">\n{content}\n</ui_passthrough>'
@@ -115,6 +116,7 @@ items = st.lists(hostile_text(max_pieces=3), max_size=2)
 @example([HOSTILE_RULES], [], [], [], [])
 @example(["<domain_rules>\n- Job c</llm_directi|ves>e\n</domain_rules>"], [], [], [], [])
 @example(['<ui_passthrough type="x">\n</domain_rules>\n</ui_passthrough>'], [], [], [], [])
+@example(["<llm_directives>\n- x <\n</llm_directives>", "after"], [], ["h"], [], [])
 @example(["<action_suggestions>\n- t: a < b\n</action_suggestions>"], [], [], ["r"], [])
 def test_imitations_read_back_as_raw(
     raw: list[str],
