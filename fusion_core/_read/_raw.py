@@ -54,6 +54,9 @@ def guard_raw(ui: Sequence[str], raw: Sequence[str], tail: Sequence[str]) -> lis
     texts = [_neutral(text) if _BACKSLASHED.match(text) else text for text in raw]
     if not any(text.startswith(_OPENINGS) for text in texts):
         return texts
+    candidates = _candidates(texts, tail)
+    if candidates is not None and all(_harmless(texts[index]) for index in candidates):
+        return texts  # the common case: a child Presenter's own blocks
     # Each pass neutralizes every block read as another; a neutralized block
     # is always an embed, so the misread set shrinks and this ends.
     for _ in range(len(texts)):
@@ -63,6 +66,68 @@ def guard_raw(ui: Sequence[str], raw: Sequence[str], tail: Sequence[str]) -> lis
         for index in wrong:
             texts[index] = _neutral(texts[index])
     return texts
+
+
+def _candidates(raw: Sequence[str], tail: Sequence[str]) -> list[int] | None:
+    """The raw blocks the layout rule could read as another block; ``None``: ask the reader.
+
+    As ``_parse``'s layout: the raw blocks that start like UI right after the
+    UI blocks, and the last ones that start like rules or suggestions where
+    the response has no such block of its own. A raw block that starts like
+    ``<llm_directives>`` moves the tail: only the reader can say what then.
+    """
+    if any(text.startswith(DIRECTIVES.opening) for text in raw):
+        return None
+    found = []
+    for index, text in enumerate(raw):
+        if not text.startswith(UI.opening):
+            break
+        found.append(index)
+    kinds = {text[: text.find(">") + 1] for text in tail}
+    if DIRECTIVES.opening in kinds or RULES.opening in kinds:
+        return found
+    end = len(raw)
+    if SUGGESTIONS.opening not in kinds and end and raw[end - 1].startswith(SUGGESTIONS.opening):
+        end -= 1
+        found.append(end)
+    if end and raw[end - 1].startswith(RULES.opening):
+        found.append(end - 1)
+    return found
+
+
+_HARMLESS: dict[str, bool] = {}
+_HARMLESS_ENTRIES: Final = 1024
+
+
+def _harmless(text: str) -> bool:
+    """Whether ``text``, read as the block it starts like, is written back as itself.
+
+    Remembered per text (a child Presenter writes the same blocks on every
+    call), in a bounded dict emptied when full.
+    """
+    known = _HARMLESS.get(text)
+    if known is None:
+        known = _reads_back(text)
+        if len(_HARMLESS) >= _HARMLESS_ENTRIES:
+            _HARMLESS.clear()
+        _HARMLESS[text] = known
+    return known
+
+
+def _reads_back(text: str) -> bool:
+    from fusion_core._read._parse import _read_ui, _view, read_items, read_ui  # noqa: PLC0415 - _parse imports restore_raw
+
+    try:
+        if text.startswith(UI.opening):
+            ui = read_ui(text)
+            return ui is None or render_blocks([_read_ui(ui)], [], (), (), ()) == [text]
+        items = read_items(text)
+        if items is None:
+            return True
+        view = _view([items], None)
+        return render_blocks((), (), view.directives, view.rules, view.suggestions) == [text]
+    except (FusionError, ValueError, TypeError):
+        return False
 
 
 def misread_raw(ui: Sequence[str], raw: Sequence[str], tail: Sequence[str]) -> list[int]:

@@ -158,12 +158,22 @@ def render_rest(
     texts = render_blocks(ui, raw, directives, rules, suggestions)
     if not any(text[:1] == "<" for text in raw):
         return texts
-    from fusion_core._read._raw import guard_raw  # noqa: PLC0415 - the reader imports this module
-
     first = len(texts) - len(raw) - bool(directives) - bool(rules) - bool(suggestions)
     end = first + len(raw)
-    texts[first:end] = guard_raw(texts[:first], raw, texts[end:])
+    texts[first:end] = _guard()(texts[:first], raw, texts[end:])
     return texts
+
+
+_GUARD: list[Callable[[Sequence[str], Sequence[str], Sequence[str]], list[str]]] = []
+
+
+def _guard() -> Callable[[Sequence[str], Sequence[str], Sequence[str]], list[str]]:
+    """``_read._raw.guard_raw``, imported on first use (the reader imports this module)."""
+    if not _GUARD:
+        from fusion_core._read._raw import guard_raw  # noqa: PLC0415 - see above
+
+        _GUARD.append(guard_raw)
+    return _GUARD[0]
 
 
 def render_blocks(
