@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 import fusion_core as fc
 from fusion_core import parse, response, ui, view_of
+from fusion_core._read._raw import _BACKSLASHED as BACKSLASHED
+from fusion_core._read._raw import guard_raw, misread_raw
 from fusion_core._write._blocks import render_rules, render_suggestions, render_ui
 from fusion_core._write._ui import UiBlock
 from fusion_core._write._view import Suggestion
@@ -164,3 +166,31 @@ def test_the_libraries_own_blocks_as_raw_blocks_round_trip(
     for hint in hints:
         builder.llm_hint(hint)
     _round_trip(builder.system_rules(rules).build())
+
+
+def _slow_guard(ui: list[str], raw: list[str], tail: list[str]) -> list[str]:
+    """The guard without its fast path: every raw block the reader's layout misreads."""
+    texts = ["<\\" + t[1:] if BACKSLASHED.match(t) else t for t in raw]
+    for _ in range(len(texts)):
+        wrong = misread_raw(ui, texts, tail)
+        for index in wrong:
+            texts[index] = "<\\" + texts[index][1:]
+    return texts
+
+
+@given(
+    st.lists(own_blocks() | imitations() | hostile_text(max_pieces=3), min_size=1, max_size=4),
+    st.lists(st.sampled_from([render_ui(UiBlock("s", "c"))]), max_size=1),
+    st.lists(
+        st.sampled_from([
+            "<llm_directives>\n- d\n</llm_directives>", render_rules(["r"]),
+            render_suggestions([Suggestion("t", "r")]),
+        ]),
+        max_size=2, unique=True,
+    ),
+)  # fmt: skip
+def test_the_fast_path_neutralizes_what_the_layout_misreads(
+    raw: list[str], ui_texts: list[str], tail: list[str]
+) -> None:
+    """Checking child blocks one by one decides as the reader's whole layout does."""
+    assert guard_raw(ui_texts, raw, tail) == _slow_guard(ui_texts, raw, tail)
