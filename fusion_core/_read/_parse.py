@@ -1,4 +1,4 @@
-"""Reading the wire back: typed blocks and the view, from any Fusion response.
+r"""Reading the wire back: typed blocks and the view, from any Fusion response.
 
 :func:`parse` accepts a :class:`~fusion_core.ToolResponse`, an ``mcp``
 ``CallToolResult``, the MCP wire dict, or its JSON text (``str`` or
@@ -22,7 +22,9 @@ How the blocks are read (the layout rule, shared with :func:`check`):
    otherwise it is the longest suffix that reads as ``<domain_rules>?
    <action_suggestions>?`` in that order.
 4. Everything between the UI run and the tail is an embed, verbatim — child
-   Presenter blocks are legitimate repeats of UI, rules and suggestions.
+   Presenter blocks are legitimate repeats of UI, rules and suggestions —
+   but for the writer's backslash (``<\domain_rules>``, ``_raw``), which
+   its view loses again.
 
 What bytes cannot say, and the parser's answer:
 
@@ -98,6 +100,7 @@ from fusion_core._read._parsed_blocks import (
     ValidationErrorBlock,
     ValidationField,
 )
+from fusion_core._read._raw import restore_raw
 from fusion_core._write._json import is_canonical_json, to_json
 from fusion_core._write._numbers import read_json
 from fusion_core._write._text import (
@@ -647,7 +650,7 @@ def _view(blocks: Sequence[Block], structured_content: Any) -> ResponseView:
         elif isinstance(block, UiBlockText):
             ui.append(_read_ui(block))
         elif isinstance(block, EmbedBlock):
-            embeds.append(block.text)
+            embeds.append(restore_raw(block.text))
         elif isinstance(block, DirectivesBlock):
             directives.extend(block.items)
         elif isinstance(block, RulesBlock):

@@ -28,6 +28,7 @@ from fusion_core._write._ui import UiBlock
 from fusion_core._write._view import ErrorEnvelope, Suggestion
 
 __all__ = [
+    "render_blocks",
     "render_data",
     "render_directives",
     "render_error",
@@ -149,8 +150,40 @@ def render_rest(
     """Every block after the data block, in the canonical order (WIRE.md section 1).
 
     UI blocks, then raw (or embedded) blocks, then directives, rules and
-    suggestions, each only when it has items.
+    suggestions, each only when it has items. A raw block is verbatim, but
+    for one backslash where it would read back as another block
+    (``_read/_raw``).
     """
+    raw = raw if isinstance(raw, list | tuple) else list(raw)
+    texts = render_blocks(ui, raw, directives, rules, suggestions)
+    if not any(text[:1] == "<" for text in raw):
+        return texts
+    first = len(texts) - len(raw) - bool(directives) - bool(rules) - bool(suggestions)
+    end = first + len(raw)
+    texts[first:end] = _guard()(texts[:first], raw, texts[end:])
+    return texts
+
+
+_GUARD: list[Callable[[Sequence[str], Sequence[str], Sequence[str]], list[str]]] = []
+
+
+def _guard() -> Callable[[Sequence[str], Sequence[str], Sequence[str]], list[str]]:
+    """``_read._raw.guard_raw``, imported on first use (the reader imports this module)."""
+    if not _GUARD:
+        from fusion_core._read._raw import guard_raw  # noqa: PLC0415 - see above
+
+        _GUARD.append(guard_raw)
+    return _GUARD[0]
+
+
+def render_blocks(
+    ui: Iterable[UiBlock],
+    raw: Iterable[str],
+    directives: Sequence[str],
+    rules: Sequence[str],
+    suggestions: Sequence[Suggestion],
+) -> list[str]:
+    """:func:`render_rest` with every raw block as it is given."""
     texts = [render_ui(block) for block in ui]
     texts.extend(raw)
     if directives:

@@ -23,8 +23,10 @@ from fusion_core import (
     UIError,
     success,
     success_structured,
+    toon_success,
     view_of,
 )
+from fusion_core._errors import SerializationError
 from fusion_core._present._presenter import PresenterValidationError
 from fusion_core._read._check import check
 from fusion_core._read._parse import _read_ui, parse, read_items, read_ui
@@ -44,7 +46,9 @@ from tests._support.conformance.corpus import (
 from tests._support.conformance.divergence import Route
 from tests._support.conformance.routes import (
     FUSION_TAG,
+    SURROGATE,
     as_sent,
+    misread_raw_blocks,
     reference_form,
     route_attr,
     route_item,
@@ -99,6 +103,8 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
             route_text(routes[0], value, envelope=True)
         for attr in (error.code or "", error.severity or ""):
             route_attr(routes[0], attr, envelope=True)
+        retry = error.retry_after or ""
+        routes[0].add("js-numbers", when=_js_rounded(retry) != retry)  # exact seconds
     if view.error is None and view.validation is None:
         data = view.data
         if not isinstance(data, str):
@@ -122,9 +128,11 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
             when=block.type in ("json", "echarts") and _js_rounded(block.content) != block.content,
         )
         index += 1
+    misread = misread_raw_blocks(ours)
     for text in view.embeds:  # a child Presenter's blocks, between the UI and the items
         if index < len(routes):
             _route_embed(routes[index], text)
+            routes[index].add("raw-blocks", when=index in misread)
         index += 1
     for items in (view.directives, view.rules):
         if items and index < len(routes):
@@ -200,8 +208,9 @@ def compare(ours: ToolResponse, golden: list[Any], routes: list[Route] | None = 
             assert text == reference, f"block {index}"
             continue
         route.must_differ(text, reference)
-        if (index > 0 or isinstance(view_of(ours).data, str)) and route.classes == ["js-numbers"]:
-            assert _js_rounded(text) == reference  # TOON or UI JSON text: exact integers
+        textual = index > 0 or isinstance(view_of(ours).data, str) or view_of(ours).error
+        if textual and route.classes == ["js-numbers"]:
+            assert _js_rounded(text) == reference  # TOON, UI JSON, retry_after: exact integers
         elif route.classes and set(route.classes) <= {"js-numbers", "js-key-order"}:
             assert reference_form(text) == reference
     if any(routes):
@@ -260,6 +269,8 @@ def run_presenter(case: dict[str, Any]) -> None:
             refusal.add(ui_class)
         assert refusal, "a UIError from a Presenter whose UI specs are all valid"
         return
+    except PresenterValidationError as refused:
+        pytest.fail(f"the reference accepted the data, the project refused it: {refused}")
     ui_refused = [
         name for block in _call_blocks(spec.get("calls", [])) if (name := ui_error_class(block))
     ]
@@ -477,7 +488,19 @@ def run_definition(case: dict[str, Any]) -> None:
     """The compiled definition: description, annotations and input schema."""
     spec = case["input"]
     fusion = FusionApp(mapping.tools(spec["tools"]))
-    definitions = {d["name"]: d for d in fusion.definitions()}
+    refused: str | None = None
+    try:
+        definitions = {d["name"]: d for d in fusion.definitions()}
+    except SerializationError as exc:
+        refused = str(exc)
+    if refused is not None:
+        # lone-surrogates: MCP data cannot carry one; the reference lists the tool.
+        Route().add("lone-surrogates")
+        assert any(
+            isinstance(node, str) and SURROGATE.search(node) for node in walk(spec["tools"])
+        ), f"a definition the project cannot write, with no lone surrogate in it: {refused}"
+        assert "lone surrogate" in refused
+        return
     golden = case["tool"]
     ours = definitions[spec.get("name", golden["name"])]
     assert ours["annotations"] == golden["annotations"]
@@ -566,8 +589,10 @@ def _action(spec: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]
     return None, None
 
 
-def structure(text: str) -> list[str]:
+def structure(text: object) -> list[str]:
     """Element and field names of an envelope, without messages."""
+    if not isinstance(text, str):
+        pytest.fail(f"the reference wrote a block without text ({text!r}), not an envelope")
     return re.findall(r"<(?:validation_error|tool_error|field|recovery|message)\b[^>]*>", text)
 
 
@@ -602,6 +627,11 @@ def run_call(case: dict[str, Any]) -> None:
             assert {field.name for field in validation.fields} >= set(absent)
             route.must_differ(result.texts, golden)
             return
+        if route.add("js-undefined", when=_undefined_extras(action, tool_spec, spec["args"])):
+            _undefined_key_refused(
+                result, golden, action=action, tool_spec=tool_spec, args=args, route=route
+            )
+            return
         if _rejected(action, tool_spec, args, route):
             # validator-text: same elements and field names, pydantic's wording.
             expected = structure(golden[0])
@@ -630,6 +660,7 @@ def run_call(case: dict[str, Any]) -> None:
         if _special_path(case, result, action, tool_spec, route):
             return
     assert result.get("isError") == case["isError"]
+    assert ("structuredContent" in result) == ("structuredContent" in case), "structuredContent"
     if "structuredContent" in case:
         assert js_like(result["structuredContent"]) == js_like(decode(case["structuredContent"]))
     compare(result, golden)
@@ -677,6 +708,53 @@ def _extras_pass(action: dict[str, Any], tool_spec: dict[str, Any], args: dict[s
     discriminator = tool_spec.get("discriminator", "action")
     known_keys = {*schema.get("properties", {}), discriminator, "_select"}
     return any(key not in known_keys for key in args)
+
+
+def _undefined_key_refused(
+    result: ToolResponse,
+    golden: list[Any],
+    *,
+    action: dict[str, Any],
+    tool_spec: dict[str, Any],
+    args: dict[str, Any],
+    route: Route,
+) -> None:
+    """js-undefined: JSON carries no undefined, so the key is missing; zod refuses it as unknown."""
+    root = '<field name="(root)">'
+    expected = structure(golden[0])
+    assert root in expected, "the reference took an undefined key"
+    expected = [tag for tag in expected if tag != root]
+    if _rejected(action, tool_spec, args, route) and len(expected) > 2:
+        assert structure(result.texts[0]) == expected
+    else:
+        assert root not in structure(result.texts[0])
+    route.must_differ(result.texts, golden)
+
+
+def _undefined_extras(action: dict[str, Any], tool_spec: dict[str, Any], raw_args: Any) -> bool:
+    """An argument sent as ``undefined`` under a key no schema declares, to an action zod checks.
+
+    JSON cannot carry ``undefined``: here the key is missing. zod sees the key
+    and refuses it as unknown (``(root)``) wherever the reference validates
+    the arguments (an action schema or a common one; a fluent tool's params).
+    """
+    if not isinstance(raw_args, dict):
+        return False
+    common = tool_spec.get("commonSchema") or tool_spec.get("shared")
+    schema = (
+        _fluent_schema(tool_spec)
+        if tool_spec["style"] == "fluent"
+        else action.get("schema") or action.get("params")
+    )
+    if schema is None and common is None:
+        return False
+    declared = {tool_spec.get("discriminator", "action"), "_select"}
+    for part in (common, schema):
+        if part:
+            declared.update(part.get("properties", {}))
+    return any(
+        key not in declared and value == {"$undefined": True} for key, value in raw_args.items()
+    )
 
 
 def _absent_any(
@@ -737,13 +815,16 @@ def _special_path(
     if out is _RAISED:
         return False
     returns = action.get("returns")
+    if out is None and not fluent:
+        # wrap: the reference writes JS null/undefined as text; None answers OK
+        # before any Presenter (there is nothing to present).
+        route.add("wrap-and-firewall")
+        assert texts == ["OK"]
+        route.must_differ(texts, golden)
+        return True
+    if out is None:
+        return False  # a fluent tool: compare the bytes
     if returns is None:
-        if out is None and not fluent:
-            # wrap: the reference writes JS null/undefined as text; None answers OK.
-            route.add("wrap-and-firewall")
-            assert texts == ["OK"]
-            route.must_differ(texts, golden)
-            return True
         if isinstance(out, ResponseBuilder) and fluent:
             # wrap: the reference's fluent tools serialize an un-built builder's internals.
             route.add("wrap-and-firewall")
@@ -751,7 +832,13 @@ def _special_path(
             route.must_differ(texts, golden)
             return True
         return False
-    return _presenter_path(result, out, action, returns, fluent=fluent, golden=golden, route=route)
+    args = decode(case["input"]["args"])
+    select = args.get("_select") if tool_spec.get("enableSelect") else None
+    return _presenter_path(
+        result, out, action, returns, fluent=fluent, golden=golden, route=route,
+        ctx=decode(case["input"].get("ctx", {})),
+        select=select if isinstance(select, list) else None,
+    )  # fmt: skip
 
 
 def _handler_ui_refused(
@@ -792,64 +879,87 @@ def _presenter_path(
     fluent: bool,
     golden: list[Any],
     route: Route,
+    ctx: Any = None,
+    select: list[str] | None = None,
 ) -> bool:
-    """A Presenter action: envelope, ui-meta and firewall classes."""
+    """A Presenter action: envelope, ui-meta and firewall classes.
+
+    The project's output is modelled by the wrap rule (WIRE.md section 9) on
+    what the handler returned: a raw value or a builder is made by the
+    Presenter (truncated to its limit first, then validated; ``ctx`` and
+    ``_select`` applied); a TOON response is encoded again from its data,
+    masked and narrowed, with its options; a structured one is masked; the
+    blocks a handler's builder or response added are kept.
+    """
     texts = result.texts
     presenter = mapping.presenter(returns)
     if isinstance(out, ToolResponse) and (out.is_error or view_of(out).error is not None):
         return False  # error responses pass through, as in the reference
     raw = not isinstance(out, ToolResponse | ResponseBuilder)
-    data = out.data if isinstance(out, ResponseBuilder) else out
-    if isinstance(out, ToolResponse):
-        data = view_of(out).structured_content if "structuredContent" in out else view_of(out).data
-    failure: str | None = None
+    handler = action.get("handler") or {}
+    failure: tuple[str, str] | None = None
     try:
-        masked = presenter.mask(data)
+        expected, plain = _wrapped(out, handler, presenter, ctx, select)
     except PresenterValidationError as exc:
-        failure = str(exc).split("\n")[0]
-    if failure is not None:
         # The reference reports a failing Presenter as a bare error (raw values), or
         # skips the Presenter (builders, helper responses, fluent tools).
-        route.add("exception-envelope" if raw and not fluent else "wrap-and-firewall")
-        error = view_of(result).error
-        assert error is not None
-        assert error.code == "INTERNAL_ERROR"
-        assert failure in error.message
-        route.must_differ(texts, golden)
-        return True
-    ui_failure: str | None = None
-    try:
-        presenter.make(data).build()
+        name = "exception-envelope" if raw and not fluent else "wrap-and-firewall"
+        failure = (name, str(exc).split("\n")[0])
     except UIError as exc:
-        ui_failure = str(exc)
-    if ui_failure is not None:
-        # ui-meta: an invalid width or priority is an error, raised in the handler.
-        route.add("ui-meta")
+        failure = ("ui-meta", str(exc))  # an invalid width or priority, raised in the handler
+    if failure is not None:
+        route.add(failure[0])
         error = view_of(result).error
         assert error is not None
-        assert ui_failure in error.message
+        assert failure[0] == "ui-meta" or error.code == "INTERNAL_ERROR"
+        assert failure[1] in error.message
         route.must_differ(texts, golden)
         return True
     if raw and not fluent:
         return False  # the Presenter applies in the reference too: compare the bytes
-    if isinstance(out, ToolResponse) and "structuredContent" in out:
-        expected = success_structured(masked)
-        plain = out
-    elif isinstance(out, ToolResponse | ResponseBuilder):
-        # The Presenter re-makes the data and keeps the blocks the handler added
-        # (a built builder's as well as an un-built one's).
-        handler = action.get("handler") or {}
-        calls = handler.get("calls", []) if handler.get("return") == "builder" else []
-        expected = mapping.apply_calls(presenter.make(data), calls).build()
-        plain = out if isinstance(out, ToolResponse) else out.build()
-    else:
-        expected = presenter.make(data).build()
-        plain = success(out) if out is not None else success("OK")
     if route.add("wrap-and-firewall", when=expected.texts != plain.texts):
         assert texts == expected.texts
         route.must_differ(texts, golden)
         return True
     return False
+
+
+def _wrapped(
+    out: Any,
+    handler: dict[str, Any],
+    presenter: Any,
+    ctx: Any,
+    select: list[str] | None,
+) -> tuple[ToolResponse, ToolResponse]:
+    """What the project writes for the handler's ``out``, and what the reference writes."""
+    if isinstance(out, ToolResponse) and handler.get("fn") == "toonSuccess":
+        data, *options = [decode(arg) for arg in handler["args"]]
+        keys = {"keyFolding": "key_folding", "flattenDepth": "flatten_depth"}
+        encode = {keys.get(k, k): v for k, v in (options[0] if options else {}).items()}
+        masked = _pick(presenter.mask(data), select)
+        return toon_success(masked, **encode), out
+    if isinstance(out, ToolResponse) and "structuredContent" in out:
+        return success_structured(presenter.mask(view_of(out).data)), out
+    if isinstance(out, ToolResponse | ResponseBuilder):
+        # The Presenter re-makes the data and keeps the blocks the handler added
+        # (a built builder's as well as an un-built one's).
+        data = out.data if isinstance(out, ResponseBuilder) else view_of(out).data
+        calls = handler.get("calls", []) if handler.get("return") == "builder" else []
+        expected = mapping.apply_calls(presenter.make(data, ctx, select), calls).build()
+        return expected, out if isinstance(out, ToolResponse) else out.build()
+    expected = presenter.make(out, ctx, select).build()
+    return expected, success(out) if out is not None else success("OK")
+
+
+def _pick(data: Any, keys: list[str] | None) -> Any:
+    """``_select``: only ``keys``, in that order, of an object or of each item of a list."""
+    if not keys:
+        return data
+    if isinstance(data, list):
+        return [_pick(item, keys) for item in data]
+    if isinstance(data, dict):
+        return {key: data[key] for key in keys if key in data}
+    return data
 
 
 _RAISED: Any = object()

@@ -30,31 +30,70 @@ def corpus_path() -> Path:
 
 
 def corpus_files() -> list[Path]:
-    """The corpus files: the path itself, or every ``*.jsonl`` of the folder."""
+    """The corpus files: the path itself, or every ``*.jsonl`` below the folder.
+
+    Sub-folders are read too (``next/`` holds the newer generated seeds), so
+    the default run replays every corpus; a file path replays that one alone.
+    """
     path = corpus_path()
-    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
     if not files or not all(file.is_file() for file in files):
         msg = f"no conformance corpus at {path} (set FUSION_CONFORMANCE_CORPUS)"
         raise FileNotFoundError(msg)
     return files
 
 
+class CorpusError(ValueError):
+    """A corpus line that is not a case of the golden format, named by file and line."""
+
+
+def read_lines(file: Path) -> Iterator[dict[str, Any]]:
+    """The golden cases of one file: a line per case, or a ``{"format", "cases"}`` line of them.
+
+    A line with only ``format`` (and other metadata) is a header. A line that
+    is not JSON, not an object, or holds neither ``kind`` nor ``cases`` is a
+    :class:`CorpusError` naming the file and line: a corpus is never half read.
+    """
+    with file.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            where = f"{file.name}:{number}"
+            try:
+                entry = json.loads(line)
+            except ValueError as exc:
+                msg = f"{where}: not JSON ({exc})"
+                raise CorpusError(msg) from None
+            if not isinstance(entry, dict):
+                msg = f"{where}: a corpus line is a JSON object, got {type(entry).__name__}"
+                raise CorpusError(msg)
+            if "kind" in entry:
+                yield entry
+            elif "cases" in entry:
+                cases = entry["cases"]
+                if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
+                    msg = f"{where}: 'cases' is a list of case objects"
+                    raise CorpusError(msg)
+                yield from cases
+            elif "format" not in entry:
+                msg = f"{where}: a corpus line holds a case ('kind') or cases ('cases')"
+                raise CorpusError(msg)
+
+
 def _read_all() -> list[dict[str, Any]]:
     cases: list[dict[str, Any]] = []
     seen: set[str] = set()
     for file in corpus_files():
-        with file.open(encoding="utf-8") as lines:
-            for line in lines:
-                if not line.strip():
-                    continue
-                case = json.loads(line)
-                if "kind" not in case:
-                    continue  # a header line of the case-schema format
-                if case["id"] in seen:
-                    msg = f"{file}: case id {case['id']!r} appears twice in the corpus"
-                    raise ValueError(msg)
-                seen.add(case["id"])
-                cases.append(case)
+        for case in read_lines(file):
+            ident = case.get("id")
+            if not isinstance(ident, str) or not ident:
+                msg = f"{file.name}: a case without a str 'id' (kind {case.get('kind')!r})"
+                raise CorpusError(msg)
+            if ident in seen:
+                msg = f"{file}: case id {ident!r} appears twice in the corpus"
+                raise CorpusError(msg)
+            seen.add(ident)
+            cases.append(case)
     return cases
 
 

@@ -73,6 +73,17 @@ CLASSES: Final = {
             "a backslash after `<` (reversible): the block ends where it should",
         ),
         Divergence(
+            "raw-blocks",
+            "a raw block (`rawBlock`, a child Presenter's block) that `parse()` would read "
+            "as another block (UI after the UI blocks, `<llm_directives>`, rules or suggestions "
+            "at the end) saying something else than the builder's view; or one that starts "
+            "with `<`, backslashes and a block name",
+            "writes it verbatim: it reads back as rules (or UI, directives, suggestions) that "
+            "the builder never had",
+            "a backslash after its `<` (`<\\domain_rules>`), which reading removes: it reads "
+            "back as the raw block it was",
+        ),
+        Divergence(
             "fences",
             "a fenced body (mermaid, code block) holds a backtick run of 3 or more; a table "
             "cell holds `|` or a line break",
@@ -95,10 +106,13 @@ CLASSES: Final = {
         ),
         Divergence(
             "js-undefined",
-            "the data itself is `undefined` (`success(undefined)`), or TOON data holds `undefined`",
-            "a block without text; TOON writes `key: null`",
+            "the data itself is `undefined` (`success(undefined)`), or TOON data holds "
+            "`undefined`; a tool call sends `undefined` under a key no schema declares",
+            "a block without text; TOON writes `key: null`; zod refuses the key as unknown "
+            "(`(root)`)",
             "`None` (`null`); a missing key, which TOON writes no line for (in JSON objects "
-            "and arrays the bytes are the reference's)",
+            "and arrays the bytes are the reference's); JSON carries no `undefined`, so the "
+            "argument is not there",
         ),
         Divergence(
             "ui-meta",
@@ -185,8 +199,9 @@ CLASSES: Final = {
         ),
         Divergence(
             "lone-surrogates",
-            "TOON or structured data (`toonSuccess`, `successStructured`) holds a str with a "
-            "lone surrogate",
+            "TOON or structured data (`toonSuccess`, `successStructured`) or a tool's "
+            "definition (a description, a parameter's description) holds a str with a lone "
+            "surrogate",
             "writes it (a JS string may hold one); not valid UTF-8 on the wire",
             "a `SerializationError` naming the value's path (JSON text escapes it as `\\udXXX`)",
         ),

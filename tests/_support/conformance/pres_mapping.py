@@ -36,20 +36,44 @@ def js_string(value: Any) -> str:
     return str(value)
 
 
+ROOTS = frozenset({"$ctx", "$count", "$items", "$omitted"})
+
+
 def lookup(scope: dict[str, Any], path: str) -> Any:
-    """The value at a dotted path; roots ``$ctx``, ``$count``, ``$items``, ``$omitted``."""
+    """The value at a dotted path; roots ``$ctx``, ``$count``, ``$items``, ``$omitted``.
+
+    Only those four names are roots: any other first segment, ``$type`` or
+    ``$ref`` too, is a key of the item (data may hold such keys). Each step
+    is JavaScript's member access (:func:`member`).
+    """
     parts = path.split(".") if path else []
     value: Any = scope["item"]
-    if parts and parts[0].startswith("$"):
+    if parts and parts[0] in ROOTS:
         value = scope.get(parts.pop(0), _UNDEFINED)
     for part in parts:
-        if isinstance(value, dict):
-            value = value.get(part, _UNDEFINED)
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return _UNDEFINED
+        value = member(value, part)
+        if value is _UNDEFINED:
+            return value
     return value
+
+
+def member(value: Any, key: str) -> Any:
+    """JavaScript ``value[key]`` of a JSON value (``undefined`` where there is none)."""
+    if isinstance(value, dict):
+        return value.get(key, _UNDEFINED)
+    if isinstance(value, list):
+        if key == "length":
+            return len(value)
+        if key.isdigit() and str(int(key)) == key and int(key) < len(value):
+            return value[int(key)]
+    if isinstance(value, str):  # a JS string is UTF-16 code units
+        units = value.encode("utf-16-le", "surrogatepass")
+        if key == "length":
+            return len(units) // 2
+        if key.isdigit() and str(int(key)) == key and 2 * int(key) < len(units):
+            unit = units[2 * int(key) : 2 * int(key) + 2]
+            return unit.decode("utf-16-le", "surrogatepass")
+    return _UNDEFINED
 
 
 def fill(template: Any, scope: dict[str, Any]) -> Any:
@@ -62,12 +86,9 @@ def fill(template: Any, scope: dict[str, Any]) -> Any:
         if set(template) == {"$get"}:  # a missing path is JS undefined
             return lookup(scope, template["$get"])
         if set(template) == {"$rows"}:
-            return [
-                [js_string(i.get(k, _UNDEFINED)) for k in template["$rows"]]
-                for i in scope["$items"]
-            ]
+            return [[js_string(member(i, k)) for k in template["$rows"]] for i in scope["$items"]]
         if set(template) == {"$pluck"}:
-            return [js_string(i.get(template["$pluck"], _UNDEFINED)) for i in scope["$items"]]
+            return [js_string(member(i, template["$pluck"])) for i in scope["$items"]]
         if set(template) in ({"$num"}, {"$undefined"}):
             return decode(template)
         return {key: fill(value, scope) for key, value in template.items()}

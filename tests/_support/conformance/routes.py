@@ -14,7 +14,9 @@ import re
 from typing import Any
 
 from fusion_core import ResponseView, ToolResponse, to_json, view_of
+from fusion_core._errors import WireFormatError
 from fusion_core._read._parse import parse
+from fusion_core._read._parsed_blocks import EmbedBlock
 from tests._support.conformance.corpus import decode, is_array_index
 from tests._support.conformance.divergence import Route
 
@@ -158,3 +160,38 @@ def ui_error_class(ui_case: dict[str, Any]) -> str | None:
 
 def wire_of(response: ToolResponse) -> dict[str, Any]:
     return dict(response)
+
+
+BACKSLASHED_RAW = re.compile(
+    r"<\\+(?:ui_passthrough|llm_directives|domain_rules|action_suggestions)"
+)
+
+
+def misread_raw_blocks(response: ToolResponse) -> list[int]:
+    """Block indexes of raw blocks that, written verbatim, would not read back as raw.
+
+    The rule of the ``raw-blocks`` class, on the raw texts the builder was
+    given: one that starts with ``<``, backslashes and a block name; or one
+    that, in the response written with every raw block verbatim (the
+    reference's bytes), ``parse()`` types as another block while the view it
+    reads says something else than the builder's.
+    """
+    view = view_of(response)
+    if not view.embeds:
+        return []
+    first = 1 + len(view.ui_blocks)
+    texts = list(response.texts)
+    verbatim = [*texts[:first], *view.embeds, *texts[first + len(view.embeds) :]]
+    found = [first + i for i, text in enumerate(view.embeds) if BACKSLASHED_RAW.match(text)]
+    wire: dict[str, Any] = {"content": [{"type": "text", "text": text} for text in verbatim]}
+    try:
+        parsed = parse(wire)
+    except WireFormatError as exc:
+        return sorted({*found, exc.block}) if exc.block is not None else found
+    if parsed.view != parse(wire_of(response)).view:
+        found += [
+            first + i
+            for i in range(len(view.embeds))
+            if not isinstance(parsed.blocks[first + i], EmbedBlock) and first + i not in found
+        ]
+    return sorted(found)
