@@ -27,6 +27,7 @@ from typing import Any, Final, final
 __all__ = [
     "FRAMEWORKS",
     "ServerSource",
+    "runner_of",
     "server_kind",
     "source_of",
 ]
@@ -37,6 +38,22 @@ FRAMEWORKS: Final = {
     "Server": ("mcp.server.lowlevel", "Server"),
 }
 """The server classes driven in process, by name: (module, class)."""
+
+_RUNNERS: Final = {
+    "MCPServer": "{server}.run() (stdio; .run('streamable-http') for HTTP)",
+    "FastMCP": "{server}.run() (stdio; .run(transport='http') for HTTP)",
+    "Server": (
+        "{server}.run(read, write, {server}.create_initialization_options()) inside "
+        "mcp.server.stdio.stdio_server()"
+    ),
+}
+
+
+def runner_of(kind: str, server: str) -> str:
+    """How a ``kind`` server named ``server`` (``mcp``, a factory's ``make_server()``) runs."""
+    if server.endswith("()"):  # a factory: build one server, then run it
+        return f"server = {server}; " + _RUNNERS[kind].format(server="server")
+    return _RUNNERS[kind].format(server=server)
 
 
 def server_kind(obj: object) -> str | None:
