@@ -22,8 +22,8 @@ extension points: a server transform (the tools' results) and a middleware
 (argument validation). Everything else is answered by FastMCP as before.
 
 This module is the only one of fusion_core that imports ``fastmcp``
-(``pip install 'pytest-mcpfusion[fastmcp]'``); the one reach past FastMCP's
-public API is in ``fusion_core._mcp._upstream_fastmcp``.
+(``pip install 'pytest-mcpfusion[fastmcp]'``); its one reach past FastMCP's
+public API is checked against fastmcp 4.2.3.
 """
 
 from __future__ import annotations

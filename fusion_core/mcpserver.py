@@ -25,7 +25,7 @@ holding its JSON: a Fusion response reaching its serializer is an error
 naming this function (see :func:`use_fusion`).
 
 This module is the only one of fusion_core that imports ``mcp.server.mcpserver``
-(what it needs of ``MCPServer``'s private parts is in ``fusion_core._mcp._upstream_mcpserver``).
+(what it needs of ``MCPServer``'s private parts is checked against mcp 2.3.0).
 """
 
 from __future__ import annotations

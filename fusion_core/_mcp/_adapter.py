@@ -35,7 +35,7 @@ class Integration:
     """How one framework is hooked: its kind, the words for it, the hook."""
 
     kind: str
-    """The :func:`~fusion_core._mcp._frameworks.server_kind` of its servers."""
+    """What ``server_kind`` says of its servers (``"MCPServer"``, ``"FastMCP"``)."""
     needs: str
     """How the refusal names it: ``"an MCPServer"``."""
     install: Callable[[Any, Answers], None]
