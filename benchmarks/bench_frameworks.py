@@ -5,13 +5,21 @@ Two criteria (issue 23):
 - **contract suite**: ``pytest --fusion`` on the same two tools written on an
   ``MCPServer`` and on a ``FastMCP`` server (both with ``use_fusion``) costs at
   most 1.3x the same tools on a ``FusionApp``. Each suite runs as a subprocess,
-  ``--rounds`` times, interleaved; the figure is the session's CPU time (read
-  in the child at session start and at the summary; the in-memory server runs
-  in the child's threads, so its CPU is counted).
+  ``--rounds`` times, interleaved; the figures are the session's CPU time
+  (read in the child from before the server module is imported to the
+  summary; the in-memory server runs in the child's threads, so its CPU is
+  counted), and that of its tests alone (the server loaded and connected).
+  Every suite must send the same calls (their wire report's counts), or the
+  run stops: an opt-in the gate needs cannot go missing unseen.
 - **user's tests**: ``fusion_call`` through the plugin's in-process transport
   (one session, the server on its loop) costs at most 1.2x calling the
   framework's in-memory client directly (``mcp.Client(server).call_tool`` /
-  ``fastmcp.Client(server).call_tool`` in one open session), per call.
+  ``fastmcp.Client(server).call_tool`` in one open session), per call. Two
+  baselines: the client's calls entered from plain code one at a time, as a
+  test makes them (one ``run_until_complete`` each on the session's loop, what
+  ``fusion_call`` does too: the figure is then what Fusion adds), and all the
+  calls in one coroutine (no loop entered per call, which no test can do: a
+  lower bound, reported with the same target).
 
 Run: ``.venv/bin/python benchmarks/bench_frameworks.py [--rounds N]``. The
 servers and suites are generated in a temporary directory.
@@ -19,6 +27,7 @@ servers and suites are generated in a temporary directory.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import os
 import re
@@ -31,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _harness import compare, header, options, ratios_of, report
+from _harness import Ratio, compare, header, options, ratios_of, report
 from anyio.from_thread import start_blocking_portal
 from fastmcp import Client as FastMCPClient
 from mcp import Client
@@ -116,18 +125,32 @@ SESSION_CPU_PLUGIN = textwrap.dedent(
     """
     import time
 
-    _START = [0.0]
+    import pytest
+
+    _AT = {}
 
 
+    @pytest.hookimpl(tryfirst=True)  # before the plugin loads the server: its import is counted
     def pytest_sessionstart(session):
-        _START[0] = time.process_time()
+        _AT["start"] = time.process_time()
+
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtestloop(session):
+        _AT["tests"] = time.process_time()
+        yield
+        _AT["tests"] = time.process_time() - _AT["tests"]
 
 
     def pytest_terminal_summary(terminalreporter):
-        terminalreporter.write_line(f"session cpu {time.process_time() - _START[0]:.4f}s")
+        session = time.process_time() - _AT["start"]
+        terminalreporter.write_line(f"session cpu {session:.4f}s tests cpu {_AT['tests']:.4f}s")
     """
 )
-SESSION_CPU = re.compile(r"^session cpu (?P<seconds>[\d.]+)s$", re.MULTILINE)
+SESSION_CPU = re.compile(
+    r"^session cpu (?P<session>[\d.]+)s tests cpu (?P<tests>[\d.]+)s$", re.MULTILINE
+)
+CALLS_MADE = re.compile(r"^\s+\S+\s+(?P<calls>\d+) calls? \(", re.MULTILINE)
 
 
 def _write(root: Path) -> None:
@@ -139,8 +162,12 @@ def _write(root: Path) -> None:
     (root / "pytest.ini").write_text("[pytest]\n")
 
 
-def _suite(root: Path, module: str) -> float:
-    """The session CPU seconds of ``pytest --fusion`` (contract tests only) on ``module:app``."""
+def _suite(root: Path, module: str) -> tuple[float, float, int]:
+    """``pytest --fusion`` (contract tests only) on ``module:app``.
+
+    The session's CPU seconds (from before the server is loaded), those of
+    its tests alone, and the number of calls its wire report counts.
+    """
     command = [
         sys.executable,
         "-m",
@@ -155,35 +182,55 @@ def _suite(root: Path, module: str) -> float:
         "--fusion",
         f"--fusion-app={module}:app",
         f"--fusion-examples={EXAMPLES}",
+        # Both tools may write (no readOnlyHint): without the opt-in the gate
+        # sends them nothing and the suite would time an empty run.
+        "--fusion-allow-writes=*",
         "--hypothesis-seed=0",
     ]
     env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
     found = SESSION_CPU.search(done.stdout)
-    if done.returncode != 0 or found is None:
+    calls = sum(int(match.group("calls")) for match in CALLS_MADE.finditer(done.stdout))
+    if done.returncode != 0 or found is None or not calls:
         output = done.stdout[-3000:] + done.stderr[-2000:]
-        msg = f"{module}: the suite failed ({done.returncode}):\n{output}"
+        msg = f"{module}: the suite failed or sent no call ({done.returncode}):\n{output}"
         raise RuntimeError(msg)
-    return float(found.group("seconds"))
+    return float(found.group("session")), float(found.group("tests")), calls
 
 
 def contract_suites(root: Path, rounds: int) -> None:
-    """Criterion 1: the three suites, interleaved."""
+    """Criterion 1: the three suites, interleaved; the same calls in each, checked."""
     names = {"FusionApp": "on_fusionapp", "MCPServer": "on_mcpserver", "FastMCP": "on_fastmcp"}
-    times: dict[str, list[float]] = {name: [] for name in names}
+    sessions: dict[str, list[float]] = {name: [] for name in names}
+    tests: dict[str, list[float]] = {name: [] for name in names}
+    calls: dict[str, set[int]] = {name: set() for name in names}
     for round_ in range(rounds + 1):  # the first round warms the caches, uncounted
         order = list(names)
         shift = round_ % len(order)
         for name in order[shift:] + order[:shift]:
-            seconds = _suite(root, names[name])
+            session, alone, made = _suite(root, names[name])
+            calls[name].add(made)
             if round_:
-                times[name].append(seconds)
-    ratios = ratios_of("FusionApp", times)
+                sessions[name].append(session)
+                tests[name].append(alone)
+    if len({frozenset(made) for made in calls.values()}) != 1:
+        msg = f"the suites did not send the same calls: {calls}"
+        raise RuntimeError(msg)
+    session_ratios = ratios_of("FusionApp", sessions)
+    test_ratios = ratios_of("FusionApp", tests)
+    made = next(iter(calls["FusionApp"]))
     for name in ("MCPServer", "FastMCP"):
         report(
             "frameworks",
-            f"contract suite, {EXAMPLES} examples",
-            ratios[name],
+            f"contract suite, {EXAMPLES} examples, {made} calls: whole session",
+            session_ratios[name],
+            candidate=name,
+            target=SUITE_TARGET,
+        )
+        report(
+            "frameworks",
+            f"contract suite, {EXAMPLES} examples, {made} calls: its tests (server loaded)",
+            test_ratios[name],
             candidate=name,
             target=SUITE_TARGET,
         )
@@ -211,6 +258,37 @@ def _direct(server: Any, fastmcp: bool) -> tuple[Callable[[], object], Callable[
     return lambda: portal.call(calls), close
 
 
+def _direct_per_call(server: Any, fastmcp: bool) -> tuple[Callable[[], object], Callable[[], None]]:
+    """``CALLS`` calls through the framework's own client, each entered from plain code.
+
+    The session is held by one task on a private loop (a client is entered and
+    left in the same task); each call runs that loop until its answer.
+    """
+    loop = asyncio.new_event_loop()
+    client: Any = FastMCPClient(server) if fastmcp else Client(server)
+    stop = asyncio.Event()
+    started: asyncio.Future[None] = loop.create_future()
+
+    async def hold() -> None:
+        async with client:
+            started.set_result(None)
+            await stop.wait()
+
+    holder = loop.create_task(hold())
+    loop.run_until_complete(started)
+
+    def calls() -> None:
+        for _ in range(CALLS):
+            loop.run_until_complete(client.call_tool("get_ticket", {"ticket": 1}))
+
+    def close() -> None:
+        stop.set()
+        loop.run_until_complete(holder)
+        loop.close()
+
+    return calls, close
+
+
 def _through_the_plugin(server: Any) -> tuple[Callable[[], object], Callable[[], None]]:
     """``CALLS`` calls as ``fusion_call`` makes them: the transport, then a ``FusionResult``."""
     source = source_of(server, "app")
@@ -235,16 +313,32 @@ def users_tests(root: Path, rounds: int) -> None:
     ):
         module = importlib.import_module(module_name)
         direct, close_direct = _direct(module.app, fastmcp)
+        per_call, close_per_call = _direct_per_call(module.app, fastmcp)
         ours, close_ours = _through_the_plugin(module.app)
+        candidates = {"direct": direct, "direct, per call": per_call, "fusion_call": ours}
         try:
-            ratios = compare("direct", {"direct": direct, "fusion_call": ours}, rounds=rounds)
+            ratios = compare("direct, per call", candidates, rounds=rounds)
         finally:
             close_direct()
+            close_per_call()
             close_ours()
         report(
             "frameworks",
-            f"{name}: {CALLS} calls, one session",
+            f"{name}: {CALLS} calls, one session, each entered as a test does",
             ratios["fusion_call"],
+            candidate=f"fusion_call ({name})",
+            target=CALL_TARGET,
+        )
+        ours_ratio, direct_ratio = ratios["fusion_call"], ratios["direct"]
+        lower = Ratio(  # the same rounds, over the one-coroutine baseline
+            "direct",
+            tuple(a / b for a, b in zip(ours_ratio.samples, direct_ratio.samples, strict=True)),
+            direct_ratio.baseline_seconds * direct_ratio.median,
+        )
+        report(
+            "frameworks",
+            f"{name}: {CALLS} calls, one session, the client's all in one coroutine",
+            lower,
             candidate=f"fusion_call ({name})",
             target=CALL_TARGET,
         )

@@ -22,16 +22,16 @@ extension points: a server transform (the tools' results) and a middleware
 (argument validation). Everything else is answered by FastMCP as before.
 
 This module is the only one of fusion_core that imports ``fastmcp``
-(``pip install 'pytest-mcpfusion[fastmcp]'``).
+(``pip install 'pytest-mcpfusion[fastmcp]'``); its one reach past FastMCP's
+public API is checked against fastmcp 4.2.3.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import ValidationError as PydanticValidationError
-
-from fusion_core._mcp._frameworks import fusion_answer, server_kind, validation_answer
+from fusion_core._mcp import _upstream_fastmcp as upstream
+from fusion_core._mcp._adapter import MARK, Answers, Integration, adopt
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["use_fusion"]
 
 _S = TypeVar("_S", bound="FastMCP[Any]")
-_MARK: Final = "_fusion_answers"
 
 
 def use_fusion(server: _S) -> _S:
@@ -48,35 +47,24 @@ def use_fusion(server: _S) -> _S:
     Applies to every tool, registered before or after; calling it again does
     nothing. Returns ``server``, so it can wrap the constructor.
     """
+    return adopt(server, _FASTMCP)
+
+
+def _install(server: Any, answers: Answers) -> None:
+    """A transform (each tool's results) and a middleware (argument validation)."""
     from fastmcp.exceptions import ValidationError  # noqa: PLC0415 - with the integration only
     from fastmcp.server.middleware import Middleware  # noqa: PLC0415
     from fastmcp.server.transforms import Transform  # noqa: PLC0415
-    from fastmcp.tools.base import ToolResult  # noqa: PLC0415
-    from mcp_types import CallToolResult  # noqa: PLC0415
-
-    if server_kind(server) != "FastMCP":  # a runtime check of what typing says
-        msg = f"use_fusion() needs a fastmcp.FastMCP, got {type(server).__qualname__}"
-        raise TypeError(msg)
-    if getattr(server, _MARK, False):
-        return server
-
-    def result(answer: Any) -> Any:
-        return ToolResult.from_mcp_result(CallToolResult.model_validate(dict(answer)))
 
     class FusionResults(Transform):
         """Each tool's ``convert_result`` builds Fusion answers first."""
 
         async def get_tool(self, name: str, call_next: Any, *, version: Any = None) -> Any:
             tool = await call_next(name, version=version)
-            if tool is not None and not getattr(tool, _MARK, False):
+            if tool is not None and not getattr(tool, MARK, False):
                 convert = tool.convert_result
-
-                def convert_result(raw: Any) -> Any:
-                    answer = fusion_answer(raw)
-                    return result(answer) if answer is not None else convert(raw)
-
-                object.__setattr__(tool, "convert_result", convert_result)
-                object.__setattr__(tool, _MARK, True)
+                upstream.replace_convert_result(tool, lambda raw: answers.result(raw, convert))
+                object.__setattr__(tool, MARK, True)
             return tool
 
     class FusionValidation(Middleware):
@@ -86,12 +74,21 @@ def use_fusion(server: _S) -> _S:
             try:
                 return await call_next(context)
             except ValidationError as exc:
-                cause = exc.__cause__
-                if not isinstance(cause, PydanticValidationError):
+                refused = answers.refused(context.message.name, exc)
+                if refused is None:
                     raise
-                return result(validation_answer(context.message.name, cause))
+                return refused
 
     server.add_transform(FusionResults())
     server.add_middleware(FusionValidation())
-    setattr(server, _MARK, True)
-    return server
+
+
+def _result_of(result: Any) -> Any:
+    from fastmcp.tools.base import ToolResult  # noqa: PLC0415 - with the integration only
+
+    return ToolResult.from_mcp_result(result)
+
+
+_FASTMCP = Integration(
+    kind="FastMCP", needs="a fastmcp.FastMCP", install=_install, result_of=_result_of
+)

@@ -24,16 +24,16 @@ Without it, ``MCPServer`` would send a ``ToolResponse`` as one text block
 holding its JSON: a Fusion response reaching its serializer is an error
 naming this function (see :func:`use_fusion`).
 
-This module is the only one of fusion_core that imports ``mcp.server.mcpserver``.
+This module is the only one of fusion_core that imports ``mcp.server.mcpserver``
+(what it needs of ``MCPServer``'s private parts is checked against mcp 2.3.0).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import ValidationError
-
-from fusion_core._mcp._frameworks import fusion_answer, server_kind, validation_answer
+from fusion_core._mcp import _upstream_mcpserver as upstream
+from fusion_core._mcp._adapter import Answers, Integration, adopt
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 __all__ = ["use_fusion"]
 
 _S = TypeVar("_S", bound="MCPServer[Any]")
-_MARK: Final = "_fusion_answers"
 
 
 def use_fusion(server: _S) -> _S:
@@ -50,42 +49,33 @@ def use_fusion(server: _S) -> _S:
     Applies to every tool, registered before or after; calling it again does
     nothing. Returns ``server``, so it can wrap the constructor.
     """
-    from mcp.server.mcpserver import Context  # noqa: PLC0415 - mcp is slow to import
-    from mcp.server.mcpserver.exceptions import ToolError  # noqa: PLC0415
-    from mcp_types import CallToolResult  # noqa: PLC0415
+    return adopt(server, _MCPSERVER)
 
-    if server_kind(server) != "MCPServer":  # a runtime check of what typing says
-        msg = f"use_fusion() needs an MCPServer, got {type(server).__qualname__}"
-        raise TypeError(msg)
-    if getattr(server, _MARK, False):
-        return server
-    manager = server._tool_manager  # private: the one place results exist unconverted
+
+def _install(server: Any, answers: Answers) -> None:
+    """``call_tool`` runs the tool unconverted and answers Fusion results itself."""
+    from mcp.server.mcpserver.exceptions import ToolError  # noqa: PLC0415 - mcp is slow to import
+
     original = server.call_tool
 
-    async def call_tool(
-        name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
-    ) -> Any:
-        tool = manager.get_tool(name)
+    async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = upstream.tool_named(server, name)
         if tool is None:  # the server's own answer to an unknown tool
             return await original(name, arguments, context)
         if context is None:
-            context = Context(mcp_server=server)
+            context = upstream.context_for(server)
         try:
-            raw = await tool.run(arguments, context, convert_result=False)
+            raw = await upstream.run_unconverted(tool, arguments, context)
         except ToolError as exc:
-            if isinstance(exc.__cause__, ValidationError):
-                return _result(CallToolResult, validation_answer(name, exc.__cause__))
-            raise
-        answer = fusion_answer(raw)
-        if answer is not None:
-            return _result(CallToolResult, answer)
-        return tool.fn_metadata.convert_result(raw)
+            refused = answers.refused(name, exc)
+            if refused is None:
+                raise
+            return refused
+        return answers.result(raw, lambda value: upstream.converted(tool, value))
 
-    server.call_tool = call_tool  # type: ignore[method-assign]  # the low-level handler calls it
-    setattr(server, _MARK, True)
-    return server
+    upstream.replace_call_tool(server, call_tool)
 
 
-def _result(model: Any, answer: Any) -> Any:
-    """``answer`` (a ``ToolResponse``) as the SDK's ``CallToolResult``, its blocks as built."""
-    return model.model_validate(dict(answer))
+_MCPSERVER = Integration(
+    kind="MCPServer", needs="an MCPServer", install=_install, result_of=lambda result: result
+)

@@ -13,6 +13,11 @@ own, so that what the contract tests write is never what the user's tests
 read. ``--fusion-isolate=test`` gives every test a fresh one. Each scope gets a
 fresh server when the spec names a factory; a server instance is one server
 for every scope (its state is its own: the docs show the factory).
+
+Such a server's tools get their framework's own context, never the plugin's:
+a ``fusion_context`` (the fixture, the hook, ``context=``, ``merge_context=``)
+given for one fails the test saying so (:meth:`InMemory.context_refusal`),
+rather than being dropped.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import contextlib
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import pytest
 
 from fusion_core import ResponseView, ServerConnectionError, ServerLimitError, parse
 from pytest_mcpfusion._transport import Limits, StartupError
@@ -39,6 +46,7 @@ TESTS_SCOPE: Final = "tests"
 CONTRACT_SCOPE: Final = "contract"
 """The isolation scope of the ``--fusion`` contract tests."""
 _SHARED: Final = "shared"  # the one scope of a server instance (no factory)
+_PAGES: Final = {"FastMCP": "docs/fastmcp.md"}  # the state section of the kind's page
 
 
 class InMemory:
@@ -88,11 +96,24 @@ class InMemory:
         """The server's ``tools/list``, fetched once per session."""
         return self._guarded(lambda session: session.definitions())
 
+    def context_refusal(self, what: str) -> str:
+        """Why ``what`` (a context for the tools) cannot be used, and what to do instead."""
+        page = _PAGES.get(self.source.kind, "docs/mcpserver.md")
+        return (
+            f"{what} cannot reach {self.source.label}, a server on {self.source.kind}: its "
+            "tools get the framework's own context, not the plugin's. Give the server its state "
+            "another way: a factory (a fresh server per isolation scope), its own tools, or a "
+            f"pytest_fusion_reset hook ({page}, 'State'); or return None from the "
+            "fusion_context fixture or the pytest_fusion_context hook"
+        )
+
     def call(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
     ) -> tuple[dict[str, Any], ResponseView]:
         """One ``tools/call`` through the in-memory client; the view is parsed from the bytes."""
-        del ctx  # the framework makes its own context
+        if ctx is not None:  # the framework makes its own context: never dropped unseen
+            what = f"the fusion_context ({type(ctx).__qualname__})"
+            pytest.fail(self.context_refusal(what), pytrace=False)
         wire = self._guarded(lambda session: session.call(tool, arguments))
         return wire, parse(wire).view
 

@@ -417,8 +417,12 @@ def _context(
         return fixture_context
     option = "context=" if merge is None else "merge_context="
     if transport.app is None:
+        from pytest_mcpfusion._inmemory import InMemory  # noqa: PLC0415 - lazy, as in use_app
+
         msg = (
-            f"{option} needs the in-process transport; over {transport.name} the "
+            transport.context_refusal(option)
+            if isinstance(transport, InMemory)
+            else f"{option} needs the in-process transport; over {transport.name} the "
             "server makes its own context"
         )
         raise pytest.UsageError(msg)

@@ -26,7 +26,8 @@ import concurrent.futures
 import json
 import shlex
 import sys
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, cast, final
 
@@ -40,7 +41,7 @@ from fusion_core._terminal import one_line, terminal_safe
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
-    from types import TracebackType
+    from types import ModuleType, TracebackType
 
     from anyio.from_thread import BlockingPortal
     from fastmcp import Client as FastMCPClient
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
     from mcp_types import CallToolResult
+    from pydantic import RootModel, ValidationError
 
     from fusion_core._mcp._server import ToolApp
 
@@ -191,6 +193,63 @@ def tool_result_wire(result: Mapping[str, Any]) -> dict[str, Any]:
         else:
             del wire["_meta"]
     return wire
+
+
+def _named(named: str | Callable[[], str]) -> str:
+    return named if isinstance(named, str) else named()
+
+
+def _json_size_over(value: object, limit: int) -> int | None:
+    """The size of ``value`` as JSON text in UTF-8 when it is over ``limit``, else ``None``.
+
+    The size is that of ``json.dumps(value, ensure_ascii=False)``. orjson's
+    compact dump first, as a bound: the text ``json`` writes is at most 3x as
+    long (a space after each separator, ``-Infinity`` for orjson's ``null``),
+    so an answer under a third of the limit is never dumped twice.
+    """
+    import orjson  # noqa: PLC0415 - with the connected path only
+
+    try:
+        if 3 * len(orjson.dumps(value)) <= limit:
+            return None
+    except (TypeError, orjson.JSONEncodeError):  # a huge int, a lone surrogate: dump it exactly
+        pass
+    size = len(json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    return size if size > limit else None
+
+
+@final
+class _RequestSdk:
+    """What :meth:`FusionClient._request` uses of anyio, pydantic and the SDK, imported once."""
+
+    __slots__ = (
+        "CONNECTION_CLOSED",
+        "MCPError",
+        "REQUEST_TIMEOUT",
+        "ValidationError",
+        "anyio",
+        "result_model",
+    )
+
+    def __init__(self) -> None:
+        import anyio  # noqa: PLC0415 - only the connected path needs it
+        from mcp.shared.exceptions import MCPError  # noqa: PLC0415
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT  # noqa: PLC0415
+        from pydantic import RootModel, ValidationError  # noqa: PLC0415
+
+        self.anyio: ModuleType = anyio
+        self.MCPError: type[MCPError] = MCPError
+        self.CONNECTION_CLOSED: int = CONNECTION_CLOSED
+        self.REQUEST_TIMEOUT: int = REQUEST_TIMEOUT
+        self.ValidationError: type[ValidationError] = ValidationError
+        self.result_model: type[RootModel[dict[str, Any]]] = RootModel[dict[str, Any]]
+
+
+@cache
+def _request_sdk() -> _RequestSdk:
+    # Six imports and a generic model's parametrisation per request were a
+    # tenth of an in-memory call: resolved once.
+    return _RequestSdk()
 
 
 def _describe(name: str, arguments: Mapping[str, Any] | None) -> str:
@@ -544,7 +603,9 @@ class FusionClient:
                 name=name, arguments=dict(arguments) if arguments is not None else None
             )
         )
-        result = await self._request(request, _describe(name, arguments))
+        # Named lazily: only an error message needs the call's description (a
+        # JSON dump of the arguments was a twentieth of an in-memory call).
+        result = await self._request(request, lambda: _describe(name, arguments))
         if result.get("resultType", "complete") != "complete" or not isinstance(
             result.get("content"), list
         ):
@@ -594,40 +655,38 @@ class FusionClient:
 
         return CallToolResult.model_validate(await self.call(name, arguments), by_name=False)
 
-    async def _request(self, request: Any, call: str) -> dict[str, Any]:
+    async def _request(self, request: Any, named: str | Callable[[], str]) -> dict[str, Any]:
         """Send one request; return its result dict as received (after protocol checks).
 
-        ``call`` names the request in the error raised when it goes over a limit.
+        ``named`` names the request (or gives its name) in the error raised
+        when it goes over a limit.
         """
-        import anyio  # noqa: PLC0415 - only the connected path needs it
-        from mcp.shared.exceptions import MCPError  # noqa: PLC0415
-        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT  # noqa: PLC0415
-        from pydantic import RootModel, ValidationError  # noqa: PLC0415
-
+        sdk = _request_sdk()
+        call = named if isinstance(named, str) else None
         session = self._connected.session
         try:
             # Our own deadline as well as the SDK's read timeout: it covers the
             # whole request, whatever the protocol version does in rounds.
-            with anyio.fail_after(self._timeout):
+            with sdk.anyio.fail_after(self._timeout):
                 # A root model of a plain dict: the SDK checks the result against
                 # the protocol version's schema, then hands the JSON over unmodelled.
-                sent = session.send_request(request, RootModel[dict[str, Any]])
+                sent = session.send_request(request, sdk.result_model)
                 # In memory no message is parsed, so none can fail to be: no race.
                 raw = await (sent if self._in_memory else self._faults.race(sent))
         except TimeoutError:
-            raise self._timed_out(call) from None
-        except ValidationError as exc:  # a result the SDK's protocol models refuse
+            raise self._timed_out(call or _named(named)) from None
+        except sdk.ValidationError as exc:  # a result the SDK's protocol models refuse
             method = getattr(request, "method", "the request")
             msg = f"{self._label!r} answered {method} with a result the MCP SDK refuses: "
             raise ServerResultError(msg + one_line(exc), result={}) from None
-        except MCPError as exc:
+        except sdk.MCPError as exc:
             over, received = self._overflow_in(exc)
             if over:
-                raise self._too_large(call, received) from exc
-            if exc.code == REQUEST_TIMEOUT:
-                raise self._timed_out(call) from exc
-            if exc.code == CONNECTION_CLOSED:
-                raise self._closed(call) from exc
+                raise self._too_large(call or _named(named), received) from exc
+            if exc.code == sdk.REQUEST_TIMEOUT:
+                raise self._timed_out(call or _named(named)) from exc
+            if exc.code == sdk.CONNECTION_CLOSED:
+                raise self._closed(call or _named(named)) from exc
             _shown_safely(exc)
             raise
         except Exception as exc:
@@ -636,7 +695,7 @@ class FusionClient:
             # every caller knows, naming the call.
             if not connection_lost(exc):
                 raise
-            raise self._closed(call) from exc
+            raise self._closed(call or _named(named)) from exc
         if raw is None:
             method = getattr(request, "method", "the request")
             msg = (
@@ -645,9 +704,9 @@ class FusionClient:
             )
             raise ServerResultError(msg, result={})
         if self._max_bytes is not None:
-            size = len(json.dumps(raw.root, ensure_ascii=False).encode("utf-8", "surrogatepass"))
-            if size > self._max_bytes:
-                raise self._too_large(call, size)
+            size = _json_size_over(raw.root, self._max_bytes)
+            if size is not None:
+                raise self._too_large(call or _named(named), size)
         return raw.root
 
     def _overflow_in(self, error: Exception) -> tuple[bool, int | None]:

@@ -22,20 +22,14 @@ import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, final
-
-if TYPE_CHECKING:
-    from pydantic import ValidationError
-
-    from fusion_core._write._response import ToolResponse
+from typing import Any, Final, final
 
 __all__ = [
     "FRAMEWORKS",
     "ServerSource",
-    "fusion_answer",
+    "runner_of",
     "server_kind",
     "source_of",
-    "validation_answer",
 ]
 
 FRAMEWORKS: Final = {
@@ -44,6 +38,22 @@ FRAMEWORKS: Final = {
     "Server": ("mcp.server.lowlevel", "Server"),
 }
 """The server classes driven in process, by name: (module, class)."""
+
+_RUNNERS: Final = {
+    "MCPServer": "{server}.run() (stdio; .run('streamable-http') for HTTP)",
+    "FastMCP": "{server}.run() (stdio; .run(transport='http') for HTTP)",
+    "Server": (
+        "{server}.run(read, write, {server}.create_initialization_options()) inside "
+        "mcp.server.stdio.stdio_server()"
+    ),
+}
+
+
+def runner_of(kind: str, server: str) -> str:
+    """How a ``kind`` server named ``server`` (``mcp``, a factory's ``make_server()``) runs."""
+    if server.endswith("()"):  # a factory: build one server, then run it
+        return f"server = {server}; " + _RUNNERS[kind].format(server="server")
+    return _RUNNERS[kind].format(server=server)
 
 
 def server_kind(obj: object) -> str | None:
@@ -135,31 +145,3 @@ def source_of(obj: object, label: str) -> ServerSource | None:
     if kind is None:
         return None
     return ServerSource(obj, kind, f"{label}()", [product])
-
-
-def fusion_answer(value: object) -> ToolResponse | None:
-    """The Fusion response a framework's tool returned, built; ``None`` for anything else.
-
-    A ``ToolResponse`` as is, a builder (``response(...)``, ``Presenter.make(...)``)
-    built. The integrations hand it to the framework as its own result type,
-    so its blocks reach the client unchanged.
-    """
-    from fusion_core._write._builder import ResponseBuilder  # noqa: PLC0415 - with the integration
-    from fusion_core._write._response import ToolResponse  # noqa: PLC0415
-
-    if isinstance(value, ToolResponse):
-        return value
-    if isinstance(value, ResponseBuilder):
-        return value.build()
-    return None
-
-
-def validation_answer(tool: str, error: ValidationError) -> ToolResponse:
-    """The ``<validation_error>`` envelope of a framework's argument validation.
-
-    The one a ``FusionApp`` writes (``action`` is the tool's name), with the
-    field names and pydantic's messages, never the values sent.
-    """
-    from fusion_core._tools._pipeline import field_problems, validation_error  # noqa: PLC0415
-
-    return validation_error(tool, field_problems(error, values=False))

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from fusion_core._errors import AppLoadError
-from fusion_core._mcp._frameworks import ServerSource, source_of
+from fusion_core._mcp._frameworks import ServerSource, runner_of, source_of
 from fusion_core._tools._pipeline import RETRY_HINT
 from fusion_core._write._one_call import tool_error
 
@@ -334,9 +334,9 @@ def load_app(spec: str) -> ToolApp:
     target = load_target(spec)
     if isinstance(target, ServerSource):
         msg = (
-            f"app spec {spec!r} names a {target.kind}, which serves itself: run it with its "
-            "own runner (mcp.run()); `fusion list|call|check` and the pytest plugin drive "
-            "it in process"
+            f"app spec {spec!r} names a server on {target.kind}, which serves itself: run "
+            f"it with its own runner, {runner_of(target.kind, target.label)}, in its module; "
+            "`fusion list|call|check` and the pytest plugin drive it in process"
         )
         raise AppLoadError(msg, spec=spec)
     return target

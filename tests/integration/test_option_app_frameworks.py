@@ -238,3 +238,54 @@ def test_call(fusion_call, tool):
         ],
         consecutive=False,
     )
+
+
+CONTEXT_TESTS = """
+def test_open(fusion_call):
+    fusion_call("open_ticket", title="printer")
+"""
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        pytest.param(
+            "def pytest_fusion_context(app, request):\n    return {'user': 'ann'}\n", id="hook"
+        ),
+        pytest.param(
+            "import pytest\n\n@pytest.fixture\ndef fusion_context():\n    return {'user': 'ann'}\n",
+            id="fixture",
+        ),
+    ],
+)
+def test_a_fusion_context_for_a_framework_server_fails_saying_why(
+    helpdesk: pytest.Pytester, how: str
+) -> None:
+    """A context the framework's tools would never see fails the test naming what to do.
+
+    (It was dropped without a word: the tools ran with the framework's own context.)
+    """
+    helpdesk.makeconftest(how)
+    helpdesk.makepyfile(test_user=CONTEXT_TESTS)
+    result = helpdesk.runpytest("--fusion-app=helpdesk:make_server", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*the fusion_context (dict) cannot reach make_server(), a server on *own context*factory*"]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_context_arguments_for_a_framework_server_name_the_framework(
+    helpdesk: pytest.Pytester,
+) -> None:
+    """``context=`` names the framework and the ways to give the server state, not "inproc"."""
+    helpdesk.makepyfile(
+        test_user="""
+def test_open(fusion_call):
+    fusion_call("open_ticket", context={"user": "ann"}, title="printer")
+"""
+    )
+    result = helpdesk.runpytest("--fusion-app=helpdesk:mcp", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*context= cannot reach mcp, a server on *own context*factory*"])
+    assert "over inproc" not in result.stdout.str()

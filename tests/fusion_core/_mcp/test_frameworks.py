@@ -82,11 +82,18 @@ def test_a_spec_naming_a_factory_gives_fresh_servers(
 def test_load_app_says_a_framework_server_is_not_served_by_fusion(
     kind: str, helpdesk: tuple[ModuleType, Path]
 ) -> None:
-    """``load_app`` (``fusion serve``) names the server's class and where it is driven instead."""
+    """``load_app`` (``fusion serve``) names the server's class, its runner, where it is driven."""
     module, _ = helpdesk
-    with pytest.raises(AppLoadError, match=f"names a {kind}, which serves itself") as caught:
+    with pytest.raises(
+        AppLoadError, match=f"names a server on {kind}, which serves itself"
+    ) as caught:
         load_app(f"{module.__name__}:mcp")
     assert "fusion list|call|check" in str(caught.value)
+    runner = {"MCPServer": "mcp.run()", "FastMCP": "mcp.run()", "Server": "mcp.run(read, write, "}
+    assert runner[kind] in str(caught.value)
+    with pytest.raises(AppLoadError, match=r"server = make_server\(\); server\.run\(") as factory:
+        load_app(f"{module.__name__}:make_server")
+    assert "mcp.run()" not in str(factory.value)  # the runner named is the factory's product's
 
 
 def _not_a_server() -> object:

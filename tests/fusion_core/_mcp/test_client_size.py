@@ -1,0 +1,32 @@
+"""The size limit of an answer read in memory: ``json.dumps``'s size, with a cheap bound first."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from fusion_core._mcp._client import _json_size_over
+
+
+def _exact(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+
+
+CASES = [
+    pytest.param({"content": [{"type": "text", "text": "x" * 50}]}, id="text"),
+    pytest.param({"a": [1, 2, 3], "b": {"c": None, "d": True}}, id="separators"),
+    pytest.param({"f": [1e16, 1e-07, float("-inf"), float("nan")] * 5}, id="floats"),
+    pytest.param({"n": 10**30}, id="a huge int orjson refuses"),
+    pytest.param({"s": "\ud800 lone surrogate"}, id="a lone surrogate orjson refuses"),
+    pytest.param({"é": "ünïcödé ✓ 🎉"}, id="non-ascii"),
+]
+
+
+@pytest.mark.parametrize("value", CASES)
+def test_the_size_is_json_dumps_size_at_every_limit(value: Any) -> None:
+    """Over the limit: ``json.dumps``'s exact UTF-8 size; at or under it: ``None``."""
+    size = _exact(value)
+    for limit in range(3 * size + 8):
+        assert _json_size_over(value, limit) == (size if size > limit else None), limit

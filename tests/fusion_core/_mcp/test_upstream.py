@@ -1,0 +1,67 @@
+"""The framework internals the ``use_fusion`` integrations rely on are still there.
+
+``fusion_core._mcp._upstream_mcpserver`` and ``_upstream_fastmcp`` hold every
+reach past the public API of the ``mcp`` SDK's ``MCPServer`` and of FastMCP,
+each checked against one version. When an upgrade changes that shape, these
+tests name what went missing, before any wire test fails in a stranger way.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from types import ModuleType
+
+import pytest
+from fastmcp.tools.base import Tool
+from mcp.server.mcpserver import MCPServer
+
+from fusion_core._mcp import _upstream_fastmcp, _upstream_mcpserver
+
+UPSTREAMS = [
+    pytest.param(_upstream_mcpserver, "mcp", id="mcpserver"),
+    pytest.param(_upstream_fastmcp, "fastmcp", id="fastmcp"),
+]
+
+
+@pytest.mark.parametrize(("module", "distribution"), UPSTREAMS)
+def test_the_shape_relied_on_is_there(module: ModuleType, distribution: str) -> None:
+    """Every private attribute and signature the integration uses exists as it expects."""
+    assert module.shape_problems() == [], (
+        f"{distribution} {importlib.metadata.version(distribution)} changed what "
+        f"{module.__name__} relies on (checked against {module.CHECKED_AGAINST})"
+    )
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+@pytest.mark.parametrize(("module", "distribution"), UPSTREAMS)
+def test_the_checked_version_is_the_installed_one(module: ModuleType, distribution: str) -> None:
+    """The module names the version it was checked against, in the series the dev extra pins."""
+    name, checked = module.CHECKED_AGAINST.split(" ")
+    assert name == distribution
+    assert _minor(checked) == _minor(importlib.metadata.version(distribution))
+    assert module.CHECKED_AGAINST in (module.__doc__ or "")
+
+
+def test_a_missing_private_attribute_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shape change is reported by name (here: the tool manager renamed away)."""
+    original = MCPServer.__init__
+
+    def without_manager(self: MCPServer, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        del self._tool_manager
+
+    monkeypatch.setattr(MCPServer, "__init__", without_manager)
+    assert _upstream_mcpserver.shape_problems() == ["MCPServer._tool_manager.get_tool"]
+
+
+def test_a_changed_fastmcp_signature_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FastMCP method whose signature moved is reported by name."""
+
+    def convert_result(self: Tool, raw: object, extra: object = None) -> object:
+        return raw
+
+    monkeypatch.setattr(Tool, "convert_result", convert_result)
+    assert _upstream_fastmcp.shape_problems() == ["Tool.convert_result(raw_value)"]
