@@ -1,6 +1,17 @@
-"""Cost of the gate's per-result review under ``--fusion``, against ``check()`` alone.
+"""Cost of the gate: the bundled example under ``--fusion``, and its per-result review.
 
-Every checked result is read once by ``check(wire, strict=True)`` (the strict
+**The gate's ratio** (issue 28, goal <= 3x): ``pytest --fusion`` over the
+bundled example's suite (``examples/billing/tests``, as ``./dev demo`` runs
+it: its 41 tests plus 12 contract tests) against the same suite without
+``--fusion``. Both run as ``python -m pytest -p no:cacheprovider -q`` in a
+subprocess, interleaved round by round; the figure is the CPU time of the
+run from the start of ``pytest_configure`` to the terminal summary (read in
+the child by a small plugin, ``gatecpu``): pytest's time plus the plugin's
+configure step, where the report's tokenizer used to load, and blind to
+what the other processes of a shared machine do meanwhile. pytest's own "in
+X.XXs" is printed too. Every run must pass.
+
+**The review steps.** Every checked result is read once by ``check(wire, strict=True)`` (the strict
 rules ride along with the default ones), then scanned for forbidden fields
 and canaries and its suggestions checked against ``tools/list``. This prints,
 for results of 10, 100 and 1,000 invoice rows, the time of each step as a
@@ -11,20 +22,103 @@ Run: ``.venv/bin/python benchmarks/bench_gate.py [--rounds N]``.
 
 from __future__ import annotations
 
-from _harness import compare, header, options, report
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from _harness import compare, header, options, ratios_of, report
 from _rows import invoice_rows
 
 from fusion_core import check, response, ui, view_of
 from pytest_mcpfusion import FusionResult
 from pytest_mcpfusion._contract._forbidden import Forbidden, unknown_references
 
+TARGET = 3.0
+ROOT = Path(__file__).resolve().parents[1]
+SUITE = ("examples/billing/tests",)
+GATE = ("--fusion", "--fusion-app=examples.billing.app:app")
+SUMMARY = re.compile(r"^(?P<passed>\d+) passed.* in (?P<seconds>[\d.]+)s", re.MULTILINE)
+RUN_CPU = re.compile(r"^gate cpu (?P<seconds>[\d.]+)s$", re.MULTILINE)
+# Loaded with -p in both runs: CPU time from the first configure hook to the summary.
+RUN_CPU_PLUGIN = textwrap.dedent(
+    """
+    import time
+
+    import pytest
+
+    _START = []
+
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(config):
+        _START.append(time.process_time())
+
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(terminalreporter):
+        terminalreporter.write_line(f"gate cpu {time.process_time() - _START[0]:.4f}s")
+    """
+)
+IGNORED_VARIABLES = frozenset({"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "CI"})
+
 DEFINITIONS = [{"name": "billing", "inputSchema": {"type": "object"}}]
 FORBIDDEN = Forbidden.of(["password", "internal_margin", "stripe_customer_secret"], ["CANARY-7f"])
+
+
+def run_suite(plugin_dir: Path, *extra: str) -> tuple[float, float]:
+    """One run of the example's suite: (CPU seconds, pytest's seconds); every test must pass."""
+    environment = {key: value for key, value in os.environ.items() if key not in IGNORED_VARIABLES}
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(plugin_dir), str(ROOT), *filter(None, [environment.get("PYTHONPATH")])]
+    )
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "gatecpu", "-q"]
+    completed = subprocess.run(  # noqa: PLW1510 - the return code is checked below
+        [*command, *extra, *SUITE], cwd=ROOT, env=environment, capture_output=True, text=True
+    )
+    summary = SUMMARY.search(completed.stdout)
+    cpu = RUN_CPU.search(completed.stdout)
+    if completed.returncode != 0 or summary is None or cpu is None:
+        tail = "\n".join((completed.stdout + completed.stderr).splitlines()[-20:])
+        msg = f"`pytest {' '.join(extra)}` over {SUITE[0]} failed:\n{tail}"
+        raise RuntimeError(msg)
+    return float(cpu["seconds"]), float(summary["seconds"])
+
+
+def gate_ratio(rounds: int) -> None:
+    """The example's suite with --fusion / without it, interleaved; one warm-up run each."""
+    header("bench_gate: pytest --fusion over the bundled example / the same suite without it")
+    runs = {"pytest --fusion": GATE, "pytest": ()}
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
+    pytest_time: dict[str, list[float]] = {name: [] for name in runs}
+    with tempfile.TemporaryDirectory(prefix="bench_gate_") as directory:
+        plugin_dir = Path(directory)
+        (plugin_dir / "gatecpu.py").write_text(RUN_CPU_PLUGIN)
+        for extra in runs.values():
+            run_suite(plugin_dir, *extra)  # warm-up: bytecode caches, snapshot files
+        for round_ in range(rounds):
+            names = list(runs) if round_ % 2 == 0 else list(reversed(runs))
+            for name in names:
+                seconds, reported = run_suite(plugin_dir, *runs[name])
+                cpu[name].append(seconds)
+                pytest_time[name].append(reported)
+    for label, series in (("CPU time", cpu), ("pytest time", pytest_time)):
+        ratio = ratios_of("pytest", series)["pytest --fusion"]
+        target = TARGET if label == "CPU time" else None
+        print(
+            f"  {label}: --fusion {min(series['pytest --fusion']):.2f}s, "
+            f"without {min(series['pytest']):.2f}s (fastest runs)"
+        )
+        report("gate", f"billing example, {label}", ratio, candidate="--fusion", target=target)
 
 
 def main() -> None:
     """Print (and record) the ratios."""
     args = options(__doc__, rounds=9)
+    gate_ratio(max(3, args.rounds // 2))
     header("bench_gate: the --fusion review steps / check(wire)")
     for count in (10, 100, 1000):
         built = (

@@ -16,6 +16,7 @@ rule per draw (:func:`violations`), it has no counterpart for.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -391,8 +392,9 @@ def violations(
     return out
 
 
+@functools.cache
 def _any_json() -> SearchStrategy[Any]:
-    """Any JSON value (where a schema accepts anything)."""
+    """Any JSON value (where a schema accepts anything): one strategy, built once."""
     from pytest_mcpfusion.strategies import json_values  # noqa: PLC0415 - strategies imports this module
 
     return json_values()

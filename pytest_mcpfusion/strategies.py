@@ -45,8 +45,9 @@ left out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Final, TypeVar
 
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
@@ -137,14 +138,54 @@ def _not_null(prop: Mapping[str, Any]) -> dict[str, Any]:
     return {**kept[0], **rest}
 
 
+_T = TypeVar("_T")
+_BUILT: Final[dict[tuple[str, str | None, bool], SearchStrategy[Any] | ValueError]] = {}
+_BUILT_MAX: Final = 512  # strategies kept (one per action and kind of a tools/list)
+
+
+def _once(key: tuple[str, str | None, bool], build: Callable[[], SearchStrategy[_T]]) -> Any:
+    """``build()``, once per key (its ``ValueError`` too).
+
+    Hypothesis works out a strategy's checks and labels on its first draw
+    and keeps them on the object, so every test of one schema shares it.
+    """
+    found = _BUILT.get(key)
+    if found is None:
+        try:
+            found = build()
+        except ValueError as exc:  # a schema nothing can be drawn from: the same error again
+            found = exc
+        if len(_BUILT) >= _BUILT_MAX:
+            _BUILT.pop(next(iter(_BUILT)))
+        _BUILT[key] = found
+    if isinstance(found, ValueError):
+        raise ValueError(*found.args)
+    return found
+
+
 def action_arguments(
     definition: Mapping[str, Any], action: str | None, *, valid: bool = True
 ) -> SearchStrategy[dict[str, Any]]:
     """One action's own arguments (no discriminator, no ``_select``), valid or not.
 
     ``action=None`` (a tool without actions) draws from the whole input schema.
-    Raises ``ValueError`` when ``valid=False`` and nothing can be refused.
+    Raises ``ValueError`` when ``valid=False`` and nothing can be refused. Built
+    once per definition, action and kind (the contract tests ask again for
+    every run of the same ``tools/list``).
     """
+    try:
+        text = json.dumps(definition, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):  # not JSON (a hand-made definition): built each time
+        return _action_arguments(definition, action, valid=valid)
+    built: SearchStrategy[dict[str, Any]] = _once(
+        (text, action, valid), lambda: _action_arguments(definition, action, valid=valid)
+    )
+    return built
+
+
+def _action_arguments(
+    definition: Mapping[str, Any], action: str | None, *, valid: bool
+) -> SearchStrategy[dict[str, Any]]:
     field = discriminator_of(definition)
     if field is None or action is None:
         schema: Mapping[str, Any] = definition.get("inputSchema") or {"type": "object"}

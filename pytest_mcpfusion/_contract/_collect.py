@@ -31,6 +31,7 @@ from fusion_core._tools._definitions import (
 from pytest_mcpfusion._contract._answers import level_problems, protocol_refusal
 from pytest_mcpfusion._contract._examples import action_examples, prime_first, reuse_ids
 from pytest_mcpfusion._contract._failure import ContractFailure, describe
+from pytest_mcpfusion._contract._search import ShrinkBudget, search_settings
 from pytest_mcpfusion._contract._verdicts import gate_of
 from pytest_mcpfusion._contract._writes import safe_refusal
 from pytest_mcpfusion._report._summary import NEVER_OK_ADVICE
@@ -271,7 +272,7 @@ class FusionContractItem(pytest.Item):
         # hypothesis loads only when contract tests run: plain runs stay fast,
         # and a suite without hypothesis installed loses only these tests.
         _require_hypothesis()
-        from hypothesis import HealthCheck, Verbosity, given, seed, settings  # noqa: PLC0415
+        from hypothesis import given, seed, settings  # noqa: PLC0415
         from hypothesis import strategies as st  # noqa: PLC0415
 
         from pytest_mcpfusion import strategies  # noqa: PLC0415
@@ -293,8 +294,10 @@ class FusionContractItem(pytest.Item):
         label = tool if self.action is None else f"{tool}.{self.action}"
         ok_before = fusion.report.outcome_count(label, "ok")
         ids = gate.ids.snapshot() if self.valid else {}  # fixed for the whole test
+        budget = ShrinkBudget(_Stop)  # the first failure ends the search, after a bounded shrink
 
         def send(arguments: dict[str, Any], chosen: list[str] | None) -> None:
+            budget.spend()
             call = dict(arguments)
             if self.action is not None:
                 call[discriminator_of(self.definition) or DEFAULT_DISCRIMINATOR] = self.action
@@ -306,18 +309,12 @@ class FusionContractItem(pytest.Item):
             result = fusion.finish(tool, self.action, call, *answered, checked=False)
             problems = self._verdict(result, chosen)
             if problems:
-                raise ContractFailure(tool, self.action, call, problems, result)
+                raise budget.failed(ContractFailure(tool, self.action, call, problems, result))
 
         accepts = _parameter_check(self.definition)
 
-        # Quiet: the failure is described by repr_failure, with the seed to replay it.
         @seed(self.seed)
-        @settings(
-            max_examples=examples,
-            deadline=None,
-            verbosity=Verbosity.quiet,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-        )
+        @settings(**search_settings(examples))
         @given(arguments=args, chosen=select, data=st.data())
         def run(arguments: dict[str, Any], chosen: list[str] | None, data: st.DataObject) -> None:
             send(reuse_ids(arguments, ids, data.draw, accepts) if ids else arguments, chosen)

@@ -28,7 +28,15 @@ if TYPE_CHECKING:
 
     from pytest_mcpfusion._result import FusionResult
 
-__all__ = ["IdPool", "action_examples", "candidates", "is_id_like", "prime_first", "reuse_ids"]
+__all__ = [
+    "IdPool",
+    "IdSnapshot",
+    "action_examples",
+    "candidates",
+    "is_id_like",
+    "prime_first",
+    "reuse_ids",
+]
 
 _ID_LIKE: Final = re.compile(
     r"^(?:id|ID|uuid|slug)$|_(?:id|ID|uuid|key)$|[a-z0-9](?:Id|ID|Uuid|Key)$"
@@ -116,9 +124,36 @@ class IdPool:
             for item in value[:_PER_NAME]:
                 self._walk(item, depth + 1)
 
-    def snapshot(self) -> dict[str, tuple[Any, ...]]:
+    def snapshot(self) -> IdSnapshot:
         """The pool as it is now (a contract test draws from one fixed snapshot)."""
-        return {name: tuple(values) for name, values in self._values.items()}
+        return IdSnapshot({name: tuple(values) for name, values in self._values.items()})
+
+
+class IdSnapshot(dict[str, tuple[Any, ...]]):
+    """One fixed snapshot of the pool, which remembers what each argument may draw.
+
+    A contract test draws from one snapshot for all its examples, so the ids
+    an argument may take (of its JSON type, that its schema accepts) are
+    worked out once per argument and type, not once per example.
+    """
+
+    __slots__ = ("_choices",)
+
+    def __init__(self, values: Mapping[str, tuple[Any, ...]]) -> None:
+        super().__init__(values)
+        self._choices: dict[tuple[str, str | None], tuple[object, SearchStrategy[Any] | None]] = {}
+
+    def choices(
+        self, name: str, like: Any, accepts: Callable[[str, Any], bool]
+    ) -> SearchStrategy[Any] | None:
+        """What ``reuse_ids`` draws for argument ``name`` valued like ``like``; ``None``: no id."""
+        key = (name, _kind(like))
+        cached = self._choices.get(key)
+        if cached is not None and cached[0] is accepts:
+            return cached[1]
+        strategy = _choices(self, name, like, accepts)
+        self._choices[key] = (accepts, strategy)
+        return strategy
 
 
 def candidates(snapshot: Mapping[str, tuple[Any, ...]], name: str, like: Any) -> list[Any]:
@@ -165,13 +200,29 @@ def reuse_ids(
     ``client_id`` pattern refuses an invoice id) can replace a value, so a
     valid call stays valid.
     """
-    from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis loads lazily
-
     out = dict(arguments)
     for name, value in arguments.items():
-        found = [seen for seen in candidates(snapshot, name, value) if accepts(name, seen)]
-        if found:
-            choice = draw(st.sampled_from([*found, _KEEP]))
+        if not is_id_like(name):
+            continue
+        if isinstance(snapshot, IdSnapshot):
+            strategy = snapshot.choices(name, value, accepts)
+        else:
+            strategy = _choices(snapshot, name, value, accepts)
+        if strategy is not None:
+            choice = draw(strategy)
             if choice is not _KEEP:
                 out[name] = choice
     return out
+
+
+def _choices(
+    snapshot: Mapping[str, tuple[Any, ...]],
+    name: str,
+    like: Any,
+    accepts: Callable[[str, Any], bool],
+) -> SearchStrategy[Any] | None:
+    """The ids ``name`` may take, and keeping its value, as one strategy; ``None``: no id."""
+    from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis loads lazily
+
+    found = [seen for seen in candidates(snapshot, name, like) if accepts(name, seen)]
+    return st.sampled_from([*found, _KEEP]) if found else None

