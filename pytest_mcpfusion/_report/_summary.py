@@ -2,8 +2,9 @@
 
 Each worker (or the single process) records every result: per action, the
 calls by outcome (``ok``, ``error``, ``validation``), the blocks, bytes and
-tokens by block kind, the contract violations and the warnings (ambiguous
-layouts in the default mode, success paths never reached). Under xdist the
+tokens by block kind, the contract violations and the warnings (unknown
+elements and bare errors in the default mode, success paths never reached;
+calls to unknown actions are counted apart, never as unreached successes). Under xdist the
 workers send their ``WireReport`` as plain data (:meth:`WireReport.to_data`)
 to the controller, which merges them and prints one report.
 :meth:`WireReport.document` is the JSON document ``--fusion-report`` writes
@@ -151,7 +152,7 @@ class WireReport:
         _add(self.problems.setdefault(_name(tool, action), Counter()), messages)
 
     def add_warnings(self, tool: str, action: str | None, messages: list[str]) -> None:
-        """Record findings that do not fail the test (ambiguities in the default mode)."""
+        """Record findings that do not fail the test (strict-reading ones in the default mode)."""
         _add(self.notes.setdefault(_name(tool, action), Counter()), messages)
 
     def add_not_run(self, name: str, test: str, reason: str) -> None:
@@ -240,11 +241,24 @@ class WireReport:
         )
 
     def warnings_of(self, name: str) -> Counter[str]:
-        """An action's warnings, including a success path never reached."""
+        """An action's warnings, including a success path never reached.
+
+        A name ``tools/list`` does not have is an unknown action (its calls
+        are refused, as a test of the refusal wants): it has no success path.
+        """
         found = Counter(self.notes.get(name, Counter()))
-        if self.calls[name] and not self.outcomes.get(name, Counter())["ok"]:
+        known = not self.known_actions or name in self.known_actions
+        if known and self.calls[name] and not self.outcomes.get(name, Counter())["ok"]:
             found[_NEVER_OK] += 1
         return found
+
+    def unknown_calls(self) -> Counter[str]:
+        """Calls to tools or actions ``tools/list`` does not have, by name."""
+        if not self.known_actions:
+            return Counter()
+        return Counter(
+            {name: count for name, count in self.calls.items() if name not in self.known_actions}
+        )
 
     def document(self) -> dict[str, Any]:
         """The report as the JSON document of ``--fusion-report`` (see docs/report.md)."""
@@ -322,10 +336,12 @@ class WireReport:
         missing = sorted(known - set(exercised))
         if missing:
             out.append("  never called: " + ", ".join(missing))
-        unknown = sum(count for name, count in self.calls.items() if name not in known)
+        unknown = self.unknown_calls()
         if unknown:
-            calls = _count(unknown, "call").strip()
-            out.append(f"  + {calls} to unknown tools or actions (refused)")
+            calls = _count(sum(unknown.values()), "call").strip()
+            names = ", ".join(sorted(unknown)[:_SHOWN])
+            more = f" and {len(unknown) - _SHOWN} more" if len(unknown) > _SHOWN else ""
+            out.extend(_wrapped(f"  + {calls} to unknown tools or actions (refused): {names}{more}"))
         out.append(f"blocks: {sum(self.blocks.values())}, {sum(self.block_bytes.values()):,} bytes")
         for kind in sorted(self.blocks):
             line = f"  {kind:<22} {self.blocks[kind]:>6} blocks {self.block_bytes[kind]:>12,} bytes"
