@@ -235,8 +235,11 @@ def _snapshot_extension(config: pytest.Config) -> type[FusionWireExtension]:
     if extension is None:
         from pytest_mcpfusion._snapshots._extension import FusionWireExtension  # noqa: PLC0415 - syrupy loads on first use
 
+        verbosity = config.get_verbosity(pytest.Config.VERBOSITY_ASSERTIONS)
         extension = config.stash[SNAPSHOT_EXTENSION_KEY] = type(
-            "FusionWireSnapshot", (FusionWireExtension,), {"hook": config.hook, "_sites": {}}
+            "FusionWireSnapshot",
+            (FusionWireExtension,),
+            {"hook": config.hook, "_sites": {}, "verbosity": verbosity},
         )
     return extension
 

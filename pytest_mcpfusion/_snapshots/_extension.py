@@ -25,7 +25,7 @@ from syrupy.data import (
 from syrupy.extensions.base import AbstractSyrupyExtension
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from fusion_core._snapshot._changes import diff_snapshots
+from fusion_core._snapshot._changes import explain_snapshots
 from fusion_core._snapshot._format import block_kinds, dump_snapshot
 from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._snapshots._atomic import write_atomically
@@ -73,6 +73,7 @@ class FusionWireExtension(SingleFileSnapshotExtension):
     file_extension = "wire"
     _write_mode = WriteMode.BINARY
     hook: ClassVar[pluggy.HookRelay | None] = None
+    verbosity: ClassVar[int] = 0  # pytest's assertion verbosity (the plugin sets it)
     _cache: ClassVar[_Names]
     # Which snapshot folders belong to which test folders (see matches_test_location):
     # a dict only in the plugin's per-session class, since the file system may change
@@ -267,11 +268,16 @@ class FusionWireExtension(SingleFileSnapshotExtension):
     def diff_lines(
         self, serialized_data: SerializedData, snapshot_data: SerializedData
     ) -> Iterator[str]:
-        """A unified diff per differing block, naming the block's kind."""
+        """Every differing block named on the first line, then each block's changed lines.
+
+        ``fusion_core``'s one explanation of a snapshot change (the inline
+        snapshots print the same): within pytest's default verbosity the
+        first line names every changed block with its kind; ``-vv`` shows
+        the whole unified diff of each.
+        """
         actual = _text_of(serialized_data)
         expected = _text_of(snapshot_data)
-        for line in diff_snapshots(expected, actual):
-            yield line.rstrip("\n")
+        yield from explain_snapshots(expected, actual, verbose=self.verbosity)
 
 
 FusionWireExtension._cache = _Names()
