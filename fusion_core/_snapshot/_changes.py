@@ -363,7 +363,7 @@ def explain_snapshots(
 
 
 def _changed_lines(change: BlockChange) -> list[str]:
-    """The ``-``/``+`` lines of a change; a whole element's tags left out (they say only its kind)."""
+    """The ``-``/``+`` lines of a change; an added element's tags left out (they name its kind)."""
     lines = [line.rstrip("\n") for line in change.diff if line.startswith(("-", "+"))]
     if (
         change.status != "changed"

@@ -341,7 +341,8 @@ class WireReport:
             calls = _count(sum(unknown.values()), "call").strip()
             names = ", ".join(sorted(unknown)[:_SHOWN])
             more = f" and {len(unknown) - _SHOWN} more" if len(unknown) > _SHOWN else ""
-            out.extend(_wrapped(f"  + {calls} to unknown tools or actions (refused): {names}{more}"))
+            line = f"  + {calls} to unknown tools or actions (refused): {names}{more}"
+            out.extend(_wrapped(line))
         out.append(f"blocks: {sum(self.blocks.values())}, {sum(self.block_bytes.values()):,} bytes")
         for kind in sorted(self.blocks):
             line = f"  {kind:<22} {self.blocks[kind]:>6} blocks {self.block_bytes[kind]:>12,} bytes"
