@@ -30,7 +30,13 @@ from fusion_core._tools._definitions import (
 )
 from pytest_mcpfusion._contract._answers import level_problems, protocol_refusal
 from pytest_mcpfusion._contract._examples import action_examples, prime_first, reuse_ids
-from pytest_mcpfusion._contract._failure import ContractFailure, describe
+from pytest_mcpfusion._contract._failure import (
+    ContractFailure,
+    call_line,
+    describe,
+    received_kinds,
+    rules_of,
+)
 from pytest_mcpfusion._contract._verdicts import gate_of
 from pytest_mcpfusion._contract._writes import safe_refusal
 from pytest_mcpfusion._report._summary import NEVER_OK_ADVICE
@@ -253,18 +259,37 @@ class FusionContractItem(pytest.Item):
             raise
 
     def _record_failure(self, exc: BaseException) -> None:
-        """The violations of the failures this test ends with (each counted once)."""
+        """The violations of the failures this test ends with (each counted once).
+
+        The report also names the test: its node id, the rules broken, the
+        calls that broke them, the blocks received and the command that runs
+        it again.
+        """
         tool = self.definition["name"]
         messages: list[str] = []
+        calls: list[str] = []
+        kinds: list[str] = []
         for leaf in leaves(exc):
             if isinstance(leaf, ContractFailure):
                 messages.extend(leaf.problems)
+                calls.append(call_line(leaf))
+                kinds.extend(received_kinds(leaf))
             elif isinstance(leaf, KeyboardInterrupt | SystemExit | GeneratorExit):
                 return  # the run is ending, not this test failing
             else:
                 text = str(getattr(leaf, "msg", None) or leaf).strip().splitlines()
                 messages.append(f"[{type(leaf).__name__}] {text[0] if text else ''}".strip())
-        self.fusion.report.add_violations(tool, self.action, list(dict.fromkeys(messages)))
+        messages = list(dict.fromkeys(messages))
+        report = self.fusion.report
+        report.add_violations(tool, self.action, messages)
+        report.add_failed_test(
+            self.nodeid,
+            action=f"{tool}.{self.action}" if self.action else tool,
+            rules=rules_of(messages),
+            calls=list(dict.fromkeys(calls)),
+            kinds=kinds,
+            reproduce=self.reproduce(),
+        )
 
     def _exercise(self) -> None:
         """The test's calls: examples, then generated arguments (or the one safe refusal)."""
@@ -520,17 +545,27 @@ def _item_id(parent: pytest.Collector, name: str) -> Any:
 
 
 def _fusion_options(args: Sequence[str]) -> list[str]:
-    """The ``--fusion-*`` options of the command line (with their values), as given."""
+    """The ``--fusion-*`` options of the command line (with their values), as given.
+
+    The report options are left out: a rerun must not overwrite the run's reports.
+    """
     kept: list[str] = []
-    taking = False
+    taking = dropping = False
     for arg in args:
         if taking:
-            kept.append(arg)
+            if not dropping:
+                kept.append(arg)
             taking = False
         elif arg.startswith("--fusion-"):
-            kept.append(arg)
-            taking = "=" not in arg and arg != "--fusion-strict"
+            dropping = arg.partition("=")[0] in _REPORT_OPTIONS
+            if not dropping:
+                kept.append(arg)
+            taking = "=" not in arg and arg not in _FLAGS
     return kept
+
+
+_REPORT_OPTIONS: Final = frozenset({"--fusion-report", "--fusion-report-html"})
+_FLAGS: Final = frozenset({"--fusion-strict", "--fusion-no-check-references"})  # no value
 
 
 def _seed(config: pytest.Config) -> int:
