@@ -15,6 +15,7 @@ import random
 import shlex
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -69,10 +70,13 @@ def contract_anchor(config: pytest.Config) -> Path | None:
     In order: the ini file, the rootdir's ``conftest.py``, the file of the app
     being gated (``--fusion-app=shop:app`` → ``shop.py``), the first file
     named in the server's command (``python server.py`` → ``server.py``); the
-    last two only inside the rootdir. Their node ids start with it
-    (``pytest.ini::fusion-contract::billing/get[valid]``), so pytest can
-    collect them again from an id given on the command line. ``None`` (a
-    remote server, an app outside the rootdir): the ids start with ``::``
+    last two only inside the rootdir. Then, for a remote server or one started
+    as a module (``python -m server``), the rootdir's project file
+    (``pyproject.toml``, ``setup.cfg``, ``tox.ini``, ``setup.py``), else the
+    first test file the run's arguments name or hold. Their node ids start
+    with it (``pytest.ini::fusion-contract::billing/get[valid]``), so pytest
+    can collect them again from an id given on the command line. ``None``
+    only when the run reaches no file at all: the ids then start with ``::``
     and ``-k`` selects them.
     """
     cached = config.stash.get(_ANCHOR_KEY, None)
@@ -91,7 +95,34 @@ def _find_anchor(config: pytest.Config) -> Path | None:
     app = config.getoption("fusion_app") or config.getini("fusion_app")
     server = config.getoption("fusion_server") or config.getini("fusion_server")
     candidates = _app_files(str(app), root) if app else _command_files(str(server or ""), root)
-    return next((path for path in candidates if path.is_relative_to(root)), None)
+    found = next((path for path in candidates if path.is_relative_to(root)), None)
+    if found is not None:
+        return found
+    project = next((root / name for name in _PROJECT_FILES if (root / name).is_file()), None)
+    return project or _first_test_file(config)
+
+
+# Files a project's root holds whatever its test runner: an id may start at one.
+_PROJECT_FILES: Final = ("pyproject.toml", "setup.cfg", "tox.ini", "setup.py")
+
+
+def _first_test_file(config: pytest.Config) -> Path | None:
+    """The first test module the run's arguments name, or hold (in sorted order)."""
+    patterns = [str(pattern) for pattern in config.getini("python_files")]
+    invoked = Path(config.invocation_params.dir)
+    root = Path(config.rootpath)
+    for arg in config.args:
+        path = (invoked / arg.partition("::")[0]).resolve()
+        if not path.is_relative_to(root):
+            continue
+        if path.is_file() and path.suffix == ".py":
+            return path
+        if path.is_dir():
+            for candidate in sorted(path.rglob("*.py")):
+                hidden = any(part.startswith(".") for part in candidate.relative_to(path).parts)
+                if not hidden and any(fnmatch(candidate.name, p) for p in patterns):
+                    return candidate
+    return None
 
 
 def _app_files(spec: str, root: Path) -> Iterator[Path]:

@@ -254,7 +254,8 @@ def test_a_failed_contract_test_is_named_in_terminal_json_and_html() -> None:
     page = render_html(document)
     assert '<table id="failures">' in page
     assert "pytest.ini::fusion-contract::billing/get[valid]" in page
-    assert "billing {&quot;action&quot;: &quot;get&quot;, &quot;id&quot;: &quot;&lt;x&gt;&quot;}" in page
+    escaped = "billing {&quot;action&quot;: &quot;get&quot;, &quot;id&quot;: &quot;&lt;x&gt;&quot;}"
+    assert escaped in page
     assert '<a href="#sample-data"><code>data</code></a>' in page
 
 
