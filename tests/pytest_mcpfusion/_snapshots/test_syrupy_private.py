@@ -76,7 +76,7 @@ def test_the_hooks_run_around_syrupys_comparison() -> None:
         return True
 
     original = SnapshotAssertion._assert
-    SnapshotAssertion._assert = compare  # type: ignore[method-assign,assignment]
+    SnapshotAssertion._assert = compare  # type: ignore[method-assign]
     try:
         probe = object.__new__(Probe)
         assert probe._assert("x") is True
