@@ -235,8 +235,11 @@ def _snapshot_extension(config: pytest.Config) -> type[FusionWireExtension]:
     if extension is None:
         from pytest_mcpfusion._snapshots._extension import FusionWireExtension  # noqa: PLC0415 - syrupy loads on first use
 
+        verbosity = config.get_verbosity(pytest.Config.VERBOSITY_ASSERTIONS)
         extension = config.stash[SNAPSHOT_EXTENSION_KEY] = type(
-            "FusionWireSnapshot", (FusionWireExtension,), {"hook": config.hook, "_sites": {}}
+            "FusionWireSnapshot",
+            (FusionWireExtension,),
+            {"hook": config.hook, "_sites": {}, "verbosity": verbosity},
         )
     return extension
 
@@ -648,11 +651,13 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
     # the message names the package and the fix, the chained traceback is noise.
     try:
         from syrupy.location import PyTestLocation  # noqa: PLC0415
+
+        from pytest_mcpfusion._snapshots._syrupy_private import session_of  # noqa: PLC0415
     except ImportError:
-        missing = True
+        session = None
     else:
-        missing = not hasattr(request.config, "_syrupy")
-    if missing:
+        session = session_of(request.config)
+    if session is None:
         pytest.fail(_NEEDS_SYRUPY, pytrace=False)
     clash = request.node.stash.get(SNAPSHOT_CLASH_KEY, None)
     if clash is not None:
@@ -665,7 +670,7 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
         update_new_snapshots_only=getattr(option, "update_new_snapshots_only", False),
         extension_class=_snapshot_extension(request.config),
         test_location=PyTestLocation(request.node),
-        session=request.session.config._syrupy,  # type: ignore[attr-defined]
+        session=session,
     )
     assertion.pending = request.config.stash[PENDING_KEY]
     assertion.files = request.config.stash[PENDING_FILES_KEY]

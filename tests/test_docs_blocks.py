@@ -65,6 +65,14 @@ CLASSED: dict[tuple[str, str], tuple[str, str]] = {
         "the headline of a run against mcp-server-time; test_reference_servers.py makes it",
         "writes no Fusion blocks",
     ),
+    ("docs/report.md", "contract tests failed: 1"): (
+        "the report's failed tests; tests/integration/test_report_failures.py makes them",
+        "      reproduce: ",
+    ),
+    ("docs/plugin.md", ">       assert result == fusion_snapshot"): (
+        "a .wire failure at default verbosity; test_fixture_snapshot.py makes one like it",
+        "): unchanged",
+    ),
     ("docs/plugin.md", "fusion-wire-snapshot 1"): (
         "the shape of a .wire file, abridged; the walkthrough makes real ones",
         "fusion-wire-snapshot 1",

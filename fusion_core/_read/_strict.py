@@ -10,8 +10,10 @@ the very same bytes — so ``check()`` stays silent while
 embed, and a bare error text with ``isError: true`` reads as data.
 
 :func:`findings` names each such place. ``check(source, strict=True)`` turns
-them into violations; the pytest plugin reports them as warnings in the
-default mode. Rule ids:
+them into violations; in the default mode the pytest plugin reports
+``unknown-element`` and ``bare-error`` as warnings, never ``ambiguous-layout``:
+that layout is exactly what a parent with an embedded child Presenter writes,
+so a warning about it would be one nobody can act on. Rule ids:
 
 =====================  ======================================================
 ``ambiguous-layout``   a Fusion block (UI, directives, rules, suggestions)
@@ -110,9 +112,10 @@ def _embed(index: int, text: str) -> list[Finding]:
         if text.startswith(kind.opening):
             message = (
                 f"this {kind.element} block reads as an embedded child block, so "
-                f"result.{kind.result} does not include it: it is out of place "
-                f"({_ORDER_HINT}) or a child "
-                "Presenter's, which the bytes cannot tell apart"
+                f"result.{kind.result} does not include it: a child Presenter's block "
+                "(nothing to change: the strict reading is for servers that embed no "
+                f"child Presenters) or out of place (move it: {_ORDER_HINT}); the bytes "
+                "cannot tell which"
             )
             return [(index, "ambiguous-layout", message)]
     element = _ELEMENT.match(text)

@@ -11,10 +11,12 @@ what a change *means*, so each change carries a hint when it is one of:
 - ``whole block added`` / ``whole block removed``.
 
 This module computes the changes (:func:`compare_snapshots`): the one model
-of a snapshot difference. It has two renderings, so a failing test and a
-review show the same facts: :func:`diff_snapshots`, the failure diff pytest
-prints (a unified diff per change, both sides named), and the review's
-terminal and Markdown pages (``pytest_mcpfusion._review``).
+of a snapshot difference. Its renderings show the same facts wherever a
+change is read: :func:`explain_snapshots`, what a failing ``.wire`` or inline
+snapshot prints (every changed block named on the first line, within pytest's
+default verbosity), :func:`diff_snapshots`, a unified diff per change with
+both sides named, and the review's terminal and Markdown pages
+(``pytest_mcpfusion._review``).
 """
 
 from __future__ import annotations
@@ -29,13 +31,28 @@ from fusion_core._errors import WireFormatError
 from fusion_core._snapshot._format import _dump_json, block_kinds, load_snapshot, visible_lines
 from fusion_core._write._numbers import read_json
 
-__all__ = ["BlockChange", "SnapshotChange", "change_hint", "compare_snapshots", "diff_snapshots"]
+__all__ = [
+    "BlockChange",
+    "SnapshotChange",
+    "change_hint",
+    "compare_snapshots",
+    "diff_snapshots",
+    "explain_snapshots",
+]
 
 _WHITESPACE: Final = re.compile(r"\s+")
 # A number standing alone: not glued to a letter, digit, underscore, dot or
 # hyphen before it, nor to a letter, digit or ".digit" after it, so "INV-002"
 # and "v1.2.3" are identifiers, and "100." ending a sentence is a number.
 _NUMBER: Final = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?!\w|\.\d)")
+# What pytest keeps of an assertion's explanation below -vv: 8 lines (plus the
+# 2 of its footer's room, less the line syrupy or pytest puts first) and 640
+# characters; a failure's changed lines are cut to _WIDTH characters there.
+_LINES: Final = 9
+_CHARS: Final = 600
+_WIDTH: Final = 72
+_UNCHANGED_LINES: Final = 2
+_TAGS: Final = 2  # an element's opening and closing lines
 # A hint only needs to know whether two texts are JSON; past this size the
 # answer is not worth parsing twice more.
 _JSON_HINT_LIMIT: Final = 1_000_000
@@ -97,10 +114,15 @@ class BlockChange:
 
 @dataclass(frozen=True, slots=True)
 class SnapshotChange:
-    """Every difference between an accepted snapshot (or none) and a pending one."""
+    """Every difference between an accepted snapshot (or none) and a pending one.
+
+    ``unchanged`` names the blocks equal on both sides, ``(label, kind)`` in
+    block order, for a failure to summarise them in one line each.
+    """
 
     new: bool
     changes: tuple[BlockChange, ...]
+    unchanged: tuple[tuple[str, str], ...] = ()
 
     @property
     def summary(self) -> str:
@@ -241,20 +263,22 @@ def compare_snapshots(expected: str | None, actual: str, *, context: int = 3) ->
                 _text_change("structuredContent", "json", before_text, after_text, context=context)
             )
     old_texts, new_texts = _texts(old), _texts(new)
+    unchanged: list[tuple[str, str]] = []
     for old_index, new_index, kind in _aligned(block_kinds(old), block_kinds(new)):
         old_text = old_texts[old_index] if old_index is not None else None
         new_text = new_texts[new_index] if new_index is not None else None
-        if old_text == new_text:
-            continue
         label = f"block {new_index if new_index is not None else old_index}"
         if old_index is not None and new_index is not None and old_index != new_index:
             label += f" (was block {old_index})"
+        if old_text == new_text:
+            unchanged.append((label, kind))
+            continue
         changes.append(
             _text_change(
                 label, kind, old_text, new_text, context=context, indexes=(old_index, new_index)
             )
         )
-    return SnapshotChange(new=expected is None, changes=tuple(changes))
+    return SnapshotChange(new=expected is None, changes=tuple(changes), unchanged=tuple(unchanged))
 
 
 def diff_snapshots(
@@ -269,12 +293,92 @@ def diff_snapshots(
     """
     out: list[str] = []
     for change in compare_snapshots(expected, actual).changes:
-        old_side, new_side = change.side(change.old_index), change.side(change.new_index)
-        if change.status == "added":
-            out.append(f"{new_side} ({change.kind}): not in the {labels[0]}\n")
-        elif change.status == "removed":
-            out.append(f"{old_side} ({change.kind}): only in the {labels[0]}\n")
-        out.append(f"--- {labels[0]} {old_side} ({change.kind})\n")
-        out.append(f"+++ {labels[1]} {new_side} ({change.kind})\n")
-        out.extend(change.diff)
+        out.extend(_unified(change, labels))
     return out
+
+
+def _unified(change: BlockChange, labels: tuple[str, str]) -> list[str]:
+    """One change as a unified diff whose headers name both sides and the kind."""
+    old_side, new_side = change.side(change.old_index), change.side(change.new_index)
+    out: list[str] = []
+    if change.status == "added":
+        out.append(f"{new_side} ({change.kind}): not in the {labels[0]}\n")
+    elif change.status == "removed":
+        out.append(f"{old_side} ({change.kind}): only in the {labels[0]}\n")
+    out.append(f"--- {labels[0]} {old_side} ({change.kind})\n")
+    out.append(f"+++ {labels[1]} {new_side} ({change.kind})\n")
+    out.extend(change.diff)
+    return out
+
+
+def _named(change: BlockChange) -> str:
+    """``block 1 (domain_rules)``, ``block 2 (llm_directives, added)``."""
+    status = "" if change.status == "changed" else f", {change.status}"
+    return f"{change.label} ({change.kind}{status})"
+
+
+def explain_snapshots(
+    expected: str,
+    actual: str,
+    *,
+    verbose: int = 0,
+    subject: str = "the wire",
+    labels: tuple[str, str] = ("snapshot", "actual"),
+) -> list[str]:
+    """A failing snapshot comparison in lines (no line feeds) that fit pytest's default verbosity.
+
+    Below ``-vv`` pytest keeps 8 lines and 640 characters of an assertion's
+    explanation (with room for its own footer), so the first line names every
+    changed block with its kind (``the wire differs: block 0 (data), block 3
+    (llm_directives, added)``), then each changed block gets its share of the
+    rest: its name and its first changed lines (``3 of 7 changed lines``
+    when it has more); unchanged blocks follow, one line each, as far as they
+    fit. With ``-vv`` (nothing truncated) the unified diff of every change,
+    then every unchanged block.
+    """
+    found = compare_snapshots(expected, actual)
+    named = ", ".join(_named(change) for change in found.changes) or "no block"
+    lines = [f"{subject} differs: {named} (- {labels[0]}, + {labels[1]})"]
+    unchanged = [f"{label} ({kind}): unchanged" for label, kind in found.unchanged]
+    if verbose >= 2:
+        for change in found.changes:
+            lines.extend(line.rstrip("\n") for line in _unified(change, labels))
+        return lines + unchanged
+    if len(unchanged) > _UNCHANGED_LINES:  # beyond that, one line for all of them
+        listed = ", ".join(f"{label} ({kind})" for label, kind in found.unchanged)
+        unchanged = [f"{len(unchanged)} blocks unchanged: {listed}"]
+    changed = [_changed_lines(change) for change in found.changes]
+    room = _LINES - 1 - len(unchanged)
+    share = max(1, room // max(1, len(changed)) - 1)
+    while True:
+        body = [
+            line
+            for change, shown in zip(found.changes, changed, strict=True)
+            for line in _glimpse(change, shown, share)
+        ]
+        if share == 1 or sum(map(len, lines + body + unchanged)) <= _CHARS:
+            break
+        share -= 1
+    return lines + body + unchanged
+
+
+def _changed_lines(change: BlockChange) -> list[str]:
+    """The ``-``/``+`` lines of a change; an added element's tags left out (they name its kind)."""
+    lines = [line.rstrip("\n") for line in change.diff if line.startswith(("-", "+"))]
+    if (
+        change.status != "changed"
+        and len(lines) > _TAGS
+        and lines[0][1:].startswith("<")
+        and lines[-1][1:].startswith("</")
+    ):
+        return lines[1:-1]
+    return lines
+
+
+def _glimpse(change: BlockChange, changed: list[str], share: int) -> list[str]:
+    """A change's name and its first ``share`` changed lines, each cut to a short width."""
+    head = f"{_named(change)}:"
+    if len(changed) > share:
+        head = f"{_named(change)}: first {share} of {len(changed)} changed lines (-vv: all)"
+    cut = [line if len(line) <= _WIDTH else f"{line[: _WIDTH - 1]}…" for line in changed[:share]]
+    return [head, *cut]

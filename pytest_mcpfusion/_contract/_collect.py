@@ -15,6 +15,7 @@ import random
 import shlex
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -30,7 +31,13 @@ from fusion_core._tools._definitions import (
 )
 from pytest_mcpfusion._contract._answers import level_problems, protocol_refusal
 from pytest_mcpfusion._contract._examples import action_examples, prime_first, reuse_ids
-from pytest_mcpfusion._contract._failure import ContractFailure, describe
+from pytest_mcpfusion._contract._failure import (
+    ContractFailure,
+    call_line,
+    describe,
+    received_kinds,
+    rules_of,
+)
 from pytest_mcpfusion._contract._search import ShrinkBudget, search_settings
 from pytest_mcpfusion._contract._verdicts import gate_of
 from pytest_mcpfusion._contract._writes import safe_refusal
@@ -64,10 +71,13 @@ def contract_anchor(config: pytest.Config) -> Path | None:
     In order: the ini file, the rootdir's ``conftest.py``, the file of the app
     being gated (``--fusion-app=shop:app`` → ``shop.py``), the first file
     named in the server's command (``python server.py`` → ``server.py``); the
-    last two only inside the rootdir. Their node ids start with it
-    (``pytest.ini::fusion-contract::billing/get[valid]``), so pytest can
-    collect them again from an id given on the command line. ``None`` (a
-    remote server, an app outside the rootdir): the ids start with ``::``
+    last two only inside the rootdir. Then, for a remote server or one started
+    as a module (``python -m server``), the rootdir's project file
+    (``pyproject.toml``, ``setup.cfg``, ``tox.ini``, ``setup.py``), else the
+    first test file the run's arguments name or hold. Their node ids start
+    with it (``pytest.ini::fusion-contract::billing/get[valid]``), so pytest
+    can collect them again from an id given on the command line. ``None``
+    only when the run reaches no file at all: the ids then start with ``::``
     and ``-k`` selects them.
     """
     cached = config.stash.get(_ANCHOR_KEY, None)
@@ -86,7 +96,34 @@ def _find_anchor(config: pytest.Config) -> Path | None:
     app = config.getoption("fusion_app") or config.getini("fusion_app")
     server = config.getoption("fusion_server") or config.getini("fusion_server")
     candidates = _app_files(str(app), root) if app else _command_files(str(server or ""), root)
-    return next((path for path in candidates if path.is_relative_to(root)), None)
+    found = next((path for path in candidates if path.is_relative_to(root)), None)
+    if found is not None:
+        return found
+    project = next((root / name for name in _PROJECT_FILES if (root / name).is_file()), None)
+    return project or _first_test_file(config)
+
+
+# Files a project's root holds whatever its test runner: an id may start at one.
+_PROJECT_FILES: Final = ("pyproject.toml", "setup.cfg", "tox.ini", "setup.py")
+
+
+def _first_test_file(config: pytest.Config) -> Path | None:
+    """The first test module the run's arguments name, or hold (in sorted order)."""
+    patterns = [str(pattern) for pattern in config.getini("python_files")]
+    invoked = Path(config.invocation_params.dir)
+    root = Path(config.rootpath)
+    for arg in config.args:
+        path = (invoked / arg.partition("::")[0]).resolve()
+        if not path.is_relative_to(root):
+            continue
+        if path.is_file() and path.suffix == ".py":
+            return path
+        if path.is_dir():
+            for candidate in sorted(path.rglob("*.py")):
+                hidden = any(part.startswith(".") for part in candidate.relative_to(path).parts)
+                if not hidden and any(fnmatch(candidate.name, p) for p in patterns):
+                    return candidate
+    return None
 
 
 def _app_files(spec: str, root: Path) -> Iterator[Path]:
@@ -254,18 +291,37 @@ class FusionContractItem(pytest.Item):
             raise
 
     def _record_failure(self, exc: BaseException) -> None:
-        """The violations of the failures this test ends with (each counted once)."""
+        """The violations of the failures this test ends with (each counted once).
+
+        The report also names the test: its node id, the rules broken, the
+        calls that broke them, the blocks received and the command that runs
+        it again.
+        """
         tool = self.definition["name"]
         messages: list[str] = []
+        calls: list[str] = []
+        kinds: list[str] = []
         for leaf in leaves(exc):
             if isinstance(leaf, ContractFailure):
                 messages.extend(leaf.problems)
+                calls.append(call_line(leaf))
+                kinds.extend(received_kinds(leaf))
             elif isinstance(leaf, KeyboardInterrupt | SystemExit | GeneratorExit):
                 return  # the run is ending, not this test failing
             else:
                 text = str(getattr(leaf, "msg", None) or leaf).strip().splitlines()
                 messages.append(f"[{type(leaf).__name__}] {text[0] if text else ''}".strip())
-        self.fusion.report.add_violations(tool, self.action, list(dict.fromkeys(messages)))
+        messages = list(dict.fromkeys(messages))
+        report = self.fusion.report
+        report.add_violations(tool, self.action, messages)
+        report.add_failed_test(
+            self.nodeid,
+            action=f"{tool}.{self.action}" if self.action else tool,
+            rules=rules_of(messages),
+            calls=list(dict.fromkeys(calls)),
+            kinds=kinds,
+            reproduce=self.reproduce(),
+        )
 
     def _exercise(self) -> None:
         """The test's calls: examples, then generated arguments (or the one safe refusal)."""
@@ -517,17 +573,27 @@ def _item_id(parent: pytest.Collector, name: str) -> Any:
 
 
 def _fusion_options(args: Sequence[str]) -> list[str]:
-    """The ``--fusion-*`` options of the command line (with their values), as given."""
+    """The ``--fusion-*`` options of the command line (with their values), as given.
+
+    The report options are left out: a rerun must not overwrite the run's reports.
+    """
     kept: list[str] = []
-    taking = False
+    taking = dropping = False
     for arg in args:
         if taking:
-            kept.append(arg)
+            if not dropping:
+                kept.append(arg)
             taking = False
         elif arg.startswith("--fusion-"):
-            kept.append(arg)
-            taking = "=" not in arg and arg != "--fusion-strict"
+            dropping = arg.partition("=")[0] in _REPORT_OPTIONS
+            if not dropping:
+                kept.append(arg)
+            taking = "=" not in arg and arg not in _FLAGS
     return kept
+
+
+_REPORT_OPTIONS: Final = frozenset({"--fusion-report", "--fusion-report-html"})
+_FLAGS: Final = frozenset({"--fusion-strict", "--fusion-no-check-references"})  # no value
 
 
 def _seed(config: pytest.Config) -> int:

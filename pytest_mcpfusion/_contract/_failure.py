@@ -11,20 +11,24 @@ the command that runs the same test with the same seed.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from fusion_core._snapshot._format import block_kinds
 from fusion_core._terminal import terminal_safe
 
 if TYPE_CHECKING:
     from pytest_mcpfusion._result import FusionResult
 
-__all__ = ["ContractFailure", "describe"]
+__all__ = ["ContractFailure", "call_line", "describe", "received_kinds", "rules_of"]
 
 _SHOWN_BLOCKS: Final = 8
 _SHOWN_CHARS: Final = 160  # of each block, and of the arguments
 _SHOWN_FAILURES: Final = 3  # distinct failures hypothesis found, each in full
+# A violation reads "block 1: [rule-id] message"; another failure "[ErrorType] message".
+_RULE: Final = re.compile(r"\[([A-Za-z][\w-]*)\]")
 
 
 @dataclass(eq=False)
@@ -81,3 +85,22 @@ def _trim(text: str) -> str:
     if len(text) <= _SHOWN_CHARS:
         return text
     return f"{text[: _SHOWN_CHARS - 1]}… ({len(text):,} chars)"
+
+
+def call_line(failure: ContractFailure) -> str:
+    """The call as one line: the tool, then the arguments sent as JSON."""
+    sent = json.dumps(dict(failure.arguments), ensure_ascii=False, sort_keys=True, default=repr)
+    return f"{failure.tool} {sent}"
+
+
+def rules_of(messages: Sequence[str]) -> list[str]:
+    """The rule ids (or error types) the messages name, in order, each once."""
+    found = (_RULE.search(message) for message in messages)
+    return list(dict.fromkeys(match.group(1) for match in found if match is not None))
+
+
+def received_kinds(failure: ContractFailure) -> list[str]:
+    """The kinds of the blocks the failing call received (``data``, ``domain_rules``...)."""
+    if failure.result is None:
+        return []
+    return [kind.split("(", 1)[0] for kind in block_kinds(failure.result.wire_dict)]

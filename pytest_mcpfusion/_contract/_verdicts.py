@@ -7,7 +7,9 @@ as a plugin (it follows the running test, for the ``fusion`` marker). Under
 
 * the strict reading (``fusion_core.ambiguities``): violations under
   ``--fusion-strict`` (or ``@pytest.mark.fusion(strict=True)``), warnings in
-  the wire report otherwise;
+  the wire report otherwise — except ``ambiguous-layout``, which only strict
+  mode reports: it is the layout of every parent with an embedded child
+  Presenter, so outside strict mode it is nothing anyone could act on;
 * forbidden fields and canary values (``_forbidden``);
 * suggested tools and available actions against ``tools/list`` (off with
   ``--fusion-no-check-references``, ini ``fusion_check_references = false``,
@@ -55,6 +57,8 @@ __all__ = [
 ]
 
 CALL_FIXTURES: Final = frozenset({"fusion_call", "fusion_call_async"})
+_STRICT_ONLY: Final = frozenset({"ambiguous-layout"})
+"""Strict-reading rules the default mode keeps silent on (the reference writes that layout)."""
 
 
 class FusionContextWarning(pytest.PytestWarning):
@@ -207,11 +211,13 @@ class Gate:
         if self.level == "mcp":
             found = []
         problems = [str(v) for v in found if v.rule not in STRICT_RULES]
-        ambiguous = [str(v) for v in found if v.rule in STRICT_RULES]
+        ambiguous = [v for v in found if v.rule in STRICT_RULES]
         if self.strict_for():
-            problems.extend(ambiguous)
-        elif ambiguous:
-            fusion.report.add_warnings(result.tool, action, ambiguous)
+            problems.extend(map(str, ambiguous))
+        else:
+            warned = [str(v) for v in ambiguous if v.rule not in _STRICT_ONLY]
+            if warned:
+                fusion.report.add_warnings(result.tool, action, warned)
         if self.forbidden:
             problems.extend(self.forbidden.scan(result))
         if self.check_references_for():

@@ -1,10 +1,13 @@
 """The wire report as one self-contained HTML page, for a reviewer to look at.
 
 It renders :meth:`WireReport.document` (the same data as the JSON report):
-totals, then one section per action with its calls by outcome, a bar per
-block kind for bytes and for tokens (scaled to the run's largest), and its
-violations and warnings. No script, no external style or font: the file can
-be attached to a CI run and opened anywhere. Everything user-controlled
+totals, the failed contract tests (node id, rules, call, the kinds of the
+blocks received linked to their samples, the command that reruns it), then
+one section per action with its calls by outcome, a bar per block kind for
+bytes and, with a tokenizer, for tokens (scaled to the run's largest), its
+violations and warnings, and last a sample block of each kind. No script,
+no external style or font: the file can be attached to a CI run and opened
+anywhere. Everything user-controlled
 (messages, action names) is HTML-escaped.
 """
 
@@ -30,6 +33,9 @@ th{font-weight:600;border-bottom:1px solid #ccc}
 .violation{color:#b00}.warning{color:#8a6d00}
 .missing{background:#fff3cd;padding:.2em .5em}
 ul{margin:.2em 0 .6em 1.2em;padding:0}code{font-size:.95em}
+h3{font-size:1em;margin:1em 0 .2em}
+pre{background:#f6f8fa;padding:.6em;overflow:auto;max-height:24em;white-space:pre-wrap}
+#failures td{vertical-align:top;border-bottom:1px solid #eee}
 """
 _BAR_WIDTH: Final = 240  # pixels of the largest bar
 
@@ -38,6 +44,7 @@ def render_html(document: dict[str, Any]) -> str:
     """The page for one report document."""
     totals = document["totals"]
     scale = _scale(document)
+    tokens = document.get("tokenizer") is not None
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -50,13 +57,15 @@ def render_html(document: dict[str, Any]) -> str:
             else []
         ),
         _totals(totals, document.get("tokenizer"), document.get("pytest")),
+        _failures(document.get("failed_tests", [])),
         "<h2>All blocks</h2>",
-        _blocks(document["blocks"], scale),
+        _blocks(document["blocks"], scale, tokens=tokens),
     ]
     if document["never_called"]:
         names = ", ".join(f"<code>{_e(name)}</code>" for name in document["never_called"])
         parts.append(f'<p class="missing">Never called: {names}</p>')
-    parts.extend(_action(action, scale) for action in document["actions"])
+    parts.extend(_action(action, scale, tokens=tokens) for action in document["actions"])
+    parts.append(_samples(document.get("samples", {})))
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
@@ -113,27 +122,78 @@ def _bar(value: int | None, largest: int, css: str) -> str:
     return f'<span class="{css}" style="width:{width}px"></span>'
 
 
-def _blocks(blocks: dict[str, dict[str, int | None]], scale: tuple[int, int]) -> str:
+def _blocks(
+    blocks: dict[str, dict[str, int | None]], scale: tuple[int, int], *, tokens: bool
+) -> str:
+    """A row per block kind; the tokens columns only when a tokenizer counted them."""
     if not blocks:
         return "<p>No blocks.</p>"
     biggest = (
         max([scale[0], *(kind["bytes"] or 0 for kind in blocks.values())]),
         max([scale[1], *(kind["tokens"] or 0 for kind in blocks.values())]),
     )
-    rows = ["<tr><th>kind</th><th>blocks</th><th>bytes</th><th></th><th>tokens</th><th></th></tr>"]
+    head = "<th>kind</th><th>blocks</th><th>bytes</th><th></th>"
+    rows = [f"<tr>{head}{'<th>tokens</th><th></th>' if tokens else ''}</tr>"]
     for name, kind in blocks.items():
-        tokens, size = kind["tokens"], kind["bytes"] or 0
+        counted, size = kind["tokens"], kind["bytes"] or 0
+        cells = (
+            f'<td class="num">{"" if counted is None else f"{counted:,}"}</td>'
+            f"<td>{_bar(counted, biggest[1], 'bar t')}</td>"
+            if tokens
+            else ""
+        )
         rows.append(
-            f"<tr><td><code>{_e(name)}</code></td>"
+            f'<tr><td><a href="#{_sample_id(name)}"><code>{_e(name)}</code></a></td>'
             f'<td class="num">{kind["count"]}</td>'
-            f'<td class="num">{size:,}</td><td>{_bar(size, biggest[0], "bar")}</td>'
-            f'<td class="num">{"" if tokens is None else f"{tokens:,}"}</td>'
-            f"<td>{_bar(tokens, biggest[1], 'bar t')}</td></tr>"
+            f'<td class="num">{size:,}</td><td>{_bar(size, biggest[0], "bar")}</td>{cells}</tr>'
         )
     return "<table>" + "".join(rows) + "</table>"
 
 
-def _action(action: dict[str, Any], scale: tuple[int, int]) -> str:
+def _sample_id(kind: str) -> str:
+    return f"sample-{kind}"
+
+
+def _failures(failed: list[dict[str, Any]]) -> str:
+    """The failed contract tests: node id, rules, the call, its blocks' samples, how to rerun."""
+    if not failed:
+        return ""
+    head = "".join(
+        f"<th>{name}</th>"
+        for name in ("contract test", "rules", "call", "blocks received", "reproduce")
+    )
+    rows = [f"<tr>{head}</tr>"]
+    for test in failed:
+        kinds = " ".join(
+            f'<a href="#{_sample_id(kind)}"><code>{_e(kind)}</code></a>' for kind in test["kinds"]
+        )
+        calls = "<br>".join(f"<code>{_e(call)}</code>" for call in test["calls"])
+        rules = " ".join(f'<code class="violation">{_e(rule)}</code>' for rule in test["rules"])
+        rows.append(
+            f"<tr><td><code>{_e(test['test'])}</code><br>"
+            f'<a href="#{_e(test["action"])}">{_e(test["action"])}</a></td>'
+            f"<td>{rules}</td><td>{calls}</td><td>{kinds}</td>"
+            f"<td><code>{_e(test['reproduce'])}</code></td></tr>"
+        )
+    return (
+        f'<h2 class="violation">Failed contract tests: {len(failed)}</h2>'
+        f'<table id="failures">{"".join(rows)}</table>'
+    )
+
+
+def _samples(samples: dict[str, str]) -> str:
+    """One block of each kind the run received, as the server sent it (escaped)."""
+    if not samples:
+        return ""
+    parts = ['<h2 id="samples">A block of each kind</h2>']
+    for kind, text in samples.items():
+        parts.append(
+            f'<h3 id="{_sample_id(kind)}"><code>{_e(kind)}</code></h3><pre>{_e(text)}</pre>'
+        )
+    return "\n".join(parts)
+
+
+def _action(action: dict[str, Any], scale: tuple[int, int], *, tokens: bool) -> str:
     calls = action["calls"]
     outcome = " · ".join(f'<span class="{name}">{calls[name]} {name}</span>' for name in OUTCOMES)
     examples = f", {action['example_calls']} from examples" if action["example_calls"] else ""
@@ -141,7 +201,7 @@ def _action(action: dict[str, Any], scale: tuple[int, int]) -> str:
     parts = [
         f'<h2 id="{_e(action["name"])}"><code>{_e(action["name"])}</code>{_e(known)}</h2>',
         f"<p>{action['total_calls']} calls: {outcome}{_e(examples)}</p>",
-        _blocks(action["blocks"], scale) if action["blocks"] else "",
+        _blocks(action["blocks"], scale, tokens=tokens) if action["blocks"] else "",
     ]
     parts.extend(
         f'<p class="warning">[{_e(test["test"])}] not run: {_e(test["reason"])}</p>'

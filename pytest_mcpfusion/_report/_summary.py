@@ -2,8 +2,9 @@
 
 Each worker (or the single process) records every result: per action, the
 calls by outcome (``ok``, ``error``, ``validation``), the blocks, bytes and
-tokens by block kind, the contract violations and the warnings (ambiguous
-layouts in the default mode, success paths never reached). Under xdist the
+tokens by block kind, the contract violations and the warnings (unknown
+elements and bare errors in the default mode, success paths never reached;
+calls to unknown actions are counted apart, never as unreached successes). Under xdist the
 workers send their ``WireReport`` as plain data (:meth:`WireReport.to_data`)
 to the controller, which merges them and prints one report.
 :meth:`WireReport.document` is the JSON document ``--fusion-report`` writes
@@ -34,6 +35,7 @@ _MAX_MESSAGES: Final = 50  # distinct messages kept per action and list
 _ARGUMENTS: Final = 300  # characters of a write's arguments the terminal shows
 _WIDTH: Final = 100  # columns of a wrapped report line
 _SHOWN: Final = 20  # lines of a list the terminal shows (the JSON has them all)
+_SAMPLE: Final = 2_000  # characters of a block kind's sample the JSON and HTML keep
 _COUNTED: Final = ("outcomes", "kinds", "kind_bytes", "kind_tokens", "problems", "notes", "writes")
 _FUSION_KINDS: Final = frozenset(kind.name for kind in KINDS if kind.tag)
 _PLAIN_ERROR: Final = "plain_error"
@@ -100,6 +102,8 @@ class WireReport:
     level: str = "fusion"
     pytest_outcome: dict[str, int] | None = None
     writes: dict[str, Counter[str]] = field(default_factory=_nested)
+    failed_tests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    samples: dict[str, str] = field(default_factory=dict)
 
     def record(
         self,
@@ -136,6 +140,7 @@ class WireReport:
             self.block_bytes[family] += size
             counts[family] += 1
             sizes[family] += size
+            self._sample(family, text)
             if tokenizer is not None:
                 used = tokenizer(text)
                 self.tokens[family] += used
@@ -145,13 +150,47 @@ class WireReport:
             toon_text = toon_success(result.data).texts[0]
             self.toon_tokens_saved += json_tokens - tokenizer(toon_text)
 
+    def _sample(self, kind: str, text: str) -> None:
+        """Keep one block of each kind: the longest that fits the sample, else the shortest.
+
+        Chosen by size and text, never by arrival: the choice does not depend on
+        the order of the calls, so xdist workers and equal runs keep the same.
+        """
+        kept = self.samples.get(kind)
+        if kept is None or _rank(text) < _rank(kept):
+            self.samples[kind] = text
+
+    def add_failed_test(
+        self,
+        test: str,
+        *,
+        action: str,
+        rules: list[str],
+        calls: list[str],
+        kinds: list[str],
+        reproduce: str,
+    ) -> None:
+        """A failed contract test: its node id, the rules and calls it failed with, how to rerun it.
+
+        ``action`` is ``tool.action``; ``kinds`` are the kinds of the blocks
+        the failing call received (the HTML page links them to its samples).
+        """
+        self.failed_tests[test] = {
+            "test": test,
+            "action": action,
+            "rules": sorted(set(rules)),
+            "calls": calls,
+            "kinds": sorted(set(kinds)),
+            "reproduce": reproduce,
+        }
+
     def add_violations(self, tool: str, action: str | None, messages: list[str]) -> None:
         """Count contract violations of one result (they fail the test that made the call)."""
         self.violations += len(messages)
         _add(self.problems.setdefault(_name(tool, action), Counter()), messages)
 
     def add_warnings(self, tool: str, action: str | None, messages: list[str]) -> None:
-        """Record findings that do not fail the test (ambiguities in the default mode)."""
+        """Record findings that do not fail the test (strict-reading ones in the default mode)."""
         _add(self.notes.setdefault(_name(tool, action), Counter()), messages)
 
     def add_not_run(self, name: str, test: str, reason: str) -> None:
@@ -184,6 +223,8 @@ class WireReport:
             "plain_errors": self.plain_errors,
             "example_calls": dict(self.example_calls),
             "not_run": {name: dict(tests) for name, tests in self.not_run.items()},
+            "failed_tests": dict(self.failed_tests),
+            "samples": dict(self.samples),
             **{
                 name: {action: dict(counter) for action, counter in getattr(self, name).items()}
                 for name in _COUNTED
@@ -205,6 +246,9 @@ class WireReport:
         self.example_calls.update(data.get("example_calls", {}))
         for name, tests in data.get("not_run", {}).items():
             self.not_run.setdefault(name, {}).update(tests)
+        self.failed_tests.update(data.get("failed_tests", {}))
+        for kind, text in data.get("samples", {}).items():
+            self._sample(kind, text)
         for name in _COUNTED:
             mine: dict[str, Counter[str]] = getattr(self, name)
             for action, counter in data.get(name, {}).items():
@@ -240,11 +284,24 @@ class WireReport:
         )
 
     def warnings_of(self, name: str) -> Counter[str]:
-        """An action's warnings, including a success path never reached."""
+        """An action's warnings, including a success path never reached.
+
+        A name ``tools/list`` does not have is an unknown action (its calls
+        are refused, as a test of the refusal wants): it has no success path.
+        """
         found = Counter(self.notes.get(name, Counter()))
-        if self.calls[name] and not self.outcomes.get(name, Counter())["ok"]:
+        known = not self.known_actions or name in self.known_actions
+        if known and self.calls[name] and not self.outcomes.get(name, Counter())["ok"]:
             found[_NEVER_OK] += 1
         return found
+
+    def unknown_calls(self) -> Counter[str]:
+        """Calls to tools or actions ``tools/list`` does not have, by name."""
+        if not self.known_actions:
+            return Counter()
+        return Counter(
+            {name: count for name, count in self.calls.items() if name not in self.known_actions}
+        )
 
     def document(self) -> dict[str, Any]:
         """The report as the JSON document of ``--fusion-report`` (see docs/report.md)."""
@@ -306,6 +363,8 @@ class WireReport:
             "blocks": _kinds(self.blocks, self.block_bytes, self.tokens if tokens else None),
             "actions": actions,
             "never_called": sorted(name for name in known if not self.calls[name]),
+            "failed_tests": [self.failed_tests[test] for test in sorted(self.failed_tests)],
+            "samples": {kind: _trim(self.samples[kind], _SAMPLE) for kind in sorted(self.samples)},
         }
 
     def lines(self) -> list[str]:
@@ -322,10 +381,13 @@ class WireReport:
         missing = sorted(known - set(exercised))
         if missing:
             out.append("  never called: " + ", ".join(missing))
-        unknown = sum(count for name, count in self.calls.items() if name not in known)
+        unknown = self.unknown_calls()
         if unknown:
-            calls = _count(unknown, "call").strip()
-            out.append(f"  + {calls} to unknown tools or actions (refused)")
+            calls = _count(sum(unknown.values()), "call").strip()
+            names = ", ".join(sorted(unknown)[:_SHOWN])
+            more = f" and {len(unknown) - _SHOWN} more" if len(unknown) > _SHOWN else ""
+            line = f"  + {calls} to unknown tools or actions (refused): {names}{more}"
+            out.extend(_wrapped(line))
         out.append(f"blocks: {sum(self.blocks.values())}, {sum(self.block_bytes.values()):,} bytes")
         for kind in sorted(self.blocks):
             line = f"  {kind:<22} {self.blocks[kind]:>6} blocks {self.block_bytes[kind]:>12,} bytes"
@@ -344,8 +406,23 @@ class WireReport:
         out.append(f"contract violations: {self.violations}")
         out.extend(self._warning_lines(known))
         out.append(f"contract tests failed: {self.contract_failures}")
+        out.extend(self._failed_lines())
         out.extend(self._not_run_lines())
         out.extend(self._write_lines())
+        return out
+
+    def _failed_lines(self) -> list[str]:
+        """Each failed contract test: node id, rules, the call, and the command that reruns it."""
+        out: list[str] = []
+        for test in sorted(self.failed_tests)[:_SHOWN]:
+            failed = self.failed_tests[test]
+            rules = ", ".join(f"[{rule}]" for rule in failed["rules"])
+            call = failed["calls"][0] if failed["calls"] else failed["action"]
+            out.append(f"  {test}")
+            out.append(f"      {rules} {_trim(call, _ARGUMENTS)}")
+            out.append(f"      reproduce: {failed['reproduce']}")  # one line, to copy
+        if len(self.failed_tests) > _SHOWN:
+            out.append(f"  ... and {len(self.failed_tests) - _SHOWN} more (see the JSON report)")
         return out
 
     def _not_run_lines(self) -> list[str]:
@@ -375,11 +452,7 @@ class WireReport:
         out = [f"calls that succeeded on tools that may write: {total}"]
         for name, arguments, count in calls[:_SHOWN]:
             times = f" (x{count})" if count > 1 else ""
-            shown = (
-                arguments
-                if len(arguments) <= _ARGUMENTS
-                else (f"{arguments[: _ARGUMENTS - 1]}… ({len(arguments):,} chars)")
-            )
+            shown = _trim(arguments, _ARGUMENTS)
             out.append(f"  {name} {shown}{times}")  # JSON reads best on one line
         if len(calls) > _SHOWN:
             out.append(f"  ... and {len(calls) - _SHOWN} more (see the JSON report)")
@@ -405,6 +478,16 @@ def _wrapped(line: str) -> list[str]:
         break_long_words=False,
         break_on_hyphens=False,
     ) or [line]
+
+
+def _rank(text: str) -> tuple[int, int, str]:
+    """Sample order: fitting texts first, longest first; then the others, shortest first."""
+    return (0, -len(text), text) if len(text) <= _SAMPLE else (1, len(text), text)
+
+
+def _trim(text: str, limit: int) -> str:
+    """``text``, or its first characters and its length when it is longer than ``limit``."""
+    return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text):,} chars)"
 
 
 def _name(tool: str, action: str | None) -> str:

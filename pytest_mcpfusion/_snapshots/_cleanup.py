@@ -71,12 +71,10 @@ class CleanupGuard:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """The tests to run; each deselected one counts as skipped for syrupy."""
         self.selected.update(item.nodeid for item in session.items)
-        syrupy = getattr(self.config, "_syrupy", None)
-        if syrupy is None or not self.deselected:
-            return
-        syrupy.select_items(self.deselected)
-        for item in self.deselected:
-            syrupy.ran_item(item.nodeid, "skipped")
+        if self.deselected:
+            from pytest_mcpfusion._snapshots._syrupy_private import select_and_skip  # noqa: PLC0415 - syrupy loads on first use
+
+            select_and_skip(self.config, self.deselected)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
@@ -94,24 +92,29 @@ class CleanupGuard:
         self, session: pytest.Session, exitstatus: int
     ) -> Generator[None, None, None]:
         """Before syrupy's clean-up: turn it off for a run that did not reach every test."""
+        from pytest_mcpfusion._snapshots._syrupy_private import (  # noqa: PLC0415 - syrupy loads on first use
+            keep_unused,
+            session_of,
+            unused_kept,
+        )
+
         option = self.config.option
-        syrupy = getattr(self.config, "_syrupy", None)
         deletes = (
             not hasattr(self.config, "workerinput")
             and getattr(option, "update_snapshots", False)
             and not getattr(option, "no_cleanup", False)
         )
-        if syrupy is not None and deletes:
+        if session_of(self.config) is not None and deletes:
             self.reason = self._incomplete(session, exitstatus)
             if self.reason is not None:
                 option.no_cleanup = True
-                syrupy.remove_unused_snapshots = _delete_nothing
+                keep_unused(self.config)
         try:
             return (yield)
         finally:
-            report = getattr(syrupy, "report", None)
-            if self.reason is not None and report is not None:
-                self.kept = report.num_unused
+            kept = unused_kept(self.config)
+            if self.reason is not None and kept is not None:
+                self.kept = kept
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Say how many unused snapshots a run that stopped early kept, and why."""
@@ -141,10 +144,6 @@ class CleanupGuard:
             total = len(self.selected)
             return f"the run stopped early ({why}): {unfinished} of {total} selected tests not run"
         return None
-
-
-def _delete_nothing(**_: Any) -> None:
-    """What syrupy's clean-up does after a run that did not reach every test."""
 
 
 def _listed(what: str, nodeids: list[str]) -> str:

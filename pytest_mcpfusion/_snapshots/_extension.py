@@ -23,9 +23,9 @@ from syrupy.data import (
     SnapshotEmptyCollection,
 )
 from syrupy.extensions.base import AbstractSyrupyExtension
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+from syrupy.extensions.single_file import SingleFileSnapshotExtension
 
-from fusion_core._snapshot._changes import diff_snapshots
+from fusion_core._snapshot._changes import explain_snapshots
 from fusion_core._snapshot._format import block_kinds, dump_snapshot
 from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._snapshots._atomic import write_atomically
@@ -37,6 +37,7 @@ from pytest_mcpfusion._snapshots._names import (
     snapshot_stem,
 )
 from pytest_mcpfusion._snapshots._pending import PendingFiles
+from pytest_mcpfusion._snapshots._syrupy_private import HookedAssertion
 
 if TYPE_CHECKING:
     import pluggy
@@ -70,9 +71,9 @@ class _Names:
 class FusionWireExtension(SingleFileSnapshotExtension):
     """Snapshots of a response's exact blocks, one ``.wire`` file per snapshot."""
 
-    file_extension = "wire"
-    _write_mode = WriteMode.BINARY
+    file_extension = "wire"  # written as bytes: syrupy's default (_syrupy_private checks it)
     hook: ClassVar[pluggy.HookRelay | None] = None
+    verbosity: ClassVar[int] = 0  # pytest's assertion verbosity (the plugin sets it)
     _cache: ClassVar[_Names]
     # Which snapshot folders belong to which test folders (see matches_test_location):
     # a dict only in the plugin's per-session class, since the file system may change
@@ -267,11 +268,16 @@ class FusionWireExtension(SingleFileSnapshotExtension):
     def diff_lines(
         self, serialized_data: SerializedData, snapshot_data: SerializedData
     ) -> Iterator[str]:
-        """A unified diff per differing block, naming the block's kind."""
+        """Every differing block named on the first line, then each block's changed lines.
+
+        ``fusion_core``'s one explanation of a snapshot change (the inline
+        snapshots print the same): within pytest's default verbosity the
+        first line names every changed block with its kind; ``-vv`` shows
+        the whole unified diff of each.
+        """
         actual = _text_of(serialized_data)
         expected = _text_of(snapshot_data)
-        for line in diff_snapshots(expected, actual):
-            yield line.rstrip("\n")
+        yield from explain_snapshots(expected, actual, verbose=self.verbosity)
 
 
 FusionWireExtension._cache = _Names()
@@ -344,7 +350,7 @@ def _text_of(data: Any) -> str:
     return "" if data is None else str(data)
 
 
-class PendingSnapshotAssertion(SnapshotAssertion):
+class PendingSnapshotAssertion(HookedAssertion):
     """syrupy's assertion, plus the pending file: written on a mismatch, removed on a match.
 
     ``pending`` says whether to write; ``on_pending`` is told each file written.
@@ -380,13 +386,16 @@ class PendingSnapshotAssertion(SnapshotAssertion):
         blocks = text.count("\n── block ")
         return f"<fusion_snapshot: {blocks} block(s), {len(text):,} characters>"
 
-    def _assert(self, data: SerializableData) -> bool:
+    def before_assert(self) -> None:
+        """Claim the assertion's file before anything is read or written."""
         if self.names is not None:
             self._claim(self.names)
-        success = super()._assert(data)
-        result = self._execution_results.get(self._executions - 1)
+
+    def after_assert(self, success: bool) -> None:
+        """Write the pending file on a mismatch, remove it on a match."""
+        result = self.executions.get(self.num_executions - 1)
         if result is None or result.snapshot_location is None:
-            return success
+            return
         pending = result.snapshot_location + PENDING_SUFFIX
         if success:
             # Matched (or written by --snapshot-update): nothing is pending any more.
@@ -401,7 +410,6 @@ class PendingSnapshotAssertion(SnapshotAssertion):
                 self.files.wrote(path)
             if self.on_pending is not None:
                 self.on_pending(path)
-        return success
 
     def _claim(self, names: NameTable) -> None:
         """Fail the test if this assertion's file is another test's or assertion's."""

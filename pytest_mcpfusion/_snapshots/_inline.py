@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fusion_core import ToolResponse, WireFormatError
-from fusion_core._snapshot._changes import diff_snapshots
+from fusion_core._snapshot._changes import explain_snapshots
 from fusion_core._snapshot._format import dump_snapshot
 from fusion_core._snapshot._inline import InlineWire, inline_of, wire_of_inline
 from pytest_mcpfusion._result import FusionResult
@@ -41,9 +41,10 @@ def inline_wire(value: Any) -> InlineWire:
 def explain_inline(left: object, right: object, *, verbose: int = 0) -> list[str] | None:
     """Every differing block, each named by index and kind; ``None`` if a side is no wire.
 
-    The first line names every changed block. Below ``-vv`` only the changed
-    lines follow (pytest keeps about eight lines of an explanation), with
-    ``-vv`` the whole per-block diff.
+    The ``.wire`` snapshots' explanation (``explain_snapshots``): the first
+    line names every changed block; below ``-vv`` only the changed lines
+    follow (pytest keeps about eight lines of an explanation), with ``-vv``
+    the whole per-block diff.
     """
     expected, actual = right, left
     if not isinstance(left, InlineWire):  # `snapshot(...) == result.inline`
@@ -51,17 +52,9 @@ def explain_inline(left: object, right: object, *, verbose: int = 0) -> list[str
     old, new = _wire_or_none(_stored_value(expected)), _wire_or_none(actual)
     if old is None or new is None:
         return None
-    diff = [line.rstrip("\n") for line in diff_snapshots(dump_snapshot(old), dump_snapshot(new))]
-    blocks = [line.removeprefix("--- snapshot ") for line in diff if line.startswith("--- ")]
-    lines = [f"the inline wire differs: {', '.join(blocks)} (- snapshot, + actual)"]
-    for line in diff:
-        if line.startswith("--- "):
-            lines.append(line.removeprefix("--- snapshot ") + ":" if verbose < 2 else line)
-        elif (line.startswith(("-", "+")) and not line.startswith("+++ ")) or (
-            verbose >= 2 and line.startswith(("+++ ", "@@", " "))
-        ):
-            lines.append(line)
-    return lines
+    return explain_snapshots(
+        dump_snapshot(old), dump_snapshot(new), verbose=verbose, subject="the inline wire"
+    )
 
 
 def _stored_value(value: object) -> object:

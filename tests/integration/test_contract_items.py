@@ -119,3 +119,33 @@ def test_without_an_ini_file_the_ids_start_at_the_server_script(shop: pytest.Pyt
     gate = ("--fusion", f"--fusion-server={sys.executable} serve_shop.py", "--fusion-examples=2")
     listed = shop.runpytest_subprocess(*gate, "--collect-only", "-q", "-p", "no:cacheprovider")
     assert "serve_shop.py::fusion-contract::billing/get[valid]" in _contract_ids(listed)
+
+
+def _module_server(shop: pytest.Pytester) -> tuple[str, ...]:
+    """A server started as a module: its command names no file of the rootdir."""
+    shop.makepyfile(test_calls=ONE_TEST)
+    return ("--fusion", f"--fusion-server={sys.executable} -m fusion_core serve shop:app",
+            "--fusion-examples=2", "-p", "no:cacheprovider")  # fmt: skip
+
+
+def test_a_module_server_without_ini_hangs_its_ids_from_a_test_file(
+    shop: pytest.Pytester,
+) -> None:
+    """No ini, no conftest, no file in the command: ids start at the run's test file, not ``::``."""
+    gate = _module_server(shop)
+    listed = shop.runpytest_subprocess(*gate, "--collect-only", "-q")
+    ids = _contract_ids(listed)
+    assert "test_calls.py::fusion-contract::billing/get[valid]" in ids
+    assert not [line for line in ids if line.startswith("::")]
+    again = shop.runpytest_subprocess(*gate, "test_calls.py::fusion-contract::billing/get[valid]")
+    again.assert_outcomes(passed=1)
+
+
+def test_a_module_server_hangs_its_ids_from_the_project_file(shop: pytest.Pytester) -> None:
+    """A pyproject.toml without a pytest section is still the project's file: ids start there."""
+    (shop.path / "pyproject.toml").write_text('[project]\nname = "shop"\n')
+    gate = _module_server(shop)
+    listed = shop.runpytest_subprocess(*gate, "--collect-only", "-q")
+    assert "pyproject.toml::fusion-contract::billing/get[valid]" in _contract_ids(listed)
+    again = shop.runpytest_subprocess(*gate, "pyproject.toml::fusion-contract::billing/get[valid]")
+    again.assert_outcomes(passed=1)

@@ -48,8 +48,8 @@ def test_a_one_character_change_names_the_block(shop: pytest.Pytester) -> None:
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(
         [
-            "*snapshot block 1 (domain_rules)*",
-            "*actual block 1 (domain_rules)*",
+            "*the wire differs: block 1 (domain_rules) (- snapshot, + actual)",
+            "*block 1 (domain_rules):",
             "*- Amounts are in cents: divide by 100.*",
             "*- Amounts are in cents: divide by 1000.*",
         ]
@@ -57,6 +57,51 @@ def test_a_one_character_change_names_the_block(shop: pytest.Pytester) -> None:
     # The traceback names the fixture in brief, not as escaped UTF-8 bytes.
     result.stdout.fnmatch_lines(["fusion_snapshot = <fusion_snapshot: 2 block(s), * characters>"])
     assert "fusion_snapshot = b'" not in result.stdout.str()
+
+
+def _invoice(rows: int, directive: str) -> str:
+    """A test file whose response has ``rows`` data lines, a rule, and maybe a directive."""
+    hint = f".llm_hint({directive!r})" if directive else ""
+    return f"""
+from fusion_core import response
+
+
+def test_invoice(fusion_snapshot):
+    data = {{"id": "INV-1", "lines": [f"line {{n}}" for n in range({rows})]}}
+    built = response(data){hint}.system_rules(["Amounts are in cents."]).build()
+    assert built == fusion_snapshot
+"""
+
+
+def test_every_changed_block_shows_at_default_verbosity(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A data change and a new llm_directives block: both named, with kinds, untruncated.
+
+    Before, pytest cut the message after the data block's context lines and
+    the new instruction to the model never showed.
+    """
+    for name in ("CI", "BUILD_NUMBER"):  # on CI pytest never truncates: test what users see
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(test_invoice=_invoice(6, ""))
+    pytester.runpytest("--snapshot-update", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+    pytester.makepyfile(test_invoice=_invoice(7, "Never mention the discount."))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*the wire differs: block 0 (data), block 1 (llm_directives, added)*",
+            "*block 0 (data): first 2 of 3 changed lines (-vv: all)",
+            '*-    "line 5"',
+            '*+    "line 5",',
+            "*block 1 (llm_directives, added):",
+            "*+- Never mention the discount.",
+            "*block 2 (was block 1) (domain_rules): unchanged",
+        ]
+    )
+    assert "truncated" not in result.stdout.str()
+    full = pytester.runpytest("-p", "no:cacheprovider", "-vv")
+    full.stdout.fnmatch_lines(["*--- snapshot block 0 (data)", "*@@ *", '*     "line 4",'])
 
 
 def test_crlf_survives_byte_for_byte(pytester: pytest.Pytester) -> None:

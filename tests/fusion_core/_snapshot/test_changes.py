@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from fusion_core import response, ui
-from fusion_core._snapshot._changes import change_hint, compare_snapshots, diff_snapshots
+from fusion_core._snapshot._changes import (
+    change_hint,
+    compare_snapshots,
+    diff_snapshots,
+    explain_snapshots,
+)
 from fusion_core._snapshot._format import dump_snapshot
 
 HINTS = [
@@ -177,3 +182,41 @@ def test_the_failure_diff_and_the_review_show_the_same_changes(before: str, afte
     assert [line for line in diff if line[:1] in "+-@ " and line[:4] not in ("--- ", "+++ ")] == [
         line for change in changes for line in change.diff
     ]
+
+
+def _many(rows: int, rules: list[str], hints: list[str]) -> str:
+    data = {"id": "INV-1", "rows": [f"row {n} " + "x" * 60 for n in range(rows)]}
+    builder = response(data).ui_block(ui.summary("1 invoice")).system_rules(rules)
+    for hint in hints:
+        builder = builder.llm_hint(hint)
+    return dump_snapshot(builder.build())
+
+
+def test_a_failure_names_every_changed_block_within_pytests_default_budget() -> None:
+    """Three changed blocks of long lines: all named on line 1, each shown, 9 lines, 600 chars."""
+    before = _many(5, ["Amounts are in cents."], [])
+    after = _many(12, ["Amounts are in euros.", "Round up."], ["Never mention the discount."])
+    lines = explain_snapshots(before, after)
+    assert lines[0] == (
+        "the wire differs: block 0 (data), block 2 (llm_directives, added), "
+        "block 3 (was block 2) (domain_rules) (- snapshot, + actual)"
+    )
+    assert len(lines) <= 9  # pytest's 8 lines, with its footer's room, less its first line
+    assert sum(map(len, lines)) <= 600
+    heads = [line for line in lines[1:] if line.startswith("block ")]
+    assert [head.split(":")[0] for head in heads] == [
+        "block 0 (data)", "block 2 (llm_directives, added)", "block 3 (was block 2) (domain_rules)",
+        "block 1 (ui_passthrough(summary))",
+    ]  # fmt: skip
+    assert heads[-1] == "block 1 (ui_passthrough(summary)): unchanged"
+    assert "+- Never mention the discount." in lines
+    assert all(len(line) <= 72 for line in lines if line.startswith(("-", "+")))
+
+
+def test_the_full_failure_at_vv_is_the_unified_diff_of_every_change() -> None:
+    """-vv: the first line, then diff_snapshots' lines, then the unchanged blocks."""
+    before = _many(5, ["Amounts are in cents."], [])
+    after = _many(12, ["Amounts are in euros."], ["Be brief."])
+    lines = explain_snapshots(before, after, verbose=2)
+    diff = [line.rstrip("\n") for line in diff_snapshots(before, after)]
+    assert lines == [lines[0], *diff, "block 1 (ui_passthrough(summary)): unchanged"]

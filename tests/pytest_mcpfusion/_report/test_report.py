@@ -223,3 +223,67 @@ def test_not_run_and_writes_cross_from_the_workers() -> None:
     assert controller.plain_errors == 1
     assert controller.headline() is not None
     jsonschema.validate(document, SCHEMA)
+
+
+def _failed(report: WireReport) -> WireReport:
+    report.add_failed_test(
+        "pytest.ini::fusion-contract::billing/get[valid]",
+        action="billing.get",
+        rules=["field-leak", "field-leak"],
+        calls=['billing {"action": "get", "id": "<x>"}'],
+        kinds=["data", "domain_rules"],
+        reproduce="pytest 'pytest.ini::fusion-contract::billing/get[valid]' --fusion",
+    )
+    return report
+
+
+def test_a_failed_contract_test_is_named_in_terminal_json_and_html() -> None:
+    """Node id, rule, call and a one-line reproduce command, in each of the three reports."""
+    report = _failed(_filled())
+    report.contract_failures = 1
+    lines = report.lines()
+    at = lines.index("contract tests failed: 1")
+    assert lines[at + 1 : at + 4] == [
+        "  pytest.ini::fusion-contract::billing/get[valid]",
+        '      [field-leak] billing {"action": "get", "id": "<x>"}',
+        "      reproduce: pytest 'pytest.ini::fusion-contract::billing/get[valid]' --fusion",
+    ]
+    document = report.document()
+    jsonschema.validate(document, SCHEMA)
+    assert document["failed_tests"][0]["rules"] == ["field-leak"]
+    page = render_html(document)
+    assert '<table id="failures">' in page
+    assert "pytest.ini::fusion-contract::billing/get[valid]" in page
+    escaped = "billing {&quot;action&quot;: &quot;get&quot;, &quot;id&quot;: &quot;&lt;x&gt;&quot;}"
+    assert escaped in page
+    assert '<a href="#sample-data"><code>data</code></a>' in page
+
+
+def test_the_html_page_shows_a_sample_of_each_block_kind_the_run_received() -> None:
+    """Each kind gets an anchored, escaped sample; the block tables link to it."""
+    document = _filled().document()
+    assert sorted(document["samples"]) == sorted(document["blocks"])
+    page = render_html(document)
+    for kind in document["blocks"]:
+        assert f'<h3 id="sample-{kind}">' in page
+        assert f'<a href="#sample-{kind}">' in page
+    assert "<pre>&lt;tool_error code=" in page  # the server's text, escaped
+
+
+def test_samples_do_not_depend_on_the_order_of_the_calls() -> None:
+    """The longest block that fits is kept, so any merge order keeps the same sample."""
+    texts = ["short", "a somewhat longer text", "x" * 3_000]
+    one, two = WireReport(), WireReport()
+    for report, order in ((one, texts), (two, texts[::-1])):
+        for text in order:
+            report.record(wire_result({"content": [{"type": "text", "text": text}]}), action="a")
+    assert one.samples == two.samples == {"data": "a somewhat longer text"}
+
+
+def test_without_a_tokenizer_the_html_has_no_tokens_column() -> None:
+    """No empty tokens column without the [tokens] extra; with a tokenizer it is there."""
+    without = render_html(_filled().document())
+    assert "<th>bytes</th><th></th><th>tokens</th>" not in without
+    assert 'class="bar t"' not in without
+    with_tokens = render_html(_filled(tokenizer=len).document())
+    assert "<th>bytes</th><th></th><th>tokens</th>" in with_tokens
