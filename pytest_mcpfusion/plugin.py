@@ -9,6 +9,7 @@ and HTTP transports do, when a test first uses them.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -17,10 +18,9 @@ import pytest
 
 import fusion_core
 from fusion_core import AppLoadError, ResponseView, ToolResponse
-from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from fusion_core._snapshot._inline import InlineWire
 from fusion_core._terminal import terminal_safe
-from pytest_mcpfusion import _profiles, hookspecs
+from pytest_mcpfusion import _options, _profiles, hookspecs
 from pytest_mcpfusion._assertrepr import explain
 from pytest_mcpfusion._closure import add_overrides, overridden
 from pytest_mcpfusion._contract import _unadapted
@@ -30,14 +30,19 @@ from pytest_mcpfusion._contract._collect import (
     FusionContractGroup,
     contract_anchor,
 )
-from pytest_mcpfusion._contract._verdicts import (
+from pytest_mcpfusion._contract._verdicts import Gate, gate_of, write_reports
+from pytest_mcpfusion._keys import (
     CALL_FIXTURES,
     GATE_KEY,
-    Gate,
-    add_options,
-    gate_of,
-    write_reports,
+    NAMES_KEY,
+    OPTIONS_KEY,
+    PENDING_FILES_KEY,
+    SESSION_KEY,
+    SNAPSHOT_CLASH_KEY,
+    SNAPSHOT_EXTENSION_KEY,
+    STALE_REMOVED_KEY,
 )
+from pytest_mcpfusion._options import FusionOptions
 from pytest_mcpfusion._report._summary import WireReport
 from pytest_mcpfusion._report._tokens import offline_tokenizer
 from pytest_mcpfusion._result import FusionResult
@@ -50,13 +55,7 @@ from pytest_mcpfusion._snapshots._names import (
     file_key,
     windows_reserved,
 )
-from pytest_mcpfusion._snapshots._pending import (
-    WRITTEN,
-    PendingFiles,
-    PendingSummary,
-    add_pending_option,
-    pending_enabled,
-)
+from pytest_mcpfusion._snapshots._pending import WRITTEN, PendingFiles, PendingSummary
 from pytest_mcpfusion._snapshots._safekeeping import KeepFailedSnapshots, escape_surrogates
 
 if TYPE_CHECKING:
@@ -65,13 +64,6 @@ if TYPE_CHECKING:
     from fusion_core import ToolApp
     from pytest_mcpfusion._snapshots._extension import FusionWireExtension
 
-SESSION_KEY: Final = pytest.StashKey[FusionSession]()
-SNAPSHOT_EXTENSION_KEY: Final[pytest.StashKey[type[FusionWireExtension]]] = pytest.StashKey()
-PENDING_KEY: Final = pytest.StashKey[bool]()
-PENDING_FILES_KEY: Final = pytest.StashKey[PendingFiles]()
-NAMES_KEY: Final = pytest.StashKey[NameTable]()
-STALE_REMOVED_KEY: Final = pytest.StashKey[bool]()
-SNAPSHOT_CLASH_KEY: Final = pytest.StashKey[str]()
 WORKER_REPORT: Final = "fusion_report"
 _NEEDS_SYRUPY: Final = (
     "fusion_snapshot needs syrupy's pytest plugin, which is not installed or not loaded "
@@ -80,105 +72,8 @@ _NEEDS_SYRUPY: Final = (
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """``--fusion`` and the options that say where the tools are."""
-    group = parser.getgroup("mcpfusion", "Fusion wire contract (pytest-mcpfusion)")
-    group.addoption(
-        "--fusion",
-        action="store_true",
-        default=False,
-        help="check every result against the Fusion contract, add contract tests for every "
-        "tool and action (never calling one that may write: see --fusion-allow-writes), and "
-        "print the wire report",
-    )
-    group.addoption(
-        "--fusion-app",
-        dest="fusion_app",
-        metavar="MODULE:APP",
-        default=None,
-        help="the app under test, e.g. billing.app:app (ini: fusion_app)",
-    )
-    group.addoption(
-        "--fusion-transport",
-        dest="fusion_transport",
-        choices=("inproc", "stdio", "http"),
-        default=None,
-        help="how calls reach the app: in process (default), or served over stdio or HTTP",
-    )
-    group.addoption(
-        "--fusion-server",
-        dest="fusion_server",
-        metavar="COMMAND_OR_URL",
-        default=None,
-        help="a server in any language: a command speaking MCP on stdio, or an http(s) URL "
-        "(ini: fusion_server)",
-    )
-    group.addoption(
-        "--fusion-examples",
-        dest="fusion_examples",
-        type=int,
-        default=None,
-        help="hypothesis examples per contract test (default 25; ini: fusion_examples)",
-    )
-    add_options(group, parser)  # strictness, reports, forbidden values, isolation (_gate)
-    add_pending_option(
-        group, parser
-    )  # issue 14: pending snapshots (pytest_mcpfusion._snapshots._pending)
-    parser.addini("fusion_app", "the app under test, as MODULE:APP", default="")
-    parser.addini("fusion_server", "a server command or URL", default="")
-    parser.addini("fusion_examples", "hypothesis examples per contract test", default="25")
-    # Hypothesis profiles (_profiles.py): one switch from CI to thorough runs.
-    # Registered this early so hypothesis's own --hypothesis-profile can name them.
-    _profiles.register()
-    group.addoption(
-        "--fusion-hypothesis-profile",
-        dest="fusion_hypothesis_profile",
-        choices=(*_profiles.PROFILES, _profiles.AUTO),
-        default=None,
-        help="load a Fusion hypothesis profile: fusion-ci (bounded, derandomized), fusion-dev, "
-        "fusion-thorough (100,000 examples), or auto (fusion-ci when CI is set, else "
-        "fusion-dev) (ini: fusion_hypothesis_profile)",
-    )
-    parser.addini(
-        "fusion_hypothesis_profile", "the Fusion hypothesis profile to load, or auto", default=""
-    )
-    _add_limit_options(group, parser)
-
-
-def _add_limit_options(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
-    """What bounds a server: per-call timeout and answer size, and its environment."""
-    group.addoption(
-        "--fusion-timeout",
-        dest="fusion_timeout",
-        type=float,
-        metavar="SECONDS",
-        default=None,
-        help=f"seconds to wait for any one answer of a server; 0: no limit "
-        f"(default {DEFAULT_TIMEOUT:g}; ini: fusion_timeout)",
-    )
-    group.addoption(
-        "--fusion-max-response-bytes",
-        dest="fusion_max_response_bytes",
-        type=int,
-        metavar="N",
-        default=None,
-        help=f"the largest answer read from a server, in bytes; 0: no limit "
-        f"(default {DEFAULT_MAX_RESPONSE_BYTES}; ini: fusion_max_response_bytes)",
-    )
-    parser.addini(
-        "fusion_timeout", "seconds per server answer (0: none)", default=str(DEFAULT_TIMEOUT)
-    )
-    parser.addini(
-        "fusion_max_response_bytes",
-        "the largest server answer in bytes (0: none)",
-        default=str(DEFAULT_MAX_RESPONSE_BYTES),
-    )
-    parser.addini(
-        "fusion_server_env",
-        "environment variables (fnmatch patterns) passed to a server started by command "
-        "(default: all of them; empty: only the MCP SDK's minimal set)",
-        type="args",
-        default=["*"],
-    )
+    """``--fusion`` and every other option and ini key (``_options``)."""
+    _options.add_options(parser)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -196,14 +91,14 @@ def pytest_configure(config: pytest.Config) -> None:
         "check_references=True/False overrides --fusion-no-check-references for the test's "
         "results",
     )
-    try:
-        _profiles.configure(
-            config.option.fusion_hypothesis_profile,
-            str(config.getini("fusion_hypothesis_profile")),
-            hypothesis_option=getattr(config.option, "hypothesis_profile", None),
-        )
-    except ValueError as error:  # a bad ini value; the option's choices are checked by argparse
-        raise pytest.UsageError(f"fusion_hypothesis_profile: {error}") from None
+    options = config.stash[OPTIONS_KEY] = FusionOptions.read(config)
+    if "hypothesis" in sys.modules or config.getoption("hypothesis_profile", None):
+        _profiles.register()  # else hypothesis's entry point registers them on import
+    if options.hypothesis_profile is not None:
+        try:
+            _profiles.load(options.hypothesis_profile)
+        except ValueError as error:
+            raise pytest.UsageError(f"fusion_hypothesis_profile: {error}") from None
     gate = config.stash[GATE_KEY] = Gate(config)
     config.pluginmanager.register(gate, "fusion-gate")
     config.pluginmanager.register(_unadapted, "fusion-unadapted")  # MCPServer/FastMCP answers
@@ -219,7 +114,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(CleanupGuard(config), "fusion-snapshot-cleanup")
     config.stash[NAMES_KEY] = NameTable(".wire")
     # Pending snapshots (issue 14): decided once; counted on the controller.
-    config.stash[PENDING_KEY] = pending_enabled(config)
     config.stash[PENDING_FILES_KEY] = PendingFiles()
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(PendingSummary(), "fusion-pending")
@@ -612,7 +506,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     and before pytest's own setup (the fixtures): pluggy calls the plugins
     registered later first.
     """
-    if item.config.stash[PENDING_KEY] and "fusion_snapshot" in getattr(item, "fixturenames", ()):
+    if item.config.stash[OPTIONS_KEY].pending and "fusion_snapshot" in getattr(
+        item, "fixturenames", ()
+    ):
         _remove_stale(item)
 
 
@@ -667,7 +563,7 @@ def fusion_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
         test_location=PyTestLocation(request.node),
         session=request.session.config._syrupy,  # type: ignore[attr-defined]
     )
-    assertion.pending = request.config.stash[PENDING_KEY]
+    assertion.pending = request.config.stash[OPTIONS_KEY].pending
     assertion.files = request.config.stash[PENDING_FILES_KEY]
     assertion.names = request.config.stash[NAMES_KEY]
     if assertion.pending:  # asked for by getfixturevalue: not removed at setup yet
