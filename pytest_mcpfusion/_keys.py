@@ -57,5 +57,5 @@ STALE_REMOVED_KEY: Final[pytest.StashKey[bool]] = pytest.StashKey()
 SNAPSHOT_CLASH_KEY: Final[pytest.StashKey[str]] = pytest.StashKey()
 """Why the test's wire snapshot cannot have a file of its own."""
 
-CALL_FIXTURES: Final = frozenset({"fusion_call", "fusion_call_async"})
+CALL_FIXTURES: Final = frozenset({"fusion_call", "fusion_call_async", "fusion_caller"})
 """The fixtures that reach the tools (a test naming one is isolated, and may be parametrized)."""

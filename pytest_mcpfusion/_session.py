@@ -53,10 +53,6 @@ class FusionSession:
         self._serving_override = False  # the transport serves an app a fusion_app override gave
         self._spec_target: tuple[Any] | None = None  # what --fusion-app names, once loaded
         self._scope = "tests"  # the isolation scope of the running test (_inmemory.TESTS_SCOPE)
-        # What the default fusion_app fixture gave, once a call fixture asked for it.
-        self.default_app: tuple[ToolApp | None] | None = None
-        # Whether a test's parent (class, module) sees a fusion_app / fusion_context override.
-        self.overrides: dict[tuple[object, str], bool] = {}
 
     @property
     def limits(self) -> Limits:
