@@ -44,8 +44,8 @@ DEFAULT_MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
 TRANSPORTS: Final = ("inproc", "stdio", "http")
 ISOLATION: Final = ("session", "test")
 LEVELS: Final = ("fusion", "mcp")
-# pytest's own spellings of a bool ini value (the keys are read as text, so that a
-# bad one is reported with its key).
+# pytest's own spellings of a bool ini value, for fusion_pending (read as text:
+# empty means "on when CI is set").
 _TRUE: Final = frozenset({"1", "true", "t", "yes", "y", "on"})
 _FALSE: Final = frozenset({"0", "false", "f", "no", "n", "off"})
 
@@ -188,10 +188,11 @@ class _Reader:
         given = self._given(key)
         if given is not None:
             return bool(given)
-        raw = self._ini(key).lower()
-        if raw not in _TRUE | _FALSE:
-            raise _bad(key, raw, "true or false")
-        return raw in _TRUE
+        try:
+            return bool(self._config.getini(key))  # pytest parses type="bool" keys
+        except (ValueError, pytest.UsageError) as error:  # pytest's message lacks the key
+            msg = f"the ini key {key} must be true or false ({error})"
+            raise _usage_error(msg) from None
 
     def number(self, key: str, kind: Callable[[str], float]) -> float:
         given = self._given(key)
@@ -358,11 +359,12 @@ def _add_gate_options(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
         "default) or mcp (a correct plain MCP server: arguments, isError, outputSchema, "
         "limits) (ini: fusion_level)",
     )
-    ini("fusion_strict", "strict reading of every result (true/false)", default="false")
+    ini("fusion_strict", "strict reading of every result", type="bool", default=False)
     ini(
         "fusion_check_references",
-        "check suggested tools and available_actions against tools/list (true/false)",
-        default="true",
+        "check suggested tools and available_actions against tools/list",
+        type="bool",
+        default=True,
     )
     ini("fusion_report", "path of the JSON (or .html) wire report", default="")
     ini("fusion_report_html", "path of the HTML wire report", default="")

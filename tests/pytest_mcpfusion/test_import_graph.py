@@ -64,8 +64,8 @@ def _imports(path: Path) -> set[str]:
                 base = ".".join([*anchor, *([base] if base else [])])
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
+        for inner in ast.iter_child_nodes(node):
+            visit(inner)
 
     visit(ast.parse(path.read_text(encoding="utf-8")))
     modules = {_module_name(p) for p in PACKAGE.rglob("*.py")}
