@@ -1,4 +1,17 @@
-"""Cost of the pytest plugin: wire snapshots against plain syrupy, in one run.
+"""Cost of the pytest plugin: snapshots, call fixtures and start-up, each in one run.
+
+Three parts (``--part``, default all):
+
+* ``startup``: ``import pytest_mcpfusion.plugin`` over a bare ``import pytest``
+  (goal: at most 60 ms more, CPU time of the child), and a one-test suite that
+  never uses the plugin, plugin on over ``-p no:mcpfusion`` (goal <= 1.03x),
+  with hypothesis's own pytest plugin loaded and without it;
+* ``fixtures``: 500 one-call tests through a plain ``fusion_call(fusion_app,
+  fusion_context)`` (a conftest) over the same tests through the plugin's
+  ``fusion_call``, which resolves the two itself (``_upstream_pytest``): the
+  shortcut stays only while the plain form costs more than 1.10x ("met"
+  there means: the plain form would do, drop the shortcut);
+* ``snapshots``, below.
 
 The overhead criterion of the plugin: 500 tests that each call a tool through
 ``fusion_call`` and compare a wire snapshot (``assert result ==
@@ -28,8 +41,10 @@ CPU time, not in the session's; that suite has no target.)
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,11 +53,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from _harness import child_cpu_seconds, header, options, ratios_of, report
+from _harness import child_cpu_seconds, header, ratios_of, report
 
 TESTS = 500
 TARGET = 1.30
 RUNAWAY = 10.0
+IMPORT_GOAL_MS = 60.0
+UNUSED_GOAL = 1.03
+PLAIN_FIXTURES_GOAL = 1.10
 
 APP_SOURCE = textwrap.dedent(
     """
@@ -82,6 +100,32 @@ APP_SOURCE = textwrap.dedent(
     app = FusionApp([billing], name="shop")
     """
 ).replace("{count}", str(TESTS))
+
+CALL_TEST = textwrap.dedent(
+    """
+    def test_get_{index}(fusion_call):
+        assert fusion_call("billing", "get", id="INV-{index}").data["id"] == "INV-{index}"
+    """
+)
+
+# The plain form of the call fixture: depending on fusion_app and fusion_context as
+# fixtures (the plugin's own resolves them itself: pytest_mcpfusion/_upstream_pytest.py).
+PLAIN_CONFTEST = textwrap.dedent(
+    """
+    import pytest
+
+    from pytest_mcpfusion import FusionCall
+
+
+    @pytest.fixture
+    def fusion_call(fusion_app, fusion_context, request):
+        from pytest_mcpfusion._lifecycle import caller
+
+        return caller(FusionCall, request.config, fusion_app, fusion_context, request.node)
+    """
+)
+
+UNUSED_TEST = "def test_nothing():\n    assert 1 + 1 == 2\n"
 
 WIRE_TEST = textwrap.dedent(
     """
@@ -144,6 +188,7 @@ class Suite:
     label: str
     directory: str
     options: tuple[str, ...] = ()
+    tests: int = TESTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,11 +213,21 @@ def write_project(root: Path) -> None:
     for name, preamble, template in (
         ("wire", "", WIRE_TEST),
         ("plain", "from shop import get\n", PLAIN_TEST),
+        ("call", "", CALL_TEST),
+        ("plaincall", "", CALL_TEST),
     ):
         directory = root / name
         directory.mkdir()
         tests = "".join(template.format(index=index) for index in range(TESTS))
         (directory / f"test_{name}.py").write_text(preamble + tests)
+    (root / "plaincall" / "conftest.py").write_text(PLAIN_CONFTEST)
+    # A suite that never uses the plugin, in a project configured for it ...
+    (root / "unused").mkdir()
+    (root / "unused" / "test_unused.py").write_text(UNUSED_TEST)
+    # ... and in a project with no Fusion configuration at all (its own ini).
+    (root / "bare").mkdir()
+    (root / "bare" / "pytest.ini").write_text("[pytest]\n")
+    (root / "bare" / "test_unused.py").write_text(UNUSED_TEST)
 
 
 def child_environment(root: Path) -> dict[str, str]:
@@ -213,12 +268,12 @@ def run(root: Path, suite: Suite, *extra: str) -> Timing:
         completed.returncode != 0
         or summary is None
         or session_cpu is None
-        or int(summary["passed"]) != TESTS
+        or int(summary["passed"]) != suite.tests
     ):
         tail = "\n".join(output.splitlines()[-30:])
         msg = (
             f"{suite.label}: `{' '.join(command[1:])}` in {root} exited with "
-            f"{completed.returncode} (expected {TESTS} passed, exit 0). Output tail:\n{tail}"
+            f"{completed.returncode} (expected {suite.tests} passed, exit 0). Output tail:\n{tail}"
         )
         raise RunFailedError(msg)
     return Timing(
@@ -229,13 +284,15 @@ def run(root: Path, suite: Suite, *extra: str) -> Timing:
     )
 
 
-def measure(root: Path, suites: list[Suite], runs: int) -> dict[str, list[Timing]]:
+def measure(
+    root: Path, suites: list[Suite], runs: int, *, update: bool = True
+) -> dict[str, list[Timing]]:
     """Write the snapshots, then run every suite up to ``runs`` times, interleaved.
 
     A suite slower than ``RUNAWAY`` times the baseline after its first run is
     not repeated: more runs would not change the verdict, only cost minutes.
     """
-    for suite in suites:
+    for suite in suites if update else ():
         if "--fusion-transport=stdio" not in suite.options:
             # The stdio suite compares against the snapshots the in-process one wrote.
             run(root, suite, "--snapshot-update")
@@ -251,9 +308,90 @@ def measure(root: Path, suites: list[Suite], runs: int) -> dict[str, list[Timing
     return timings
 
 
+def import_cost(root: Path, rounds: int) -> list[float]:
+    """CPU milliseconds ``import pytest_mcpfusion.plugin`` adds to ``import pytest``, per round."""
+    extra: list[float] = []
+    for _ in range(rounds):
+        times = []
+        for code in ("import pytest", "import pytest, pytest_mcpfusion.plugin"):
+            start = child_cpu_seconds()
+            subprocess.run(
+                [sys.executable, "-c", code], cwd=root, env=child_environment(root), check=True
+            )
+            times.append(child_cpu_seconds() - start)
+        extra.append((times[1] - times[0]) * 1000)
+    return extra
+
+
+def startup(root: Path, rounds: int) -> None:
+    """The start-up rows: the import, and a one-test suite that never uses the plugin."""
+    extra = sorted(import_cost(root, rounds * 3))
+    median = statistics.median(extra)
+    verdict = "met" if median <= IMPORT_GOAL_MS else "MISSED"
+    print(
+        f"  import pytest_mcpfusion.plugin over import pytest: {median:+.0f} ms CPU "
+        f"(min-max {extra[0]:+.0f}..{extra[-1]:+.0f}, {len(extra)} rounds)  "
+        f"goal <= +{IMPORT_GOAL_MS:.0f} ms: {verdict}"
+    )
+    off = ("-p", "no:mcpfusion")
+    no_hyp = ("-p", "no:hypothesispytest")
+    for where, directory in (("configured project", "unused"), ("no Fusion config", "bare")):
+        for label, hyp in (("with hypothesis's plugin", ()), ("without it", no_hyp)):
+            base = f"-p no:mcpfusion ({where}, {label})"
+            suites = [
+                Suite(base, directory, (*off, *hyp), tests=1),
+                Suite("plugin on", directory, hyp, tests=1),
+            ]
+            timings = measure(root, suites, rounds * 3, update=False)
+            series = {name: [t.cpu for t in runs_] for name, runs_ in timings.items()}
+            for name, ratio in ratios_of(base, series).items():
+                report("plugin", "unused, CPU time", ratio, candidate=name, target=UNUSED_GOAL)
+
+
+def fixtures(root: Path, rounds: int) -> None:
+    """The call fixtures: the plain form over the plugin's shortcut (``_upstream_pytest``)."""
+    baseline = "shortcut: the plugin's fusion_call(request)"
+    plain = "plain: fusion_call(fusion_app, fusion_context)"
+    suites = [Suite(baseline, "call"), Suite(plain, "plaincall")]
+    timings = measure(root, suites, rounds, update=False)
+    for field, label in (("session_cpu", "session CPU time"), ("cpu", "CPU time")):
+        series = {name: [getattr(t, field) for t in runs_] for name, runs_ in timings.items()}
+        for name, ratio in ratios_of(baseline, series).items():
+            # The shortcut stays only while the plain form costs more than this.
+            target = PLAIN_FIXTURES_GOAL if field == "session_cpu" else None
+            report("plugin", f"call fixtures, {label}", ratio, candidate=name, target=target)
+
+
+def _arguments() -> argparse.Namespace:
+    """``--rounds N`` (``_harness.options``) and ``--part``, repeatable (default: every part)."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=7, help="measured rounds (default 7)")
+    parser.add_argument(
+        "--part", action="append", choices=("startup", "fixtures", "snapshots"), default=None
+    )
+    args = parser.parse_args()
+    args.part = args.part or ["startup", "fixtures", "snapshots"]
+    return args
+
+
 def main() -> int:
     """Print each suite's times and ratios, and the verdict; 1 if a run failed."""
-    args = options(__doc__, rounds=7)
+    args = _arguments()
+    with tempfile.TemporaryDirectory(prefix="bench_plugin_") as directory:
+        root = Path(directory)
+        write_project(root)
+        try:
+            if "startup" in args.part:
+                header("bench_plugin: start-up of a session that never uses the plugin")
+                startup(root, args.rounds)
+            if "fixtures" in args.part:
+                header("bench_plugin: 500 one-call tests, call fixtures")
+                fixtures(root, args.rounds)
+        except RunFailedError as error:
+            print(f"benchmark run failed: {error}", file=sys.stderr)
+            return 1
+    if "snapshots" not in args.part:
+        return 0
     header("bench_plugin: 500 wire-snapshot tests / 500 plain syrupy tests")
     baseline = "b: handler() == snapshot (amber)"
     suites = [

@@ -10,8 +10,13 @@ Three profiles, named so they never clash with hypothesis's built-in ``ci``:
 * ``fusion-thorough`` — 100,000 examples a property, for a night's run or a
   release; failures are kept in the database.
 
-The plugin registers them when pytest loads it (so hypothesis's own
-``--hypothesis-profile=fusion-ci`` can name them too) and loads one when
+They are registered whenever hypothesis is imported, through hypothesis's own
+``hypothesis`` entry point (``pyproject.toml``), so hypothesis's
+``--hypothesis-profile=fusion-ci`` and ``settings.load_profile`` can name them
+while a run that never imports hypothesis does not pay for it (about 0.3 s);
+the plugin registers them too at configure when hypothesis is already
+imported or ``--hypothesis-profile`` names one (``HYPOTHESIS_NO_PLUGINS``
+turns the entry points off). The plugin loads one when
 ``--fusion-hypothesis-profile`` or the ``fusion_hypothesis_profile`` ini key
 names it; ``auto`` is ``fusion-ci`` on a CI machine (the ``CI`` environment
 variable set, and not to ``false`` or ``0``, as every major CI service sets
@@ -25,7 +30,7 @@ from __future__ import annotations
 import os
 from typing import Final
 
-__all__ = ["AUTO", "CI", "DEV", "PROFILES", "THOROUGH", "choose", "configure", "register"]
+__all__ = ["AUTO", "CI", "DEV", "PROFILES", "THOROUGH", "choose", "load", "register"]
 
 CI: Final = "fusion-ci"
 DEV: Final = "fusion-dev"
@@ -74,21 +79,15 @@ def choose(name: str) -> str:
     return name
 
 
-def configure(option: str | None, ini: str, *, hypothesis_option: str | None) -> str | None:
-    """Register the profiles and load the one asked for; its name, or ``None``.
+def load(name: str) -> None:
+    """Register the profiles and load ``name`` (one of :data:`PROFILES`).
 
-    The command line wins: ``--fusion-hypothesis-profile`` first, then
-    hypothesis's own ``--hypothesis-profile`` (which hypothesis loads itself),
-    then the ini key. Nothing asked for leaves hypothesis's settings alone.
+    Raises ``ValueError`` naming the missing package when hypothesis is not installed.
     """
-    register()
-    if option is None and (hypothesis_option is not None or not ini):
-        return None
-    name = choose(option if option is not None else ini)
     try:
         from hypothesis import settings  # noqa: PLC0415 - hypothesis is optional
     except ImportError:
         msg = f"the hypothesis profile {name!r} needs hypothesis, which is not installed"
         raise ValueError(msg) from None
+    register()
     settings.load_profile(name)
-    return name

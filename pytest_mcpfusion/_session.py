@@ -22,6 +22,8 @@ import pytest
 from fusion_core import ResponseView, ServerConnectionError, ServerLimitError, check
 from fusion_core._snapshot._format import block_kinds
 from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, discriminator_of
+from pytest_mcpfusion._keys import GATE_KEY
+from pytest_mcpfusion._options import options_of
 from pytest_mcpfusion._report._summary import WireReport, outcome_of
 from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._transport import Limits, StartupError, Transport, open_transport
@@ -40,7 +42,8 @@ class FusionSession:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.contract = bool(config.getoption("fusion"))
+        self.options = options = options_of(config)
+        self.contract = options.contract
         self.report = WireReport()
         self.tokenizer: Callable[[str], int] | None = None
         self._transport: Transport | None = None
@@ -50,47 +53,31 @@ class FusionSession:
         self._serving_override = False  # the transport serves an app a fusion_app override gave
         self._spec_target: tuple[Any] | None = None  # what --fusion-app names, once loaded
         self._scope = "tests"  # the isolation scope of the running test (_inmemory.TESTS_SCOPE)
-        # What the default fusion_app fixture gave, once a call fixture asked for it.
-        self.default_app: tuple[ToolApp | None] | None = None
-        # Whether a test's parent (class, module) sees a fusion_app / fusion_context override.
-        self.overrides: dict[tuple[object, str], bool] = {}
 
     @property
     def limits(self) -> Limits:
         """``--fusion-timeout``, ``--fusion-max-response-bytes`` and ``fusion_server_env``."""
-        config = self.config
-        timeout = config.getoption("fusion_timeout")
-        size = config.getoption("fusion_max_response_bytes")
-        timeout = float(config.getini("fusion_timeout") if timeout is None else timeout)
-        size = int(config.getini("fusion_max_response_bytes") if size is None else size)
+        options = self.options
         return Limits(
-            timeout=timeout if timeout > 0 else None,
-            max_response_bytes=size if size > 0 else None,
-            env=tuple(config.getini("fusion_server_env")),
+            timeout=options.timeout,
+            max_response_bytes=options.max_response_bytes,
+            env=options.server_env,
         )
 
     @property
     def app_spec(self) -> str | None:
         """``--fusion-app`` or the ``fusion_app`` ini key."""
-        value = self.config.getoption("fusion_app") or self.config.getini("fusion_app")
-        return str(value) if value else None
+        return self.options.app
 
     @property
     def server(self) -> str | None:
         """``--fusion-server`` or the ``fusion_server`` ini key."""
-        value = self.config.getoption("fusion_server") or self.config.getini("fusion_server")
-        return str(value) if value else None
+        return self.options.server
 
     @property
     def transport_name(self) -> str:
         """The transport: as given, else inferred from ``--fusion-server``."""
-        given: str | None = self.config.getoption("fusion_transport")
-        if given:
-            return given
-        server = self.server
-        if server is None:
-            return "inproc"
-        return "http" if server.startswith(("http://", "https://")) else "stdio"
+        return self.options.transport_name
 
     @property
     def opened(self) -> bool:
@@ -100,7 +87,7 @@ class FusionSession:
     @property
     def configured(self) -> bool:
         """Whether an app or a server was configured at all."""
-        return self.app_spec is not None or self.server is not None
+        return self.options.configured
 
     def transport(self) -> Transport:
         """The session's transport, opened on first use.
@@ -261,8 +248,6 @@ class FusionSession:
         if self._effects is None:
             self._effects = {}
         if key not in self._effects:
-            from pytest_mcpfusion._contract._verdicts import gate_of  # noqa: PLC0415 - _verdicts imports this module's users
-
             try:
                 definitions = {d["name"]: d for d in self.transport().definitions()}
             except Exception:  # noqa: BLE001 - the call worked; tools/list is not ours to fail
@@ -270,7 +255,7 @@ class FusionSession:
             definition = definitions.get(tool)
             app = self.transport().app
             self._effects[key] = (
-                gate_of(self.config).writes.effects(definition, action, app)
+                self.config.stash[GATE_KEY].writes.effects(definition, action, app)
                 if definition is not None
                 else "the tool is not in tools/list"
             )
@@ -284,11 +269,9 @@ class FusionSession:
         ``record=False``: not counted (a contract test counts the failures it
         ends with, not every call hypothesis makes while it shrinks).
         """
-        from pytest_mcpfusion._contract._verdicts import gate_of  # noqa: PLC0415 - _gate imports this module's users
-
         # One read for both: the strict rules are split off by review().
         found = check(result.wire_dict, strict=True)
-        problems = gate_of(self.config).review(self, result, action, found)
+        problems = self.config.stash[GATE_KEY].review(self, result, action, found)
         for more in self.config.hook.pytest_fusion_check(result=result):
             problems.extend(more or ())
         if problems and record:

@@ -36,7 +36,8 @@ def pytest_fusion_context(app: Any, request: pytest.FixtureRequest | None) -> An
     :param app: the configured app (``None`` when testing a server by command or URL).
     :param request: the requesting test's fixture request; ``None`` for the
         contract tests of ``--fusion``, which belong to no test directory (so
-        only this hook, not a ``fusion_context`` fixture, gives them a context).
+        only this hook, not a ``fusion_context`` fixture, gives them a context),
+        and for each example of a ``@given`` test using ``fusion_caller``.
     :return: the context, or ``None`` to let the next implementation (and finally
         the app's own ``context_factory``) decide. The first non-``None`` result wins.
 
@@ -122,8 +123,10 @@ def pytest_fusion_reset(config: pytest.Config, item: pytest.Item) -> None:
     """Reset the server's state before a test that reaches it.
 
     :param config: the pytest config.
-    :param item: the test about to run: one that uses ``fusion_call`` or
-        ``fusion_call_async``, or a contract test of ``--fusion``.
+    :param item: the test about to run: one that uses ``fusion_call``,
+        ``fusion_call_async`` or ``fusion_caller``, or a contract test of
+        ``--fusion``. With ``fusion_caller`` the hook runs again before each
+        later example of the ``@given`` test (``item`` is the same test).
 
     Called before every such test, whatever ``--fusion-isolate`` says; under
     ``--fusion-isolate=test`` a server the plugin started has been restarted

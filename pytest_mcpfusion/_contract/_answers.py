@@ -37,38 +37,21 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from fusion_core._read._strict import PLAIN_REFUSAL
+from pytest_mcpfusion._options import LEVELS
 
 if TYPE_CHECKING:
-    import pytest
-
     from pytest_mcpfusion._result import FusionResult
 
 __all__ = [
     "LEVELS",
-    "add_level_option",
     "answer_of",
     "first_line",
     "level_problems",
     "protocol_refusal",
 ]
 
-LEVELS: Final = ("fusion", "mcp")
 
 _FIRST_LINE: Final = 160
-
-
-def add_level_option(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
-    """``--fusion-level`` and the ``fusion_level`` ini key."""
-    group.addoption(
-        "--fusion-level",
-        dest="fusion_level",
-        choices=LEVELS,
-        default=None,
-        help="what the contract tests hold the server to: fusion (the Fusion wire format, "
-        "default) or mcp (a correct plain MCP server: arguments, isError, outputSchema, "
-        "limits) (ini: fusion_level)",
-    )
-    parser.addini("fusion_level", "fusion or mcp", default="fusion")
 
 
 def answer_of(result: FusionResult) -> str:

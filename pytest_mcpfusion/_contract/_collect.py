@@ -41,6 +41,8 @@ from pytest_mcpfusion._contract._failure import (
 from pytest_mcpfusion._contract._search import ShrinkBudget, search_settings
 from pytest_mcpfusion._contract._verdicts import gate_of
 from pytest_mcpfusion._contract._writes import safe_refusal
+from pytest_mcpfusion._keys import ANCHOR_KEY
+from pytest_mcpfusion._options import options_of
 from pytest_mcpfusion._report._summary import NEVER_OK_ADVICE
 from pytest_mcpfusion._session import SELECT_PARAM, FusionSession, limit_message
 
@@ -62,9 +64,6 @@ GROUP: Final = "fusion-contract"
 """The collector holding the contract items, and the middle part of their node ids."""
 
 
-_ANCHOR_KEY: Final = pytest.StashKey["tuple[Path | None]"]()
-
-
 def contract_anchor(config: pytest.Config) -> Path | None:
     """The file the contract tests hang from, so their ids can be run again.
 
@@ -80,9 +79,9 @@ def contract_anchor(config: pytest.Config) -> Path | None:
     only when the run reaches no file at all: the ids then start with ``::``
     and ``-k`` selects them.
     """
-    cached = config.stash.get(_ANCHOR_KEY, None)
+    cached = config.stash.get(ANCHOR_KEY, None)
     if cached is None:
-        cached = config.stash[_ANCHOR_KEY] = (_find_anchor(config),)
+        cached = config.stash[ANCHOR_KEY] = (_find_anchor(config),)
     return cached[0]
 
 
@@ -93,9 +92,9 @@ def _find_anchor(config: pytest.Config) -> Path | None:
     conftest = root / "conftest.py"
     if conftest.is_file():
         return conftest
-    app = config.getoption("fusion_app") or config.getini("fusion_app")
-    server = config.getoption("fusion_server") or config.getini("fusion_server")
-    candidates = _app_files(str(app), root) if app else _command_files(str(server or ""), root)
+    options = options_of(config)
+    app, server = options.app, options.server
+    candidates = _app_files(app, root) if app else _command_files(server or "", root)
     found = next((path for path in candidates if path.is_relative_to(root)), None)
     if found is not None:
         return found
@@ -139,10 +138,10 @@ def _app_files(spec: str, root: Path) -> Iterator[Path]:
 
 def _import_base(config: pytest.Config, path: Path) -> Path | None:
     """The folder ``pkg.module`` imports from, when ``path`` is the gated app's module file."""
-    app = config.getoption("fusion_app") or config.getini("fusion_app")
+    app = options_of(config).app
     if not app or config.inipath is not None:
         return None
-    parts = str(app).partition(":")[0].split(".")
+    parts = app.partition(":")[0].split(".")
     depth = len(parts) if path.name == "__init__.py" else len(parts) - 1
     if depth >= len(path.parents):
         return None
@@ -555,8 +554,7 @@ def _select_keys(definition: Mapping[str, Any]) -> list[str]:
 
 
 def _examples(config: pytest.Config) -> int:
-    given: int | None = config.getoption("fusion_examples")
-    return given if given is not None else int(config.getini("fusion_examples"))
+    return options_of(config).examples
 
 
 def _item_id(parent: pytest.Collector, name: str) -> Any:

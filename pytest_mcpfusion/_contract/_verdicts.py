@@ -33,10 +33,11 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from fusion_core._read._strict import STRICT_RULES
-from pytest_mcpfusion._contract._answers import LEVELS, add_level_option
 from pytest_mcpfusion._contract._examples import IdPool
 from pytest_mcpfusion._contract._forbidden import Forbidden, unknown_references
-from pytest_mcpfusion._contract._writes import WritePolicy, add_write_options
+from pytest_mcpfusion._contract._writes import WritePolicy
+from pytest_mcpfusion._keys import CALL_FIXTURES, GATE_KEY, SESSION_KEY
+from pytest_mcpfusion._options import options_of
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -52,11 +53,9 @@ __all__ = [
     "FusionContextWarning",
     "FusionIsolationWarning",
     "Gate",
-    "add_options",
     "gate_of",
 ]
 
-CALL_FIXTURES: Final = frozenset({"fusion_call", "fusion_call_async"})
 _STRICT_ONLY: Final = frozenset({"ambiguous-layout"})
 """Strict-reading rules the default mode keeps silent on (the reference writes that layout)."""
 
@@ -69,70 +68,6 @@ class FusionIsolationWarning(pytest.PytestWarning):
     """``--fusion-isolate=test`` cannot restart a server the plugin did not start."""
 
 
-def add_options(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
-    """The gate's options and ini keys (strictness, reports, egress, isolation)."""
-    group.addoption(
-        "--fusion-strict",
-        action="store_true",
-        default=None,
-        help="ambiguous layouts, unknown elements, bare error texts and actions whose "
-        "success path was never reached fail the run (ini: fusion_strict)",
-    )
-    group.addoption(
-        "--fusion-report",
-        dest="fusion_report",
-        metavar="PATH",
-        default=None,
-        help="write the wire report as JSON, or as HTML for a .html path (ini: fusion_report)",
-    )
-    group.addoption(
-        "--fusion-report-html",
-        dest="fusion_report_html",
-        metavar="PATH",
-        default=None,
-        help="also write the wire report as a self-contained HTML page (ini: fusion_report_html)",
-    )
-    group.addoption(
-        "--fusion-isolate",
-        dest="fusion_isolate",
-        choices=("session", "test"),
-        default=None,
-        help="one server per session (default), or a fresh server per test (ini: fusion_isolate)",
-    )
-    group.addoption(
-        "--fusion-no-check-references",
-        dest="fusion_check_references",
-        action="store_false",
-        default=None,
-        help="do not check suggested tools and available_actions against tools/list "
-        "(ini: fusion_check_references)",
-    )
-    add_write_options(group, parser)
-    add_level_option(group, parser)
-    parser.addini("fusion_strict", "strict reading of every result", type="bool", default=False)
-    parser.addini(
-        "fusion_check_references",
-        "check suggested tools and available_actions against tools/list",
-        type="bool",
-        default=True,
-    )
-    parser.addini("fusion_report", "path of the JSON (or .html) wire report", default="")
-    parser.addini("fusion_report_html", "path of the HTML wire report", default="")
-    parser.addini("fusion_isolate", "session or test", default="session")
-    parser.addini(
-        "fusion_forbidden_fields",
-        "field names that must never reach the wire, one per line",
-        type="linelist",
-        default=[],
-    )
-    parser.addini(
-        "fusion_canaries",
-        "values that must never reach the wire, one per line",
-        type="linelist",
-        default=[],
-    )
-
-
 class Gate:
     """Per-session state of the gate's checks; a plugin following the running test."""
 
@@ -143,22 +78,11 @@ class Gate:
         self.writes = WritePolicy(config)
         self._forbidden: Forbidden | None = None
         self._isolation_warned = False
-        given: bool | None = config.getoption("fusion_strict")
-        self.strict = bool(config.getini("fusion_strict")) if given is None else given
-        references: bool | None = config.getoption("fusion_check_references")
-        self.check_references = (
-            bool(config.getini("fusion_check_references")) if references is None else references
-        )
-        isolate = config.getoption("fusion_isolate") or config.getini("fusion_isolate")
-        if isolate not in ("session", "test"):
-            msg = f"fusion_isolate must be session or test, not {isolate!r}"
-            raise pytest.UsageError(msg)
-        self.isolate: str = isolate
-        level = config.getoption("fusion_level", None) or config.getini("fusion_level")
-        if level not in LEVELS:
-            msg = f"fusion_level must be {' or '.join(LEVELS)}, not {level!r}"
-            raise pytest.UsageError(msg)
-        self.level: str = level
+        options = options_of(config)
+        self.strict = options.strict
+        self.check_references = options.check_references
+        self.isolate: str = options.isolate
+        self.level: str = options.level
 
     # ------------------------------------------------------------ settings
 
@@ -183,8 +107,9 @@ class Gate:
         """The ini keys' and the hooks' forbidden fields and canaries (read once)."""
         if self._forbidden is None:
             hook = self.config.hook
-            fields = list(self.config.getini("fusion_forbidden_fields"))
-            values = list(self.config.getini("fusion_canaries"))
+            options = options_of(self.config)
+            fields = list(options.forbidden_fields)
+            values = list(options.canaries)
             for found in hook.pytest_fusion_forbidden_fields(config=self.config):
                 fields.extend(found or ())
             for found in hook.pytest_fusion_canaries(config=self.config):
@@ -294,8 +219,6 @@ class Gate:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         """Isolate the test from the ones before it (see :meth:`isolate_before`)."""
-        from pytest_mcpfusion.plugin import SESSION_KEY  # noqa: PLC0415 - plugin imports this module
-
         self.isolate_before(item, self.config.stash[SESSION_KEY])
 
 
@@ -304,16 +227,13 @@ def gate_of(config: pytest.Config) -> Gate:
     return config.stash[GATE_KEY]
 
 
-GATE_KEY: Final = pytest.StashKey[Gate]()
-
-
 def write_reports(config: pytest.Config, report: WireReport) -> list[Path]:
     """Write ``--fusion-report`` (JSON, or HTML for ``.html``) and ``--fusion-report-html``."""
     from pytest_mcpfusion._report._html import render_html  # noqa: PLC0415 - only when asked
 
     paths: list[Path] = []
-    json_path = config.getoption("fusion_report") or config.getini("fusion_report")
-    html_path = config.getoption("fusion_report_html") or config.getini("fusion_report_html")
+    options = options_of(config)
+    json_path, html_path = options.report, options.report_html
     document = report.document()
     for given, html in ((json_path, None), (html_path, True)):
         if not given:

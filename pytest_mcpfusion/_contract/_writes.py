@@ -32,11 +32,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from fusion_core._tools._definitions import discriminator_of, effects_of
+from pytest_mcpfusion._options import options_of
 
 if TYPE_CHECKING:
     import pytest
 
-__all__ = ["OPT_IN", "WritePolicy", "add_write_options", "effects", "safe_refusal"]
+__all__ = ["OPT_IN", "WritePolicy", "effects", "safe_refusal"]
 
 OPT_IN: Final = (
     "opt in with fusion_allow_writes = {name} in the ini file, --fusion-allow-writes={name}, "
@@ -45,35 +46,12 @@ OPT_IN: Final = (
 )
 
 
-def add_write_options(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
-    """``--fusion-allow-writes`` and the ``fusion_allow_writes`` ini key."""
-    group.addoption(
-        "--fusion-allow-writes",
-        dest="fusion_allow_writes",
-        action="append",
-        metavar="PATTERN",
-        default=None,
-        help="let the contract tests call tools that may write (fnmatch over tool and "
-        "tool.action; '*': all of them, at the risk of every change a generated call can "
-        "make); by default they never do (ini: fusion_allow_writes)",
-    )
-    parser.addini(
-        "fusion_allow_writes",
-        "tools (tool or tool.action, fnmatch patterns) the contract tests may call although "
-        "they may write, one per line",
-        type="linelist",
-        default=[],
-    )
-
-
 class WritePolicy:
     """The session's answer to whether a generated call may reach a tool's action."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        given: list[str] | None = config.getoption("fusion_allow_writes", None)
-        patterns = [*map(str, config.getini("fusion_allow_writes")), *(given or ())]
-        self.patterns: tuple[str, ...] = tuple(p.strip() for p in patterns if p.strip())
+        self.patterns: tuple[str, ...] = options_of(config).allow_writes
         self._allowed: dict[tuple[str, str | None], bool] = {}
 
     def effects(self, definition: Mapping[str, Any], action: str | None, app: object) -> str | None:

@@ -37,49 +37,9 @@ __all__ = [
     "WRITTEN",
     "PendingFiles",
     "PendingSummary",
-    "add_pending_option",
-    "pending_enabled",
 ]
 
 WRITTEN: Final = "fusion_pending_written"
-_FALSE: Final = frozenset({"", "0", "false", "no", "off"})
-
-
-def add_pending_option(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
-    """``--fusion-pending`` / ``--no-fusion-pending`` and the ``fusion_pending`` ini key."""
-    group.addoption(
-        "--fusion-pending",
-        dest="fusion_pending",
-        action="store_const",
-        const=True,
-        default=None,
-        help="write each changed or new wire snapshot as <name>.wire.new beside the accepted "
-        "one (never touching it), for `python -m pytest_mcpfusion review`; on by default when "
-        "CI is set (ini: fusion_pending)",
-    )
-    group.addoption(
-        "--no-fusion-pending",
-        dest="fusion_pending",
-        action="store_const",
-        const=False,
-        help="do not write pending snapshots, even in CI",
-    )
-    parser.addini(
-        "fusion_pending",
-        "write pending .wire.new snapshots (true/false; default: true when CI is set)",
-        default="",
-    )
-
-
-def pending_enabled(config: pytest.Config) -> bool:
-    """The option, else the ini key, else whether ``CI`` is set (and not ``false``)."""
-    option: bool | None = config.getoption("fusion_pending", None)
-    if option is not None:
-        return option
-    ini = str(config.getini("fusion_pending")).strip().lower()
-    if ini:
-        return ini not in _FALSE
-    return os.environ.get("CI", "").strip().lower() not in _FALSE
 
 
 class PendingFiles:

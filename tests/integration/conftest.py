@@ -6,6 +6,8 @@ import pydantic  # noqa: F401 - loaded before any pytester run (below)
 import pytest
 
 import fusion_core
+import pytest_mcpfusion
+from pytest_mcpfusion import _lifecycle  # noqa: F401 - loaded before any pytester run (below)
 from tests._support.pytester_app import APP_SOURCE
 
 # In-process pytester runs drop the modules they imported when they end. With
@@ -13,8 +15,12 @@ from tests._support.pytester_app import APP_SOURCE
 # Presenter machinery itself, and the next run a second copy of pydantic,
 # whose BaseModel the first copy's Presenter code does not recognize. Loaded
 # here, before any run, every run shares one copy (as a real session does).
+# The plugin's own modules load lazily too (its front door and _lifecycle):
+# loaded here, the runs share one FusionResult class, as a real session does.
 for _name in fusion_core.__all__:
     getattr(fusion_core, _name)
+for _name in pytest_mcpfusion.__all__:
+    getattr(pytest_mcpfusion, _name)
 
 
 @pytest.fixture(autouse=True)

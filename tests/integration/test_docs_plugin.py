@@ -10,6 +10,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 BLOCKS = _BLOCK.findall((ROOT / "docs" / "plugin.md").read_text(encoding="utf-8"))
+# strategies.md's property test through the plugin runs here too (it needs a suite).
+BLOCKS += [
+    block
+    for block in _BLOCK.findall((ROOT / "docs" / "strategies.md").read_text(encoding="utf-8"))
+    if "fusion_caller" in block
+]
 
 
 def test_plugin_docs_examples_pass(pytester: pytest.Pytester) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 PROBE = """
@@ -76,3 +79,41 @@ def test_unknown_ini_profile_is_a_usage_error(pytester: pytest.Pytester) -> None
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*'fusion-fast'*fusion-ci, fusion-dev, fusion-thorough, auto*"])
+
+
+def test_the_profiles_register_when_hypothesis_is_imported() -> None:
+    """The entry point registers them when hypothesis is imported: no pytest run needed."""
+    code = (
+        "import sys\n"
+        "from hypothesis import settings\n"
+        "assert 'pytest_mcpfusion.plugin' not in sys.modules\n"
+        "print(settings.get_profile('fusion-ci').derandomize, "
+        "settings.get_profile('fusion-thorough').max_examples)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["True", "100000"]
+
+
+def test_hypothesis_own_option_works_with_its_entry_points_off(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With HYPOTHESIS_NO_PLUGINS the plugin registers the profiles before hypothesis loads one."""
+    monkeypatch.setenv("HYPOTHESIS_NO_PLUGINS", "1")
+    assert _profile(pytester, "--hypothesis-profile=fusion-ci") == "fusion-ci"
+
+
+def test_a_run_without_hypothesis_in_use_does_not_import_it(pytester: pytest.Pytester) -> None:
+    """Registering the profiles no longer imports hypothesis in every pytest run."""
+    pytester.makepyfile(
+        test_plain="""
+        import sys
+
+
+        def test_plain():
+            assert "hypothesis" not in sys.modules
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+    result.assert_outcomes(passed=1)

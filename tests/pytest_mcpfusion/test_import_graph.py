@@ -1,0 +1,130 @@
+"""The plugin's modules import each other without cycles, and its entry point loads light.
+
+The graph is read from the source (every ``import`` a module runs, at its
+top or inside a function; not those under ``if TYPE_CHECKING:``), so a cycle
+hidden behind a function-level import counts as one: ``plugin``, ``_session``
+and ``_contract`` used to reach each other that way. The load itself is
+checked in a fresh interpreter: what ``import pytest_mcpfusion.plugin`` (the
+``pytest11`` entry point, loaded by every pytest run) brings in.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "pytest_mcpfusion"
+# Lazy imports that close a cycle, known (none through plugin, _session or _options):
+KNOWN_BACK_EDGES = (
+    # open_transport hands a framework server to the in-memory transport, built on Remote
+    ("pytest_mcpfusion._transport", "pytest_mcpfusion._inmemory"),
+    # the JSON-schema strategies use the public json_values strategy
+    ("pytest_mcpfusion._jsonschema", "pytest_mcpfusion.strategies"),
+    # the gate isolates contract items, which read the gate's level
+    ("pytest_mcpfusion._contract._verdicts", "pytest_mcpfusion._contract._collect"),
+)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(path: Path) -> set[str]:
+    """The package's modules that ``path`` imports when it runs (TYPE_CHECKING blocks aside)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+        for inner in ast.iter_child_nodes(node):
+            visit(inner)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    modules = {_module_name(p) for p in PACKAGE.rglob("*.py")}
+    return {imported for imported in found if imported in modules and imported != name}
+
+
+def _graph() -> dict[str, set[str]]:
+    graph = {_module_name(path): _imports(path) for path in PACKAGE.rglob("*.py")}
+    # A package's __init__ runs before its submodules: importing one imports it.
+    for name, imported in graph.items():
+        for module in list(imported):
+            parent = module.rpartition(".")[0]
+            if parent and parent != name and parent in graph:
+                imported.add(parent)
+    return graph
+
+
+def test_the_plugin_s_modules_import_each_other_without_a_cycle() -> None:
+    """No module of pytest_mcpfusion reaches itself through imports (top-level or lazy).
+
+    But for the lazy back-edges in ``KNOWN_BACK_EDGES``, each of them a
+    function-level import the module explains, outside the plugin's own
+    modules; a new one fails here.
+    """
+    graph = _graph()
+    for module, imported in KNOWN_BACK_EDGES:
+        graph[module].discard(imported)
+    try:
+        order = list(TopologicalSorter(graph).static_order())
+    except CycleError as error:
+        pytest.fail(f"an import cycle in pytest_mcpfusion: {' -> '.join(error.args[1])}")
+    # plugin -> _lifecycle -> _contract -> _session -> _options -> _keys, never back.
+    chain = ["_keys", "_options", "_session", "_contract._verdicts", "_lifecycle", "plugin"]
+    positions = [order.index(f"pytest_mcpfusion.{name}") for name in chain]
+    assert positions == sorted(positions)
+
+
+def test_the_stash_keys_module_imports_nothing_of_the_package() -> None:
+    """_keys sits below every module (its types are for checkers only)."""
+    assert _graph()["pytest_mcpfusion._keys"] == set()
+
+
+def test_the_entry_point_loads_without_the_heavy_parts() -> None:
+    """Loading the plugin imports neither fusion_core's reader nor pydantic, mcp or hypothesis."""
+    code = (
+        "import json, sys, pytest, pytest_mcpfusion.plugin\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('fusion_core', 'pydantic', 'mcp', 'anyio', 'hypothesis', 'syrupy', 'lxml') "
+        "or m.startswith('pytest_mcpfusion'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    loaded = set(json.loads(out))
+    assert loaded == {
+        "pytest_mcpfusion",
+        "pytest_mcpfusion._keys",
+        "pytest_mcpfusion._options",
+        "pytest_mcpfusion._profiles",
+        "pytest_mcpfusion.hookspecs",
+        "pytest_mcpfusion.plugin",
+    }
