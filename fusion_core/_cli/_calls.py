@@ -4,7 +4,7 @@
 [ARGS_JSON]`` and a ``--calls`` file of ``{"tool", "action", "arguments"}``
 objects for a check; the action put in the tool's discriminator parameter
 (read from its definition, by the same reader the plugin uses). Each mistake
-is a :class:`CliError` naming the argument, the file and the entry.
+is a :class:`_CliError` naming the argument, the file and the entry.
 """
 
 from __future__ import annotations
@@ -22,17 +22,17 @@ if TYPE_CHECKING:
 
     from fusion_core._mcp._client import BlockingFusionClient
 
-__all__ = ["Call", "CliError", "UsageError", "call_arguments", "calls_to_check", "with_action"]
+__all__ = ["Call", "call_arguments", "calls_to_check", "with_action"]
 
 Call = tuple[str, str | None, dict[str, Any]]
 """One call: the tool, its action (``None``: the tool has none), its arguments."""
 
 
-class CliError(Exception):
+class _CliError(Exception):
     """A failure to report on stderr as one line, with exit status 1."""
 
 
-class UsageError(CliError):
+class _UsageError(_CliError):
     """A command line that cannot be run as given: one line on stderr, exit status 2."""
 
 
@@ -49,14 +49,14 @@ def _json_value(text: str, where: str) -> Any:
         return read_json(text)
     except json.JSONDecodeError as exc:
         msg = f"{where} is not valid JSON: {exc}"
-        raise CliError(msg) from None
+        raise _CliError(msg) from None
 
 
 def _json_object(text: str, where: str) -> dict[str, Any]:
     value = _json_value(text, where)
     if not isinstance(value, dict):
         msg = f"{where} must be a JSON object, got {type(value).__name__}"
-        raise CliError(msg)
+        raise _CliError(msg)
     return value
 
 
@@ -74,7 +74,7 @@ def call_arguments(
         key, sep, text = pair.partition("=")
         if not sep or not key:
             msg = f"argument {pair!r} is not KEY=VALUE"
-            raise UsageError(msg)
+            raise _UsageError(msg)
         arguments[key] = _value(text)
     return action, arguments
 
@@ -88,11 +88,11 @@ def with_action(
     definition = next((d for d in client.list_tools() if d.get("name") == tool), None)
     if definition is None:
         msg = f"the server has no tool {tool!r}"
-        raise CliError(msg)
+        raise _CliError(msg)
     field = discriminator_of(definition)
     if field is None:
         msg = f"tool {tool!r} has no actions, but action {action!r} was given"
-        raise CliError(msg)
+        raise _CliError(msg)
     return {field: action, **arguments}
 
 
@@ -102,7 +102,7 @@ def calls_to_check(flags: Sequence[Sequence[str]], calls_file: str | None) -> li
     for index, words in enumerate(flags):
         if len(words) > 3:
             msg = f"--call #{index + 1} has {len(words)} words: give TOOL [ACTION] [ARGS_JSON]"
-            raise UsageError(msg)
+            raise _UsageError(msg)
         tool, rest = words[0], list(words[1:])
         arguments = (
             _json_object(rest.pop(), f"--call #{index + 1}")
@@ -114,7 +114,7 @@ def calls_to_check(flags: Sequence[Sequence[str]], calls_file: str | None) -> li
         calls.extend(_calls_in(calls_file))
     if not calls:
         msg = "no calls to check: give --call TOOL [ACTION] [ARGS_JSON] or --calls FILE"
-        raise UsageError(msg)
+        raise _UsageError(msg)
     return calls
 
 
@@ -124,18 +124,18 @@ def _calls_in(calls_file: str) -> list[Call]:
     listed = _json_value(source, calls_file)
     if not isinstance(listed, list):
         msg = f"{calls_file} must hold a JSON list of calls"
-        raise CliError(msg)
+        raise _CliError(msg)
     calls: list[Call] = []
     for index, entry in enumerate(listed):
         where = f"{calls_file}[{index}]"
         if not (isinstance(entry, dict) and isinstance(entry.get("tool"), str)):
             msg = f'{where} must be an object with a "tool" string'
-            raise CliError(msg)
+            raise _CliError(msg)
         arguments = entry.get("arguments", {})
         action = entry.get("action")
         if not isinstance(arguments, dict) or not isinstance(action, str | None):
             msg = f'{where}: "arguments" must be an object and "action" a string'
-            raise CliError(msg)
+            raise _CliError(msg)
         calls.append((entry["tool"], action, arguments))
     return calls
 
@@ -145,4 +145,4 @@ def _read(path: str) -> str:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         msg = f"cannot read {path}: {exc.strerror}"
-        raise CliError(msg) from None
+        raise _CliError(msg) from None

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from fusion_core._cli._calls import (
-    CliError,
-    UsageError,
+    _CliError,
+    _UsageError,
     call_arguments,
     calls_to_check,
     with_action,
@@ -273,13 +273,13 @@ def _review(args: argparse.Namespace) -> int:
     missing = [path for path in paths if not path.exists()]
     if missing:
         msg = f"no such file or folder: {missing[0]}"
-        raise UsageError(msg)
+        raise _UsageError(msg)
     pendings = review.find_pending(paths)
     out: TextIO = sys.stdout
     if args.format == "markdown":
         if args.accept or args.reject:
             msg = "--format=markdown only shows; drop --accept/--reject"
-            raise UsageError(msg)
+            raise _UsageError(msg)
         out.write(render_markdown(pendings))
         return 1 if pendings else 0
     if not pendings:
@@ -349,10 +349,10 @@ def _run(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise
     except Exception as exc:
-        if not isinstance(exc, (CliError, FusionError, OSError, ValueError, *_sdk_errors())):
+        if not isinstance(exc, (_CliError, FusionError, OSError, ValueError, *_sdk_errors())):
             raise
         print(f"fusion {args.command}: {_one_error(exc)}", file=sys.stderr)
-        if isinstance(exc, UsageError):
+        if isinstance(exc, _UsageError):
             return 2  # as argparse's own usage errors
         # A server that cannot start is a usage error, as pytest --fusion says (4).
         return 4 if isinstance(exc, ServerConnectionError) and _starting(exc) else 1

@@ -122,10 +122,11 @@ def test_no_server_text_reaches_the_terminal_raw_on_any_cli_path(path: str, tmp_
 
 
 def test_call_raw_keeps_the_exact_wire(tmp_path: Path) -> None:
-    """``--raw`` is the wire JSON: the server's characters, escaped by JSON, not marked."""
+    """``--raw`` is the wire JSON: the server's bytes (its own JSON escapes), not marked."""
     run = _fusion("call", hostile_server(tmp_path, "\x1b[2J\u202e"), "plain", "--raw")
     assert run.returncode == 0, run.stderr
-    assert '"text": "\\u001b[2J\u202e"' in run.stdout
+    # The server writes with json.dumps (ASCII escapes): exactly those bytes arrive.
+    assert '"text": "\\u001b[2J\\u202e"' in run.stdout
     assert "⟨U+" not in run.stdout
 
 

@@ -31,6 +31,6 @@ def test_a_server_dying_in_a_call_fails_that_test_only(pytester: pytest.Pytester
     result.assert_outcomes(passed=2, failed=1)
     output = result.stdout.str()
     assert "tools/call 'crash' {} on " in output
-    assert "got no answer: it exited with code 3; its stderr may say why" in output
+    assert "got no answer: it exited with code 3\nthe server's stderr (last lines):" in output
     assert "| fatal: the cache is corrupt" in output
     assert "Traceback" not in output
