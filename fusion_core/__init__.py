@@ -29,7 +29,8 @@ if TYPE_CHECKING:
         WireFormatError,
     )
     from fusion_core._limits import MAX_MESSAGE_SIZE, MAX_RESPONSE_SIZE
-    from fusion_core._mcp._client import BlockingFusionClient, FusionClient
+    from fusion_core._mcp._client import FusionClient
+    from fusion_core._mcp._client_blocking import BlockingFusionClient
     from fusion_core._mcp._server import ToolApp, build_server, load_app, serve_stdio
     from fusion_core._mcp._server_http import serve_http
     from fusion_core._present._presenter import FieldError, Presenter, PresenterValidationError
@@ -163,7 +164,7 @@ _SOURCES: dict[str, str] = {
     "ambiguities": "._read._check",
     "check": "._read._check",
     "check_strict": "._read._check",
-    "BlockingFusionClient": "._mcp._client",
+    "BlockingFusionClient": "._mcp._client_blocking",
     "FusionClient": "._mcp._client",
     "AppLoadError": "._errors",
     "CharacterReferenceError": "._errors",

@@ -20,7 +20,7 @@ from fusion_core._write._numbers import read_json
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from fusion_core._mcp._client import BlockingFusionClient
+    from fusion_core._mcp._client_blocking import BlockingFusionClient
 
 __all__ = ["Call", "call_arguments", "calls_to_check", "with_action"]
 

@@ -43,7 +43,7 @@ from fusion_core._terminal import SafeLogFilter, safe_stderr, terminal_safe
 from fusion_core._tools._definitions import action_lines, actions_of
 
 if TYPE_CHECKING:
-    from fusion_core._mcp._client import BlockingFusionClient
+    from fusion_core._mcp._client_blocking import BlockingFusionClient
 
 __all__ = ["main"]
 
@@ -163,7 +163,7 @@ def _say(*lines: str) -> None:
 @contextlib.contextmanager
 def _connected(target: str) -> Iterator[BlockingFusionClient]:
     """A connected client for the target; a stdio server's stderr shown terminal-safe."""
-    from fusion_core._mcp._client import BlockingFusionClient  # noqa: PLC0415 - mcp is slow to import
+    from fusion_core._mcp._client_blocking import BlockingFusionClient  # noqa: PLC0415 - mcp is slow to import
     from fusion_core._mcp._server import load_target  # noqa: PLC0415
 
     with contextlib.ExitStack() as stack:

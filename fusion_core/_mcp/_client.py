@@ -15,35 +15,33 @@ must report what the server sent instead. Only what the protocol layer adds
 (``resultType``, cache hints, the ``serverInfo`` stamp in ``_meta``) is
 removed; see :func:`tool_result_wire`.
 
-:class:`BlockingFusionClient` wraps the async client for plain code and
-pytest: it runs the event loop in a thread (an anyio blocking portal) and
-keeps one connection open across calls.
+:class:`~fusion_core.BlockingFusionClient` (:mod:`fusion_core._mcp._client_blocking`)
+wraps it for plain code; what counts as losing the server is decided in
+:mod:`fusion_core._mcp._connection_loss`.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import shlex
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, Self, TextIO, TypeVar, cast, final
+from typing import TYPE_CHECKING, Any, Final, Self, TextIO, TypeVar, cast, final
 
 from fusion_core._errors import ServerConnectionError, ServerLimitError, ServerResultError, leaves
 from fusion_core._mcp._client_raw import RawAnswers
 from fusion_core._mcp._client_stdio import Overflow, ProcessExit, bounded_stdio
+from fusion_core._mcp._connection_loss import Faults, connection_lost, reason
 from fusion_core._mcp._frameworks import ServerSource
 from fusion_core._read._parse import parse
 from fusion_core._read._parsed_blocks import ParsedResponse
 from fusion_core._terminal import one_line, terminal_safe
 
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
     from types import ModuleType, TracebackType
 
-    from anyio.from_thread import BlockingPortal
     from fastmcp import Client as FastMCPClient
     from mcp import Client
     from mcp.client import Transport
@@ -57,12 +55,10 @@ if TYPE_CHECKING:
     Target = str | Server[Any] | Transport | Any  # Any: an MCPServer or a FastMCP
 
 __all__ = [
-    "BlockingFusionClient",
     "FusionClient",
     "ServerConnectionError",
     "ServerLimitError",
     "ServerResultError",
-    "connection_lost",
     "tool_result_wire",
 ]
 
@@ -91,90 +87,6 @@ def _shown_safely(error: MCPError) -> None:
     if message != error.error.message:
         error.error = error.error.model_copy(update={"message": message})
         error.args = (error.code, message, error.data)
-
-
-class _Faults:
-    """Messages the SDK could not parse, failing the request in flight at once.
-
-    The SDK hands a line it cannot read to the ``message_handler`` as an
-    exception and keeps waiting for the reply, which then never comes: without
-    this the call would end as a timeout, naming the wrong problem.
-    """
-
-    __slots__ = ("_event", "last")
-
-    def __init__(self) -> None:
-        self._event: Any = None
-        self.last: str = ""
-
-    async def handle(self, message: object) -> None:
-        """The client's ``message_handler``: note a stream exception, wake the request."""
-        if isinstance(message, Exception):
-            self.last = f"{type(message).__name__}: {one_line(message)}"
-            if self._event is not None:
-                self._event.set()
-
-    async def race(self, request: Awaitable[_T]) -> _T | None:
-        """``await request``, or ``None`` as soon as an unparseable message arrives."""
-        import anyio  # noqa: PLC0415 - with the connected path
-
-        self._event = event = anyio.Event()
-        outcome: list[_T] = []
-        failed: list[Exception] = []
-        async with anyio.create_task_group() as group:
-
-            async def send() -> None:
-                try:
-                    outcome.append(await request)
-                except Exception as exc:  # noqa: BLE001 - re-raised below, outside the group
-                    failed.append(exc)
-                group.cancel_scope.cancel()
-
-            async def watch() -> None:
-                await event.wait()
-                group.cancel_scope.cancel()
-
-            group.start_soon(send)
-            group.start_soon(watch)
-        close = getattr(request, "close", None)
-        if close is not None:  # a request cancelled before it started is never awaited
-            close()
-        if failed:  # the SDK's own error (a timeout, an MCPError), not an exception group
-            raise failed[0]
-        return outcome[0] if outcome else None
-
-
-def _reason(leaf: BaseException) -> str:
-    return f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
-
-
-def connection_lost(error: BaseException) -> bool:
-    """Whether every leaf of ``error`` is the transport losing its peer (not a bug of ours).
-
-    A closed or broken stream, a socket error, an end of file, httpx's errors
-    for a peer that went away, or the SDK's ``CONNECTION_CLOSED``. The client
-    turns each into :class:`~fusion_core.ServerConnectionError`; the pytest
-    plugin relies on that class alone.
-    """
-    import anyio  # noqa: PLC0415 - only the connected path needs it
-    from mcp.shared.exceptions import MCPError  # noqa: PLC0415 - mcp is slow to import
-    from mcp_types import CONNECTION_CLOSED  # noqa: PLC0415
-
-    lost = (ConnectionError, EOFError, anyio.ClosedResourceError, anyio.BrokenResourceError)
-
-    def one(leaf: BaseException) -> bool:
-        if isinstance(leaf, MCPError):
-            return leaf.code == CONNECTION_CLOSED
-        return isinstance(leaf, lost) or type(leaf).__name__ in _LOST_PEER
-
-    return all(one(leaf) for leaf in leaves(error))
-
-
-# httpx's (and httpx2's) errors for a peer that went away, by name: httpx is the
-# SDK's dependency, not ours, and its module is named differently by version.
-_LOST_PEER: Final = frozenset(
-    {"RemoteProtocolError", "ConnectError", "ReadError", "WriteError", "CloseError"}
-)
 
 
 def tool_result_wire(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -327,7 +239,7 @@ class FusionClient:
         self._raw = RawAnswers()  # the transport's record of the bytes (stdio, bounded HTTP)
         self._client: Client | FastMCPClient[Any] | None = None
         self._lost: str | None = None
-        self._faults: _Faults = _Faults()
+        self._faults: Faults = Faults()
         self._fastmcp = False  # a FastMCP server, reached through fastmcp.Client
         self._in_memory = False  # a server in this process: no bytes parsed
 
@@ -494,7 +406,7 @@ class FusionClient:
 
     def _unstarted(self, exc: Exception) -> str:
         """Why connecting failed: how a stdio server ended, else the transport's errors."""
-        reasons = "; ".join(_reason(leaf) for leaf in leaves(exc))
+        reasons = "; ".join(reason(leaf) for leaf in leaves(exc))
         if self._ended is None:
             return reasons
         ended = self._ended.describe()
@@ -534,7 +446,7 @@ class FusionClient:
             # away): the calls say so; closing does not raise it a second time.
             if not isinstance(error, Exception) or not connection_lost(error):
                 raise
-            self._lost = "; ".join(_reason(leaf) for leaf in leaves(error))
+            self._lost = "; ".join(reason(leaf) for leaf in leaves(error))
 
     @property
     def sdk_client(self) -> Client:
@@ -753,163 +665,3 @@ class FusionClient:
     def __repr__(self) -> str:
         state = "connected" if self._client is not None else "not connected"
         return f"FusionClient({self._label!r}, mode={self._mode!r}, {state})"
-
-
-@final
-class BlockingFusionClient:
-    """:class:`FusionClient` for synchronous code: one connection, many calls.
-
-    ::
-
-        with BlockingFusionClient.stdio("python -m billing.server") as client:
-            result = client.call("invoices", {"action": "list"})
-
-    The event loop runs in a helper thread (an anyio blocking portal) for as
-    long as the ``with`` block; closing it closes the connection and stops
-    the server process it started.
-    """
-
-    __slots__ = ("_client", "_client_cm", "_portal", "_portal_cm")
-
-    def __init__(self, client: FusionClient) -> None:
-        self._client = client
-        self._portal_cm: AbstractContextManager[BlockingPortal] | None = None
-        self._portal: BlockingPortal | None = None
-        self._client_cm: AbstractContextManager[FusionClient] | None = None
-
-    @classmethod
-    def stdio(
-        cls,
-        command: str | Sequence[str],
-        *,
-        cwd: str | Path | None = None,
-        env: Mapping[str, str] | None = None,
-        errlog: TextIO | None = None,
-        mode: str = "auto",
-        timeout: float | None = DEFAULT_TIMEOUT,
-        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
-    ) -> BlockingFusionClient:
-        """See :meth:`FusionClient.stdio`."""
-        return cls(
-            FusionClient.stdio(
-                command,
-                cwd=cwd,
-                env=env,
-                errlog=errlog,
-                mode=mode,
-                timeout=timeout,
-                max_response_bytes=max_response_bytes,
-            )
-        )
-
-    @classmethod
-    def http(
-        cls,
-        url: str,
-        *,
-        mode: str = "auto",
-        timeout: float | None = DEFAULT_TIMEOUT,
-        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
-    ) -> BlockingFusionClient:
-        """See :meth:`FusionClient.http`."""
-        return cls(
-            FusionClient.http(
-                url, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes
-            )
-        )
-
-    @classmethod
-    def in_memory(
-        cls,
-        server: ToolApp | Server[Any] | ServerSource | object,
-        *,
-        mode: str = "auto",
-        timeout: float | None = DEFAULT_TIMEOUT,
-        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
-    ) -> BlockingFusionClient:
-        """See :meth:`FusionClient.in_memory`."""
-        return cls(
-            FusionClient.in_memory(
-                server, mode=mode, timeout=timeout, max_response_bytes=max_response_bytes
-            )
-        )
-
-    def __enter__(self) -> Self:
-        from anyio.from_thread import start_blocking_portal  # noqa: PLC0415
-
-        if self._portal_cm is not None:
-            msg = "this BlockingFusionClient is already open"
-            raise RuntimeError(msg)
-        portal_cm = start_blocking_portal()
-        portal = portal_cm.__enter__()
-        try:
-            client_cm = portal.wrap_async_context_manager(self._client)
-            client_cm.__enter__()
-        except BaseException:
-            portal_cm.__exit__(*sys.exc_info())
-            raise
-        self._portal_cm, self._portal, self._client_cm = portal_cm, portal, client_cm
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> Literal[False]:
-        portal_cm, client_cm = self._portal_cm, self._client_cm
-        self._portal_cm = self._portal = self._client_cm = None
-        if portal_cm is None or client_cm is None:
-            return False
-        try:
-            client_cm.__exit__(exc_type, exc, traceback)
-        except concurrent.futures.CancelledError:
-            # The connection ended under the client (its calls said so), which
-            # cancelled the task holding it: nothing is left to close.
-            if self._client._lost is None:
-                raise
-        finally:
-            portal_cm.__exit__(None, None, None)
-        return False
-
-    @property
-    def _open_portal(self) -> BlockingPortal:
-        if self._portal is None:
-            msg = "the BlockingFusionClient is not open: use it in 'with'"
-            raise RuntimeError(msg)
-        return self._portal
-
-    @property
-    def protocol_version(self) -> str:
-        """The MCP protocol version negotiated with the server."""
-        self._open_portal  # noqa: B018 - raises the clear error when closed
-        return self._client.protocol_version
-
-    def list_tools(self) -> list[dict[str, Any]]:
-        """See :meth:`FusionClient.list_tools`."""
-        return self._open_portal.call(self._client.list_tools)
-
-    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """See :meth:`FusionClient.call`."""
-        return self._open_portal.call(self._client.call, name, arguments)
-
-    def call_raw(
-        self, name: str, arguments: Mapping[str, Any] | None = None
-    ) -> tuple[dict[str, Any], str]:
-        """See :meth:`FusionClient.call_raw`."""
-        answer: tuple[dict[str, Any], str] = self._open_portal.call(
-            self._client.call_raw, name, arguments
-        )
-        return answer
-
-    def call_parsed(self, name: str, arguments: Mapping[str, Any] | None = None) -> ParsedResponse:
-        """See :meth:`FusionClient.call_parsed`."""
-        return parse(self.call(name, arguments))
-
-    def call_result(self, name: str, arguments: Mapping[str, Any] | None = None) -> CallToolResult:
-        """See :meth:`FusionClient.call_result`."""
-        result: CallToolResult = self._open_portal.call(self._client.call_result, name, arguments)
-        return result
-
-    def __repr__(self) -> str:
-        return f"Blocking{self._client!r}"

@@ -20,13 +20,13 @@ import pytest
 
 from fusion_core import ToolResponse, check, view_of
 from fusion_core._mcp._client import (
-    BlockingFusionClient,
     FusionClient,
     ServerConnectionError,
     ServerLimitError,
     ServerResultError,
     tool_result_wire,
 )
+from fusion_core._mcp._client_blocking import BlockingFusionClient
 from tests._support import bare_sdk_server
 from tests._support.dying import DYING_APP, DYING_SERVER
 from tests._support.fake_app import BARE_SDK_SERVER, CALLS, ROOT, SERVE_STDIO, app, http_server

@@ -18,7 +18,8 @@ import pytest
 
 from fusion_core import ServerConnectionError
 from fusion_core._errors import leaves
-from fusion_core._mcp._client import FusionClient, connection_lost
+from fusion_core._mcp._client import FusionClient
+from fusion_core._mcp._connection_loss import connection_lost
 from tests._support.fake_app import app
 
 pytestmark = pytest.mark.anyio
