@@ -59,7 +59,7 @@ CLASSED: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("docs/plugin.md", "tools/call 'crash' {} on 'python dies.py'"): (
         "the failure of a server dying in a call; tests/integration/test_server_dies.py makes it",
-        "may say why",
+        "the server's stderr (last lines):",
     ),
     ("docs/plugin.md", "this server writes no Fusion blocks"): (
         "the headline of a run against mcp-server-time; test_reference_servers.py makes it",

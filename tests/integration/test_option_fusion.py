@@ -61,8 +61,17 @@ def test_same_report_in_process_and_from_a_command(shop: pytest.Pytester) -> Non
     """The app in process and the same app served by a command give the same report."""
     # Same seed, and the same local modules loaded: hypothesis mixes constants
     # found in loaded local modules into its draws, so the app module is
-    # imported in both runs (in the second one only the server needs it).
-    shop.makeconftest("import shop  # noqa: F401\n")
+    # imported in both runs (in the second one only the server needs it), and
+    # so is all of fusion_core and pytest_mcpfusion: in this repository's
+    # editable install they are local too, and the plugin loads only what a
+    # run needs (a wheel's site-packages modules are not mixed in).
+    shop.makeconftest(
+        "import shop  # noqa: F401\n"
+        "import fusion_core, pytest_mcpfusion\n"
+        "for package in (fusion_core, pytest_mcpfusion):\n"
+        "    for name in package.__all__:\n"
+        "        getattr(package, name)\n"
+    )
     common = ["--fusion", "--fusion-examples=8", "--hypothesis-seed=0", "-p", "no:cacheprovider"]
     in_process = shop.runpytest_subprocess(*common, "--fusion-app=shop:app")
     # Hypothesis replays saved examples first: start the second run from the same state.
