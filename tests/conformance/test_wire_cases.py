@@ -19,7 +19,6 @@ import pytest
 import toon_format
 
 from fusion_core import (
-    ResponseBuilder,
     ToolResponse,
     UiBlock,
     UIError,
@@ -49,7 +48,7 @@ from tests._support.conformance.corpus import (
     walk,
 )
 from tests._support.conformance.divergence import Route
-from tests._support.conformance.pres_mapping import MissingMappingError
+from tests._support.conformance.pres_mapping import MissingMappingError, apply_calls
 from tests._support.conformance.routes import (
     FUSION_TAG,
     LANGUAGE,
@@ -164,31 +163,7 @@ def run_response(case_input: dict[str, Any]) -> ToolResponse:
         return response.ok(data)
     if via == "withRules":
         return response.with_rules(data, case_input["rules"])
-    builder = response(data)
-    for call in case_input.get("calls", []):
-        apply_call(builder, call)
-    return builder.build()
-
-
-def apply_call(builder: ResponseBuilder, call: dict[str, Any]) -> None:
-    """One builder call of the corpus's call language."""
-    op = call["op"]
-    if op == "uiBlock":
-        builder.ui_block(make_ui(call["block"]))
-    elif op == "uiBlockRaw":
-        builder.ui_block(call["type"], call["content"])
-    elif op == "uiBlocks":
-        builder.ui_blocks([make_ui(block) for block in call["blocks"]])
-    elif op == "llmHint":
-        builder.llm_hint(call["text"])
-    elif op == "systemRules":
-        builder.system_rules(call["rules"])
-    elif op == "systemHint":
-        builder.system_hint(call["suggestions"])
-    elif op == "rawBlock":
-        builder.raw_block(call["text"])
-    else:  # pragma: no cover - a corpus with a new op must fail loudly
-        pytest.fail(f"unknown builder op {op!r}")
+    return apply_calls(response(data), case_input.get("calls", []), make_ui=make_ui).build()
 
 
 def run_helper(case_input: dict[str, Any]) -> ToolResponse:

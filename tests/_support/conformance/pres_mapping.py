@@ -292,16 +292,25 @@ def presenter(spec: dict[str, Any]) -> Presenter[Any]:
     return result
 
 
-def apply_calls(builder: ResponseBuilder, calls: list[dict[str, Any]]) -> ResponseBuilder:
-    """Builder calls of a case."""
+def apply_calls(
+    builder: ResponseBuilder,
+    calls: list[dict[str, Any]],
+    *,
+    make_ui: Callable[[dict[str, Any]], _ui.UiBlock] = ui_block,
+) -> ResponseBuilder:
+    """Builder calls of a case (the one reading of the corpus's call language).
+
+    ``make_ui`` builds a ``Ui`` spec's block: :func:`ui_block` (templates,
+    JS ``undefined``) by default; the response replay passes its own.
+    """
     for call in calls:
         op = call["op"]
         if op == "uiBlock":
-            builder.ui_block(ui_block(call["block"]))
+            builder.ui_block(make_ui(call["block"]))
         elif op == "uiBlockRaw":
             builder.ui_block(call["type"], call["content"])
         elif op == "uiBlocks":
-            builder.ui_blocks(ui_block(b) for b in call["blocks"])
+            builder.ui_blocks([make_ui(b) for b in call["blocks"]])
         elif op == "llmHint":
             builder.llm_hint(call["text"])
         elif op == "systemRules":
