@@ -107,9 +107,13 @@ def test_sdist_holds_the_docs_and_no_tests(dist: tuple[Path, str]) -> None:
 
 
 @pytest.mark.parametrize("page", WALKTHROUGHS, ids=[page.name for page in WALKTHROUGHS])
-def test_walkthrough_from_the_wheel(page: Path, stranger: Path, tmp_path: Path) -> None:
-    """The page, top to bottom, in a new directory, with the wheel's commands only."""
-    assert follow_walkthrough(page, tmp_path, stranger) >= 5
+def test_walkthrough_from_the_wheel(
+    page: Path, wheel: Path, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """The page, top to bottom, in a new directory, with the wheel and the extras it names."""
+    scripts = _venv(tmp_path_factory.mktemp("walkthrough") / ".venv")
+    _run(scripts / "python", "-m", "pip", "install", "--quiet", wheel, cwd=scripts)
+    assert follow_walkthrough(page, tmp_path, scripts, wheel) >= 5
 
 
 def test_command_line_from_the_wheel(stranger: Path, tmp_path: Path) -> None:

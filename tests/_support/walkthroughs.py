@@ -31,6 +31,7 @@ _FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 _TITLE = re.compile(r'title="([^"]+)"')
 _EXITS = re.compile(r"#\s*exits (\d+)")
 _SETUP = ("python -m venv ", ". .venv/bin/activate", "pip install ")
+_EXTRAS = re.compile(r"pip install '?pytest-mcpfusion\[([\w,-]+)\]'?$")
 
 
 def _apply_diff(path: Path, diff: str) -> None:
@@ -65,12 +66,14 @@ def _run(command: str, cwd: Path, scripts: Path) -> tuple[int, str]:
     return run.returncode, run.stdout + run.stderr
 
 
-def follow_walkthrough(page: Path, folder: Path, scripts: Path) -> int:
+def follow_walkthrough(page: Path, folder: Path, scripts: Path, wheel: Path | None = None) -> int:
     """Write every file, apply every edit, run every command of ``page`` in ``folder``.
 
     Commands run with the console scripts in ``scripts``; each ```text block's
     lines must be in the output of the commands just run. Returns the number
-    of steps followed.
+    of steps followed. Set-up lines are skipped (the environment is made
+    already), except, with ``wheel``, a ``pip install 'pytest-mcpfusion[X]'``:
+    it installs that wheel with the extras the page asks for.
     """
     output = ""
     steps = 0
@@ -87,6 +90,18 @@ def follow_walkthrough(page: Path, folder: Path, scripts: Path) -> int:
         elif lang == "sh":
             output = ""
             for command in filter(None, (line.strip() for line in body.splitlines())):
+                extras = _EXTRAS.match(command)
+                if wheel is not None and extras is not None:
+                    pip = [str(scripts / "python"), "-m", "pip", "install", "--quiet"]
+                    installed = subprocess.run(
+                        [*pip, f"{wheel}[{extras.group(1)}]"],
+                        capture_output=True,
+                        text=True,
+                        check=False,
+                        timeout=900,
+                    )
+                    assert installed.returncode == 0, installed.stdout + installed.stderr
+                    continue
                 if command.startswith(_SETUP):
                     continue
                 code, out = _run(command, folder, scripts)
