@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Final
 
-__all__ = ["HOSTILE", "hostile_asgi_app"]
+__all__ = ["HOSTILE", "asgi_request", "hostile_asgi_app"]
 
 _HANDSHAKE: Final = {
     "protocolVersion": "2025-11-25",
@@ -42,26 +42,37 @@ HOSTILE: Final[dict[str, tuple[Callable[[int], bytes], str]]] = {
 }
 
 
+async def asgi_request(scope: Any, receive: Any, send: Any) -> dict[str, Any] | None:
+    """The JSON-RPC request of one ASGI call; ``None`` when it is answered already.
+
+    Lifespan events are acknowledged, a notification gets 202 and the GET
+    stream (which these test servers do not offer) 405.
+    """
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+        return None
+    body, more = b"", True
+    while more:
+        message = await receive()
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    request: dict[str, Any] = json.loads(body) if scope["method"] == "POST" else {}
+    if "id" not in request:
+        status = 202 if scope["method"] == "POST" else 405
+        await send({"type": "http.response.start", "status": status, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+        return None
+    return request
+
+
 def hostile_asgi_app(body_of: Callable[[int], bytes]) -> Any:
     """A raw ASGI MCP server: a proper handshake, then ``body_of(id)`` for every call but "ok"."""
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            while (await receive())["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            await send({"type": "lifespan.shutdown.complete"})
-            return
-        body = b""
-        more = True
-        while more:
-            message = await receive()
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-        request = json.loads(body) if scope["method"] == "POST" else {}
-        if "id" not in request:  # a notification, or the GET stream this server has not
-            status = 202 if scope["method"] == "POST" else 405
-            await send({"type": "http.response.start", "status": status, "headers": []})
-            await send({"type": "http.response.body", "body": b""})
+        request = await asgi_request(scope, receive, send)
+        if request is None:
             return
         if request["method"] == "initialize":
             out = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": _HANDSHAKE})

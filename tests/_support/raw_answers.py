@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
+from tests._support.hostile_http import asgi_request
+
 __all__ = ["RESULT", "raw_asgi_app", "raw_stdio_server"]
 
 RESULT: Final = (
@@ -65,21 +67,8 @@ def raw_asgi_app(*, sse: bool) -> Any:
     """The server over streamable HTTP; with ``sse`` each answer is one server-sent event."""
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            while (await receive())["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            await send({"type": "lifespan.shutdown.complete"})
-            return
-        body, more = b"", True
-        while more:
-            message = await receive()
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-        request = json.loads(body) if scope["method"] == "POST" else {}
-        if "id" not in request:  # a notification, or the GET stream this server has not
-            status = 202 if scope["method"] == "POST" else 405
-            await send({"type": "http.response.start", "status": status, "headers": []})
-            await send({"type": "http.response.body", "body": b""})
+        request = await asgi_request(scope, receive, send)
+        if request is None:
             return
         answer = _answer(request)
         kind = b"text/event-stream" if sse else b"application/json"
