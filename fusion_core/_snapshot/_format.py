@@ -37,6 +37,7 @@ from fusion_core._errors import SerializationError, WireFormatError
 from fusion_core._kinds import UI, kind_of
 from fusion_core._read._parse import parse
 from fusion_core._read._parsed_blocks import UiBlockText
+from fusion_core._snapshot._suffixes import PENDING_SUFFIX, SNAPSHOT_SUFFIX
 from fusion_core._terminal import show_invisible
 from fusion_core._write._numbers import SHORT_INT_BITS, int_digits, read_json
 
@@ -51,10 +52,6 @@ __all__ = [
 ]
 
 MAGIC: Final = "fusion-wire-snapshot 1"
-SNAPSHOT_SUFFIX: Final = ".wire"
-"""The suffix of a snapshot file (``test_get.wire``)."""
-PENDING_SUFFIX: Final = ".new"
-"""Added to a snapshot file's name for a changed one awaiting review (``test_get.wire.new``)."""
 # Counts have at most 12 digits (a snapshot is far below a terabyte): int()
 # is then cheap, and a header of thousands of digits is damage, not a count.
 _HEADER: Final = re.compile(r"── block (\d{1,12}) · ([^·\n]+) · (\d{1,12}) chars\n")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from fusion_core._snapshot._changes import SnapshotChange, compare_snapshots
-from fusion_core._snapshot._format import PENDING_SUFFIX, SNAPSHOT_SUFFIX
+from fusion_core._snapshot._suffixes import PENDING_SUFFIX, SNAPSHOT_SUFFIX
 from fusion_core._terminal import show_invisible
 
 __all__ = [

@@ -94,6 +94,14 @@ class CleanupGuard:
         self, session: pytest.Session, exitstatus: int
     ) -> Generator[None, None, None]:
         """Before syrupy's clean-up: turn it off for a run that did not reach every test."""
+        option = self.config.option
+        deletes = (
+            not hasattr(self.config, "workerinput")
+            and getattr(option, "update_snapshots", False)
+            and not getattr(option, "no_cleanup", False)
+        )
+        if not deletes:  # syrupy deletes nothing in this run: nothing to guard (or to import)
+            return (yield)
         try:
             from pytest_mcpfusion._snapshots._syrupy_private import (  # noqa: PLC0415 - syrupy loads on first use
                 keep_unused,
@@ -103,13 +111,7 @@ class CleanupGuard:
         except ImportError:  # syrupy is not installed: it deletes nothing
             return (yield)
 
-        option = self.config.option
-        deletes = (
-            not hasattr(self.config, "workerinput")
-            and getattr(option, "update_snapshots", False)
-            and not getattr(option, "no_cleanup", False)
-        )
-        if session_of(self.config) is not None and deletes:
+        if session_of(self.config) is not None:
             self.reason = self._incomplete(session, exitstatus)
             if self.reason is not None:
                 option.no_cleanup = True

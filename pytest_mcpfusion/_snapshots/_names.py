@@ -39,7 +39,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Final
 
-from fusion_core._snapshot._format import PENDING_SUFFIX
+from fusion_core._snapshot._suffixes import PENDING_SUFFIX
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from graphlib import CycleError, TopologicalSorter
@@ -128,3 +129,38 @@ def test_the_entry_point_loads_without_the_heavy_parts() -> None:
         "pytest_mcpfusion.hookspecs",
         "pytest_mcpfusion.plugin",
     }
+
+
+def test_a_session_that_never_uses_the_plugin_loads_no_wire_engine(tmp_path: Path) -> None:
+    """A whole pytest run of a test that uses nothing of ours loads neither reader nor writer.
+
+    The snapshot bookkeeping every session registers (``_snapshots._names``,
+    ``_pending``, ``_cleanup``) needs only the snapshot files' suffixes; it
+    used to import the snapshot format, and with it the reader, the writer and
+    syrupy's private modules: about a tenth of a one-test run (issue 28).
+    """
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "test_unused.py").write_text("def test_nothing():\n    assert 1 + 1 == 2\n")
+    (tmp_path / "conftest.py").write_text(
+        "import json, sys\n"
+        "def pytest_unconfigure(config):\n"
+        "    loaded = sorted(m for m in sys.modules if m.startswith(('fusion_core.', "
+        "'pytest_mcpfusion.')))\n"
+        "    print('LOADED', json.dumps(loaded))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.startswith("LOADED "))
+    loaded = set(json.loads(line.removeprefix("LOADED ")))
+    heavy = {m for m in loaded if m.startswith(("fusion_core._read", "fusion_core._write"))}
+    assert heavy == set(), heavy
+    assert "fusion_core._snapshot._format" not in loaded
+    assert "pytest_mcpfusion._snapshots._syrupy_private" not in loaded
+    assert "pytest_mcpfusion._snapshots._names" in loaded  # the bookkeeping did load
