@@ -49,7 +49,7 @@ from fusion_core._present._mask import Mask
 from fusion_core._present._pydantic_core_internals import core_schema_of
 from fusion_core._present._redact import describe_validation_error, safe_path, schema_names, scrub
 from fusion_core._write._builder import ResponseBuilder, SuggestionLike, after_data, seal
-from fusion_core._write._json import to_json, to_json_without_floats
+from fusion_core._write._json import to_json, write_json
 from fusion_core._write._ui import UiBlock, summary
 from fusion_core._write._unwritable import describe_unwritable, is_unwritable, locate_unwritable
 from fusion_core._write._view import Suggestion
@@ -439,7 +439,7 @@ class Presenter(Generic[M]):
         builder = ResponseBuilder(wire)
         if sealed:  # before any callback can touch the data
             float_free = self._mask is not None and self._mask.float_free
-            text = seal(builder, to_json_without_floats(wire) if float_free else None)
+            text = seal(builder, write_json(wire, floats=False) if float_free else None)
             if record is not None:
                 record.blocks[id(text)] = (self, text)
                 record.written.setdefault(id(self), set()).add(text)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 from fusion_core._kinds import DIRECTIVES, RULES, SUGGESTIONS, TOOL_ERROR, UI, BlockKind
-from fusion_core._write._json import to_json
+from fusion_core._write._json import write_json
 from fusion_core._write._text import (
     encode_item,
     encode_tool,
@@ -36,6 +36,7 @@ __all__ = [
     "render_rules",
     "render_suggestions",
     "render_ui",
+    "write_data",
 ]
 
 EMPTY_DATA_TEXT: Final = "OK"
@@ -43,9 +44,14 @@ EMPTY_DATA_TEXT: Final = "OK"
 
 def render_data(data: object) -> str:
     """The data block: a str verbatim (``""`` → ``OK``), anything else as JSON."""
+    return write_data(data)[0]
+
+
+def write_data(data: object) -> tuple[str, bool]:
+    """:func:`render_data`, and whether orjson wrote the JSON (``write_json``)."""
     if isinstance(data, str):
-        return require_unicode(data, "the data str") or EMPTY_DATA_TEXT
-    return to_json(data)
+        return require_unicode(data, "the data str") or EMPTY_DATA_TEXT, False
+    return write_json(data)
 
 
 def render_ui(block: UiBlock) -> str:

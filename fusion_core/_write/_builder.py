@@ -14,8 +14,8 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, final
 
-from fusion_core._write._blocks import EMPTY_DATA_TEXT, render_data, render_rest
-from fusion_core._write._response import ToolResponse
+from fusion_core._write._blocks import EMPTY_DATA_TEXT, render_data, render_rest, write_data
+from fusion_core._write._response import ToolResponse, with_json_data
 from fusion_core._write._text import require_unicode
 from fusion_core._write._ui import UiBlock, UiMeta
 from fusion_core._write._view import ResponseView, Suggestion
@@ -33,11 +33,21 @@ SuggestionLike = Suggestion | Mapping[str, Any] | tuple[str, str]
 class ResponseBuilder:
     """A response under construction. Methods return the builder, for chaining."""
 
-    __slots__ = ("_data", "_directives", "_raw", "_rules", "_sealed", "_suggestions", "_ui")
+    __slots__ = (
+        "_data",
+        "_directives",
+        "_orjson",
+        "_raw",
+        "_rules",
+        "_sealed",
+        "_suggestions",
+        "_ui",
+    )
 
     def __init__(self, data: Any) -> None:
         self._data = data
         self._sealed: str | None = None  # the data block, fixed by seal()
+        self._orjson = False  # whether orjson wrote the sealed block (write_json)
         self._ui: list[UiBlock] = []
         self._raw: list[str] = []
         self._directives: list[str] = []
@@ -130,7 +140,12 @@ class ResponseBuilder:
 
     def build(self) -> ToolResponse:
         """The finished response: blocks in canonical order, view attached."""
-        return ToolResponse(self.texts(), view=self.view())
+        if self._sealed is not None:
+            data, orjson_wrote = self._sealed, self._orjson
+        else:
+            data, orjson_wrote = write_data(self._data)
+        response = ToolResponse([data, *after_data(self)], view=self.view())
+        return with_json_data(response, data) if orjson_wrote else response
 
     @classmethod
     def __get_pydantic_core_schema__(
@@ -160,13 +175,14 @@ class ResponseBuilder:
         )
 
 
-def seal(builder: ResponseBuilder, text: str | None = None) -> str:
+def seal(builder: ResponseBuilder, written: tuple[str, bool] | None = None) -> str:
     """Write the data block now; later changes to the data never reach it.
 
-    ``text`` is the data block already written by the caller (exactly what
-    ``render_data`` gives for the data, by a faster route it can vouch for).
+    ``written`` is the data block already written by the caller (exactly what
+    ``render_data`` gives for the data, by a faster route it can vouch for),
+    and whether orjson wrote it, as ``write_data`` says.
     """
-    builder._sealed = render_data(builder._data) if text is None else text
+    builder._sealed, builder._orjson = write_data(builder._data) if written is None else written
     return builder._sealed
 
 

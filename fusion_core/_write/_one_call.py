@@ -6,10 +6,10 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from fusion_core._write._blocks import render_data, render_error
-from fusion_core._write._json import child_path, to_json, to_plain
+from fusion_core._write._blocks import render_error, write_data
+from fusion_core._write._json import child_path, to_json, to_plain, write_json
 from fusion_core._write._numbers import js_scalar, js_string_of_number
-from fusion_core._write._response import ToolResponse, with_origin
+from fusion_core._write._response import ToolResponse, with_json_data, with_origin
 from fusion_core._write._toon import ToonOptions, encode_toon_data
 from fusion_core._write._view import ErrorDetails, ErrorEnvelope, ResponseView
 
@@ -27,7 +27,9 @@ __all__ = [
 def success(data: Any) -> ToolResponse:
     """A plain successful result: a str verbatim (``""`` → ``OK``) or JSON."""
     view_data = "OK" if isinstance(data, str) and data == "" else data
-    return ToolResponse([render_data(data)], view=ResponseView(data=view_data))
+    text, orjson_wrote = write_data(data)
+    response = ToolResponse([text], view=ResponseView(data=view_data))
+    return with_json_data(response, text) if orjson_wrote else response
 
 
 def success_structured(data: Any) -> ToolResponse:
@@ -37,11 +39,13 @@ def success_structured(data: Any) -> ToolResponse:
     string), because the text block must carry the same value as ``structuredContent``.
     """
     plain = to_plain(data)
-    return ToolResponse(
-        [to_json(data)],
+    text, orjson_wrote = write_json(data)
+    response = ToolResponse(
+        [text],
         view=ResponseView(data=data, structured_content=plain),
         structured_content=plain,
     )
+    return with_json_data(response, text) if orjson_wrote else response
 
 
 def toon_success(

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from fusion_core._write._toon import ToonOptions
 
-__all__ = ["ToolResponse", "origin_of", "view_of", "with_origin"]
+__all__ = ["ToolResponse", "json_data_of", "origin_of", "view_of", "with_json_data", "with_origin"]
 
 _MISSING: Any = object()
 
@@ -65,7 +65,7 @@ class ToolResponse(dict[str, Any]):
     :func:`fusion_core.error` and the other helpers rather than by hand.
     """
 
-    __slots__ = ("_origin", "_view")
+    __slots__ = ("_json", "_origin", "_view")
 
     def __init__(
         self,
@@ -86,6 +86,7 @@ class ToolResponse(dict[str, Any]):
         super().__init__(wire)
         self._view = view
         self._origin: tuple[Any, ToonOptions] | None = None
+        self._json: str | None = None  # block 0, when orjson wrote it (with_json_data)
 
     @property
     def texts(self) -> list[str]:
@@ -148,7 +149,24 @@ def _restore(
     dict.update(response, wire)
     response._view = view
     response._origin = origin
+    response._json = None  # a copy's text is another object: the reader checks it again
     return response
+
+
+def with_json_data(response: ToolResponse, text: str) -> ToolResponse:
+    """Remember that block 0 is ``text``, JSON that orjson wrote (``_json.write_json``).
+
+    The reader trusts it only while block 0 *is* that very str, which no
+    change to the response can fake (it is immutable, and a copy holds other
+    objects), and then skips its check that the text is canonical JSON.
+    """
+    response._json = text
+    return response
+
+
+def json_data_of(response: ToolResponse) -> str | None:
+    """Block 0 as :func:`with_json_data` remembered it, else ``None``."""
+    return response._json
 
 
 def with_origin(response: ToolResponse, data: Any, options: ToonOptions) -> ToolResponse:

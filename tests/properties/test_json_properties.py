@@ -10,11 +10,12 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+import orjson
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fusion_core import SerializationError, to_json, to_plain
-from fusion_core._write._json import _exact, _fast, _plain
+from fusion_core._write._json import _exact, _fast, _plain, is_canonical_json, write_json
 
 
 class Tone(enum.Enum):
@@ -73,6 +74,32 @@ def test_fast_path_equals_exact_path(value: Any) -> None:
     fast = _fast(value)
     if fast is not None:
         assert fast == _exact(value, "$")
+
+
+@given(_values)
+@example([1.0, -0.0, 1e16, 1e21, 1e-7, 5e-324])  # JavaScript's forms read back as ints
+@example({"big": 2**64, "small": 1})  # the exact encoder: never vouched for
+@example({"a": "\ud800"})
+@example("text")
+def test_what_orjson_wrote_is_canonical_and_read_exactly(value: Any) -> None:
+    """write_json vouches for a text only when the reader's own check would accept it.
+
+    The reader skips its canonical check for a data block orjson wrote
+    (``write_json``'s second value): that text must read back, with orjson,
+    to a value whose ``to_json`` is the text, and to the value the exact
+    reader (the stdlib, exact for any int) gives.
+    """
+    try:
+        text, orjson_wrote = write_json(value)
+    except SerializationError:
+        return
+    assert text == to_json(value)
+    if not orjson_wrote:
+        return
+    read = orjson.loads(text)
+    assert to_json(read) == text
+    assert is_canonical_json(read, text.encode()) is True
+    assert read == json.loads(text)
 
 
 @given(_values)

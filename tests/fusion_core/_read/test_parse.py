@@ -576,3 +576,37 @@ def test_a_reference_is_refused_exactly_when_it_names_no_character(code: int, ze
             with pytest.raises(fc.CharacterReferenceError, match="names no character") as raised:
                 parse(wire)
             assert raised.value.offset == len("<domain_rules>\n- a "), spelled
+
+
+def test_a_data_block_orjson_wrote_is_read_without_the_canonical_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A response built here says orjson wrote its data block; the reader skips re-encoding it.
+
+    The check re-encodes the whole value (a fifth of a large read); a plain
+    dict of the same bytes, a copy, or a block written by the exact encoder
+    (an int beyond 64 bits) is checked as before.
+    """
+    from fusion_core._read import _parse  # noqa: PLC0415 - the check's module
+    from fusion_core._write._response import json_data_of  # noqa: PLC0415
+
+    checked: list[str] = []
+    original = _parse._is_json_canonical
+
+    def spy(text: str, value: object, raw: bytes | str) -> bool:
+        checked.append(text)
+        return original(text, value, raw)
+
+    monkeypatch.setattr(_parse, "_is_json_canonical", spy)
+    built = fc.response([{"id": 1, "amount": 1.5}]).system_rules(["r"]).build()
+    assert json_data_of(built) is built.texts[0]
+    first = parse(built).blocks[0]
+    assert first == DataBlock(built.texts[0], [{"id": 1, "amount": 1.5}], is_json=True)
+    assert checked == []
+    assert parse(dict(built)).blocks[0] == first
+    assert checked == [built.texts[0]]
+    huge = fc.success({"n": 2**70})
+    assert json_data_of(huge) is None
+    assert parse(huge).blocks[0] == DataBlock(huge.texts[0], {"n": 2**70}, is_json=True)
+    assert len(checked) >= 2
+    assert json_data_of(fc.success("plain text")) is None

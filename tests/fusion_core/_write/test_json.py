@@ -320,7 +320,7 @@ FLOAT_FREE_VALUES = {
 @pytest.mark.parametrize("name", list(FLOAT_FREE_VALUES))
 def test_float_free_json_is_to_json(name: str) -> None:
     """Without the float scan, data holding no float is written exactly as to_json writes it."""
-    from fusion_core._write._json import to_json_without_floats  # noqa: PLC0415 - private helper
+    from fusion_core._write._json import write_json  # noqa: PLC0415 - private helper
 
     value = FLOAT_FREE_VALUES[name]
     try:
@@ -328,7 +328,7 @@ def test_float_free_json_is_to_json(name: str) -> None:
     except SerializationError as exc:
         expected = f"error: {exc}"
     try:
-        written = to_json_without_floats(value)
+        written = write_json(value, floats=False)[0]
     except SerializationError as exc:
         written = f"error: {exc}"
     assert written == expected
