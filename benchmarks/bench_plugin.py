@@ -1,16 +1,11 @@
-"""Cost of the pytest plugin: snapshots, call fixtures and start-up, each in one run.
+"""Cost of the pytest plugin: snapshots and start-up, each in one run.
 
-Three parts (``--part``, default all):
+Two parts (``--part``, default both):
 
 * ``startup``: ``import pytest_mcpfusion.plugin`` over a bare ``import pytest``
   (goal: at most 60 ms more, CPU time of the child), and a one-test suite that
   never uses the plugin, plugin on over ``-p no:mcpfusion`` (goal <= 1.03x),
   with hypothesis's own pytest plugin loaded and without it;
-* ``fixtures``: 500 one-call tests through a plain ``fusion_call(fusion_app,
-  fusion_context)`` (a conftest) over the same tests through the plugin's
-  ``fusion_call``, which resolves the two itself (``_upstream_pytest``): the
-  shortcut stays only while the plain form costs more than 1.10x ("met"
-  there means: the plain form would do, drop the shortcut);
 * ``snapshots``, below.
 
 The overhead criterion of the plugin: 500 tests that each call a tool through
@@ -60,7 +55,6 @@ TARGET = 1.30
 RUNAWAY = 10.0
 IMPORT_GOAL_MS = 60.0
 UNUSED_GOAL = 1.03
-PLAIN_FIXTURES_GOAL = 1.10
 
 APP_SOURCE = textwrap.dedent(
     """
@@ -100,30 +94,6 @@ APP_SOURCE = textwrap.dedent(
     app = FusionApp([billing], name="shop")
     """
 ).replace("{count}", str(TESTS))
-
-CALL_TEST = textwrap.dedent(
-    """
-    def test_get_{index}(fusion_call):
-        assert fusion_call("billing", "get", id="INV-{index}").data["id"] == "INV-{index}"
-    """
-)
-
-# The plain form of the call fixture: depending on fusion_app and fusion_context as
-# fixtures (the plugin's own resolves them itself: pytest_mcpfusion/_upstream_pytest.py).
-PLAIN_CONFTEST = textwrap.dedent(
-    """
-    import pytest
-
-    from pytest_mcpfusion import FusionCall
-
-
-    @pytest.fixture
-    def fusion_call(fusion_app, fusion_context, request):
-        from pytest_mcpfusion._lifecycle import caller
-
-        return caller(FusionCall, request.config, fusion_app, fusion_context, request.node)
-    """
-)
 
 UNUSED_TEST = "def test_nothing():\n    assert 1 + 1 == 2\n"
 
@@ -213,14 +183,11 @@ def write_project(root: Path) -> None:
     for name, preamble, template in (
         ("wire", "", WIRE_TEST),
         ("plain", "from shop import get\n", PLAIN_TEST),
-        ("call", "", CALL_TEST),
-        ("plaincall", "", CALL_TEST),
     ):
         directory = root / name
         directory.mkdir()
         tests = "".join(template.format(index=index) for index in range(TESTS))
         (directory / f"test_{name}.py").write_text(preamble + tests)
-    (root / "plaincall" / "conftest.py").write_text(PLAIN_CONFTEST)
     # A suite that never uses the plugin, in a project configured for it ...
     (root / "unused").mkdir()
     (root / "unused" / "test_unused.py").write_text(UNUSED_TEST)
@@ -348,29 +315,13 @@ def startup(root: Path, rounds: int) -> None:
                 report("plugin", "unused, CPU time", ratio, candidate=name, target=UNUSED_GOAL)
 
 
-def fixtures(root: Path, rounds: int) -> None:
-    """The call fixtures: the plain form over the plugin's shortcut (``_upstream_pytest``)."""
-    baseline = "shortcut: the plugin's fusion_call(request)"
-    plain = "plain: fusion_call(fusion_app, fusion_context)"
-    suites = [Suite(baseline, "call"), Suite(plain, "plaincall")]
-    timings = measure(root, suites, rounds, update=False)
-    for field, label in (("session_cpu", "session CPU time"), ("cpu", "CPU time")):
-        series = {name: [getattr(t, field) for t in runs_] for name, runs_ in timings.items()}
-        for name, ratio in ratios_of(baseline, series).items():
-            # The shortcut stays only while the plain form costs more than this.
-            target = PLAIN_FIXTURES_GOAL if field == "session_cpu" else None
-            report("plugin", f"call fixtures, {label}", ratio, candidate=name, target=target)
-
-
 def _arguments() -> argparse.Namespace:
     """``--rounds N`` (``_harness.options``) and ``--part``, repeatable (default: every part)."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--rounds", type=int, default=7, help="measured rounds (default 7)")
-    parser.add_argument(
-        "--part", action="append", choices=("startup", "fixtures", "snapshots"), default=None
-    )
+    parser.add_argument("--part", action="append", choices=("startup", "snapshots"), default=None)
     args = parser.parse_args()
-    args.part = args.part or ["startup", "fixtures", "snapshots"]
+    args.part = args.part or ["startup", "snapshots"]
     return args
 
 
@@ -384,9 +335,6 @@ def main() -> int:
             if "startup" in args.part:
                 header("bench_plugin: start-up of a session that never uses the plugin")
                 startup(root, args.rounds)
-            if "fixtures" in args.part:
-                header("bench_plugin: 500 one-call tests, call fixtures")
-                fixtures(root, args.rounds)
         except RunFailedError as error:
             print(f"benchmark run failed: {error}", file=sys.stderr)
             return 1

@@ -38,8 +38,6 @@ if TYPE_CHECKING:
 # Where a value for pytest_assertrepr_compare may come from: other values are
 # left to pytest without importing anything.
 _OURS = ("fusion_core.", "pytest_mcpfusion.")
-# The call fixtures that resolve fusion_app and fusion_context themselves.
-_SHORTCUT = frozenset({"fusion_call", "fusion_call_async"})
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -157,17 +155,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """A test naming a call fixture starts the session's state before any test runs.
 
     So the gate follows (and isolates) it from its setup on, as under
-    ``--fusion``. An overridden or parametrized ``fusion_app``/``fusion_context``
-    joins a ``fusion_call`` test's closure (``_upstream_pytest``).
+    ``--fusion``.
     """
     if CALL_FIXTURES.isdisjoint(metafunc.fixturenames):
         return
     from pytest_mcpfusion._lifecycle import session_of  # noqa: PLC0415
-    from pytest_mcpfusion._upstream_pytest import add_overrides, overrides_of  # noqa: PLC0415
 
     session_of(metafunc.config)
-    if not _SHORTCUT.isdisjoint(metafunc.fixturenames):
-        add_overrides(metafunc, overrides_of(metafunc.config))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -305,29 +299,28 @@ def fusion_context(fusion_app: ToolApp | None, request: pytest.FixtureRequest) -
 
 
 @pytest.fixture
-def fusion_call(request: pytest.FixtureRequest) -> FusionCall:
+def fusion_call(
+    fusion_app: ToolApp | None, fusion_context: Any, request: pytest.FixtureRequest
+) -> FusionCall:
     """Call a tool and get a ``FusionResult``: ``fusion_call("billing", "get", id="INV-1")``.
 
-    Its app and context are the ``fusion_app`` and ``fusion_context`` fixtures'
-    (resolved through a measured shortcut: ``_upstream_pytest``).
+    Its app and context are the ``fusion_app`` and ``fusion_context`` fixtures'.
     """
     from pytest_mcpfusion._lifecycle import caller  # noqa: PLC0415
     from pytest_mcpfusion._session import FusionCall  # noqa: PLC0415
-    from pytest_mcpfusion._upstream_pytest import app_and_context  # noqa: PLC0415
 
-    app, context = app_and_context(request)
-    return caller(FusionCall, request.config, app, context, request.node)
+    return caller(FusionCall, request.config, fusion_app, fusion_context, request.node)
 
 
 @pytest.fixture
-def fusion_call_async(request: pytest.FixtureRequest) -> AsyncFusionCall:
+def fusion_call_async(
+    fusion_app: ToolApp | None, fusion_context: Any, request: pytest.FixtureRequest
+) -> AsyncFusionCall:
     """The async twin of ``fusion_call``, for async tests (``await`` its calls)."""
     from pytest_mcpfusion._lifecycle import caller  # noqa: PLC0415
     from pytest_mcpfusion._session import AsyncFusionCall  # noqa: PLC0415
-    from pytest_mcpfusion._upstream_pytest import app_and_context  # noqa: PLC0415
 
-    app, context = app_and_context(request)
-    return caller(AsyncFusionCall, request.config, app, context, request.node)
+    return caller(AsyncFusionCall, request.config, fusion_app, fusion_context, request.node)
 
 
 @pytest.fixture(scope="module")
