@@ -31,13 +31,16 @@ import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 RESULTS_VARIABLE = "FUSION_BENCH_RESULTS"
+ROOT: Final = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,51 @@ class Ratio:
             f"{self.median:6.2f}x (IQR {q1:.2f}-{q3:.2f}, min-max {min(self.samples):.2f}-"
             f"{max(self.samples):.2f}, {len(self.samples)} rounds)"
         )
+
+
+# A child Python process runs as an installed package does: with its
+# bytecode. A machine that sets PYTHONDONTWRITEBYTECODE (these do) would
+# otherwise compile every module of fusion_core and pytest_mcpfusion from
+# source in every child, which the side of a ratio that imports more of them
+# pays most (the gate over the plain suite: about 0.5 s of CPU a run).
+# Read by pytest, syrupy or xdist: left set (e.g. when a benchmark runs from
+# a test suite under -n), they would change the inner runs.
+_CHILD_DROPPED: Final = frozenset(
+    {
+        "CI",
+        "PYTEST_ADDOPTS",
+        "PYTEST_PLUGINS",
+        "PYTEST_XDIST_TESTRUNUID",
+        "PYTEST_XDIST_WORKER",
+        "PYTEST_XDIST_WORKER_COUNT",
+        "PYTHONDONTWRITEBYTECODE",
+    }
+)
+_COMPILED: list[bool] = []
+
+
+def child_environment(*paths: Path | str) -> dict[str, str]:
+    """The environment of a child Python: this one, bytecode on, ``paths`` first on ``PYTHONPATH``.
+
+    Without what would change how an inner pytest runs (``PYTEST_ADDOPTS``,
+    ``PYTEST_PLUGINS``, ``CI``). The project's packages are compiled once
+    (``compileall``, into their ``__pycache__``, which git ignores), as
+    ``pip install`` compiles an installed wheel's.
+    """
+    environment = {k: v for k, v in os.environ.items() if k not in _CHILD_DROPPED}
+    if not _COMPILED:
+        packages = [str(ROOT / name) for name in ("fusion_core", "pytest_mcpfusion", "examples")]
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", *packages],
+            env=environment,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        _COMPILED.append(True)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [*map(str, paths), *filter(None, [environment.get("PYTHONPATH")])]
+    )
+    return environment
 
 
 def cpu_seconds(function: Callable[[], object], inner: int = 1) -> float:

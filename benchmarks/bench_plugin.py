@@ -37,7 +37,6 @@ CPU time, not in the session's; that suite has no target.)
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import statistics
 import subprocess
@@ -48,7 +47,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from _harness import child_cpu_seconds, header, ratios_of, report
+from _harness import child_cpu_seconds, child_environment, header, ratios_of, report
 
 TESTS = 500
 TARGET = 1.30
@@ -118,18 +117,6 @@ PLAIN_TEST = textwrap.dedent(
 # configuration (filterwarnings=error, testpaths) stays out of the way.
 INI = "[pytest]\npythonpath = .\nfusion_app = shop:app\n"
 
-# Read by pytest, syrupy or xdist: left set (e.g. when this script runs from a
-# test suite under -n), they would change the inner runs.
-IGNORED_VARIABLES = frozenset(
-    {
-        "PYTEST_ADDOPTS",
-        "PYTEST_PLUGINS",
-        "PYTEST_XDIST_WORKER",
-        "PYTEST_XDIST_WORKER_COUNT",
-        "PYTEST_XDIST_TESTRUNUID",
-    }
-)
-
 SUMMARY = re.compile(r"^(?P<passed>\d+) passed.* in (?P<seconds>[\d.]+)s", re.MULTILINE)
 SESSION_CPU = re.compile(r"^session cpu (?P<seconds>[\d.]+)s$", re.MULTILINE)
 
@@ -195,15 +182,6 @@ def write_project(root: Path) -> None:
     (root / "bare").mkdir()
     (root / "bare" / "pytest.ini").write_text("[pytest]\n")
     (root / "bare" / "test_unused.py").write_text(UNUSED_TEST)
-
-
-def child_environment(root: Path) -> dict[str, str]:
-    """This environment, minus what would change how the inner pytest runs; ``root`` importable."""
-    environment = {key: value for key, value in os.environ.items() if key not in IGNORED_VARIABLES}
-    environment["PYTHONPATH"] = os.pathsep.join(
-        [str(root), *filter(None, [environment.get("PYTHONPATH")])]
-    )
-    return environment
 
 
 def run(root: Path, suite: Suite, *extra: str) -> Timing:
