@@ -105,3 +105,30 @@ def test_fusion_caller_serves_a_conftest_s_app_in_process(shop: pytest.Pytester)
     shop.makepyfile(test_given=GIVEN_TESTS)
     result = shop.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+def test_fusion_caller_refuses_a_function_scoped_app_override_loudly(
+    shop: pytest.Pytester,
+) -> None:
+    """A function-scoped fusion_app override cannot reach the module-scoped fusion_caller.
+
+    pytest stops the test's setup naming both fixtures (never a call to
+    another app); a module-scoped override, as the docs say, works.
+    """
+    override = """
+        import pytest
+
+        from shop import app
+
+
+        @pytest.fixture{scope}
+        def fusion_app():
+            return app
+        """
+    shop.makeconftest(override.format(scope=""))
+    shop.makepyfile(test_given=GIVEN_TESTS)
+    result = shop.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*ScopeMismatch*function scoped fixture fusion_app*module*"])
+    shop.makeconftest(override.format(scope='(scope="module")'))
+    shop.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
