@@ -51,6 +51,8 @@ from fusion_core._anyio_internals import wait_readable, wait_writable
 if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
 
+    from fusion_core._mcp._server_fastcall import FastCalls
+
 if sys.platform != "win32":
     import fcntl
 
@@ -195,26 +197,35 @@ class MessageReader(_PipeStream):
     at the end of input.
     """
 
-    __slots__ = ("_lines", "_message", "_read")
+    __slots__ = ("_fast", "_lines", "_message", "_read")
 
-    def __init__(self, lines: PipeReader) -> None:
+    def __init__(self, lines: PipeReader, fast: FastCalls | None = None) -> None:
         from mcp.shared.message import SessionMessage  # noqa: PLC0415 - loaded with the server
         from mcp_types import jsonrpc_message_adapter  # noqa: PLC0415
 
         self._lines = lines
         self._read = jsonrpc_message_adapter.validate_json
         self._message = SessionMessage
+        self._fast = fast
 
     def __aiter__(self) -> MessageReader:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:
-        line = await self._lines.__anext__()
-        try:
-            message = self._read(line, by_name=False)
-        except Exception as exc:  # noqa: BLE001 - the server answers it, as the SDK's reader does
-            return exc
-        return self._message(message)
+        fast = self._fast
+        while True:
+            try:
+                line = await self._lines.__anext__()
+            except StopAsyncIteration:
+                if fast is not None:
+                    fast.close()
+                raise
+            try:
+                message = self._read(line, by_name=False)
+            except Exception as exc:  # noqa: BLE001 - the server answers it, as the SDK's reader does
+                return exc
+            if fast is None or not fast.take(message):
+                return self._message(message)
 
     async def receive(self) -> SessionMessage | Exception:
         """The next message; ``anyio.EndOfStream`` at the end of input."""
@@ -227,14 +238,17 @@ class MessageReader(_PipeStream):
 class MessageWriter(_PipeStream):
     """The server's write stream: each message as one line, written from the sender's task."""
 
-    __slots__ = ("_pipe",)
+    __slots__ = ("_fast", "_pipe")
 
-    def __init__(self, pipe: PipeWriter) -> None:
+    def __init__(self, pipe: PipeWriter, fast: FastCalls | None = None) -> None:
         self._pipe = pipe
+        self._fast = fast
 
     async def send(self, item: SessionMessage, /) -> None:
         """Write ``item`` as the SDK's transport writes it: its JSON and a newline."""
         text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        if self._fast is not None:
+            self._fast.written(item.message)
         await self._pipe.write(text + "\n")
 
 
