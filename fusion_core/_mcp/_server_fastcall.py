@@ -38,6 +38,8 @@ request streams both ways and compares the bytes.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
@@ -108,13 +110,14 @@ def fast_calls_for(server: Server[Any], call: CallTool, pipe: PipeWriter) -> Fas
 
 
 class _InFlight:
-    """One fast call running: its cancel scope, and whether the client cancelled it."""
+    """One fast call running: its cancel scope, and why it was cancelled, if it was."""
 
-    __slots__ = ("cancelled", "scope")
+    __slots__ = ("cancelled", "closing", "scope")
 
     def __init__(self) -> None:
         self.scope = anyio.CancelScope()
-        self.cancelled = False
+        self.cancelled = False  # by the client: no answer
+        self.closing = False  # at the end of input: answered "Connection closed"
 
 
 class FastCalls:
@@ -124,18 +127,28 @@ class FastCalls:
     handled it (the reader then goes on to the next line without giving it
     to the SDK); ``written()`` is given every message the SDK writes, to
     learn the negotiated protocol version from the ``initialize`` answer.
-    Calls run in the task group of :meth:`serve`; :meth:`close` (at the
-    end of input) cancels the ones still running.
+    :meth:`serve` runs while calls may be taken; :meth:`close` (at the end
+    of input) cancels the calls still running, and ``serve`` returns once
+    they are answered, raising what one of them raised (a write that
+    failed, as it would end the SDK's dispatcher).
+
+    Each call is an asyncio task of its own, started from the reader (a
+    third of the cost of an anyio task-group task), and cancelled through
+    an anyio cancel scope, as the SDK's dispatcher cancels its handlers, so
+    that what the call shields stays shielded.
     """
 
     __slots__ = (
         "_call",
         "_closed",
-        "_group",
+        "_failure",
+        "_idle",
         "_in_flight",
         "_initialize",
         "_initializes",
+        "_loop",
         "_pipe",
+        "_running",
         "_version",
     )
 
@@ -145,18 +158,30 @@ class FastCalls:
         self._version: str | None = None  # the negotiated version, while the fast path is open
         self._initialize: RequestId | None = None  # the id of the last initialize seen
         self._initializes = 0  # how many were seen: after a second, nothing is taken
-        self._in_flight: dict[RequestId, _InFlight] = {}
-        self._group: anyio.abc.TaskGroup | None = None
+        self._in_flight: dict[RequestId, _InFlight] = {}  # by id, for the client's cancel
+        self._running: dict[asyncio.Task[None], _InFlight] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = anyio.Event()
+        self._idle = anyio.Event()
+        self._failure: BaseException | None = None
 
     async def serve(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
-        """Run the calls taken until :meth:`close`, then cancel the ones still running."""
-        async with anyio.create_task_group() as group:
-            self._group = group
-            task_status.started()
-            await self._closed.wait()
-            self._version = None
-            group.cancel_scope.cancel()
+        """Take calls until :meth:`close`; then cancel the ones running and wait for them.
+
+        Off asyncio (trio), nothing is taken: every request goes to the SDK.
+        """
+        with contextlib.suppress(RuntimeError):  # no asyncio loop running
+            self._loop = asyncio.get_running_loop()
+        task_status.started()
+        await self._closed.wait()
+        for entry in self._running.values():
+            entry.closing = True
+            entry.scope.cancel()
+        while self._running:
+            self._idle = anyio.Event()
+            await self._idle.wait()
+        if self._failure is not None:
+            raise self._failure
 
     def close(self) -> None:
         """The end of input: take nothing more; cancel (and answer) the calls running."""
@@ -194,12 +219,13 @@ class FastCalls:
             return False
         version = self._version
         params = message.params
+        loop = self._loop
         if (
             version is None
+            or loop is None
             or message.method != _METHOD
             or params is None
             or "_meta" in params
-            or self._group is None
             or not tracing_inert(None)
         ):
             return False
@@ -209,8 +235,12 @@ class FastCalls:
         except (ValidationError, KeyError, ValueError):
             return False  # the SDK answers it, with the error it makes
         entry = _InFlight()
-        self._in_flight[coerce_request_id(message.id)] = entry  # a duplicate id overwrites, as there
-        self._group.start_soon(self._answer, message.id, typed, version, entry)
+        self._in_flight[coerce_request_id(message.id)] = (
+            entry  # a duplicate id overwrites, as there
+        )
+        task = loop.create_task(self._answer(message.id, typed, version, entry))
+        self._running[task] = entry
+        task.add_done_callback(self._done)
         return True
 
     def _cancel(self, request_id: RequestId | None) -> None:
@@ -222,27 +252,33 @@ class FastCalls:
             entry.cancelled = True
             entry.scope.cancel()
 
+    def _done(self, task: asyncio.Task[None]) -> None:
+        """A call's task ended: keep what it raised for :meth:`serve`, which then ends."""
+        del self._running[task]
+        if not task.cancelled() and (failure := task.exception()) is not None:
+            self._failure = self._failure or failure
+            self.close()
+        if not self._running:
+            self._idle.set()
+
     async def _answer(
         self, request_id: RequestId, params: CallToolRequestParams, version: str, entry: _InFlight
     ) -> None:
         """Run the call and write its answer, as the SDK dispatcher's ``_handle_request`` does."""
-        started = False
-        try:
-            with entry.scope:
-                try:
-                    result = await self._call(params.name, params.arguments)
-                finally:
-                    key = coerce_request_id(request_id)
-                    if self._in_flight.get(key) is entry:
-                        del self._in_flight[key]
-                if not entry.cancelled:
-                    started = True
-                    await self._pipe.write(_answer_text(request_id, result, version))
-        except anyio.get_cancelled_exc_class():
-            if not started and not entry.cancelled:
-                with anyio.move_on_after(_SHUTDOWN_WRITE_TIMEOUT, shield=True):
-                    await self._pipe.write(_error_text(request_id, _CLOSED))
-            raise
+        started = False  # an answer started is never followed by a second one
+        with entry.scope:
+            try:
+                result = await self._call(params.name, params.arguments)
+            finally:
+                key = coerce_request_id(request_id)
+                if self._in_flight.get(key) is entry:
+                    del self._in_flight[key]
+            if not entry.cancelled:
+                started = True
+                await self._pipe.write(_answer_text(request_id, result, version))
+        if entry.closing and not entry.cancelled and not started:
+            with anyio.move_on_after(_SHUTDOWN_WRITE_TIMEOUT, shield=True):
+                await self._pipe.write(_error_text(request_id, _CLOSED))
 
 
 def _answer_text(request_id: RequestId, result: Mapping[str, Any], version: str) -> str:

@@ -24,6 +24,7 @@ from typing import Any, Final
 
 import anyio
 import pytest
+from mcp.server.caching import CacheHint
 from mcp_types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
@@ -59,7 +60,7 @@ class _ShapesApp(FakeApp):
             await anyio.to_thread.run_sync(_sleep_briefly)
             return success("after a worker thread")
         if name in HOSTILE_RESULTS:
-            return HOSTILE_RESULTS[name]  # type: ignore[return-value] - a wire dict, as ToolResponse is
+            return HOSTILE_RESULTS[name]  # type: ignore[return-value]  # a wire dict, as served
         return await super().call(name, arguments, ctx)
 
 
@@ -110,7 +111,7 @@ def _request(ident: Any, method: str, params: Any = None) -> dict[str, Any]:
     return message
 
 
-def _call(ident: Any, name: str, arguments: Any = None, **extra: Any) -> Step:
+def _call(ident: Any, name: Any, arguments: Any = None, **extra: Any) -> Step:
     params: dict[str, Any] = {"name": name, **extra}
     if arguments is not None:
         params["arguments"] = arguments
@@ -155,7 +156,7 @@ def _serve(mode: str, steps: list[Step]) -> tuple[bytes, str]:
 
 
 def _taken(stderr: str) -> int:
-    return int(stderr.rsplit("fast calls: ", 1)[1].split()[0])
+    return int(stderr.rsplit("fast calls: ", 1)[1].split(maxsplit=1)[0])
 
 
 def _assert_same_bytes(steps: list[Step], fast: int, *, in_any_order: bool = False) -> bytes:
@@ -177,7 +178,7 @@ def _assert_same_bytes(steps: list[Step], fast: int, *, in_any_order: bool = Fal
 
 @pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
 def test_every_result_shape_is_answered_with_the_sdks_bytes(version: str) -> None:
-    """Text, structured, refused, envelopes, unencodable, raising: the SDK's bytes, every version."""
+    """Text, structured, refused, envelopes, unencodable, raising: the SDK's bytes, each version."""
     calls = [_call(10 + n, name, arguments) for n, (name, arguments) in enumerate(CALLS.values())]
     calls += [_call(f"s-{name}", name, {}) for name in HOSTILE_RESULTS]
     calls += [_call(30, "listy", {}), _call(31, "boom", {}), _call(32, "sync_slow", {})]
@@ -333,7 +334,7 @@ def test_other_middleware_or_a_cache_hint_switches_the_fast_path_off() -> None:
     server.middleware.append(middleware)
     assert fast_calls_for(server, _never_called, PipeWriter(-1)) is None
     hinted = build_server(shapes_app)
-    hinted.cache_hints["tools/call"] = object()  # type: ignore[assignment] - any hint
+    hinted.cache_hints["tools/call"] = CacheHint(ttl_ms=1000, scope="private")
     assert fast_calls_for(hinted, _never_called, PipeWriter(-1)) is None
 
 
