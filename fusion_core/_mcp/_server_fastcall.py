@@ -112,9 +112,10 @@ def fast_calls_for(server: Server[Any], call: CallTool, pipe: PipeWriter) -> Fas
 class _InFlight:
     """One fast call running: its cancel scope, and why it was cancelled, if it was."""
 
-    __slots__ = ("cancelled", "closing", "scope")
+    __slots__ = ("cancelled", "closing", "scope", "task")
 
     def __init__(self) -> None:
+        self.task: asyncio.Task[None] | None = None  # a reference: the loop keeps only a weak one
         self.scope = anyio.CancelScope()
         self.cancelled = False  # by the client: no answer
         self.closing = False  # at the end of input: answered "Connection closed"
@@ -159,7 +160,7 @@ class FastCalls:
         self._initialize: RequestId | None = None  # the id of the last initialize seen
         self._initializes = 0  # how many were seen: after a second, nothing is taken
         self._in_flight: dict[RequestId, _InFlight] = {}  # by id, for the client's cancel
-        self._running: dict[asyncio.Task[None], _InFlight] = {}
+        self._running: set[_InFlight] = set()  # every call running, duplicate ids included
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = anyio.Event()
         self._idle = anyio.Event()
@@ -174,7 +175,7 @@ class FastCalls:
             self._loop = asyncio.get_running_loop()
         task_status.started()
         await self._closed.wait()
-        for entry in self._running.values():
+        for entry in self._running:
             entry.closing = True
             entry.scope.cancel()
         while self._running:
@@ -238,9 +239,8 @@ class FastCalls:
         self._in_flight[coerce_request_id(message.id)] = (
             entry  # a duplicate id overwrites, as there
         )
-        task = loop.create_task(self._answer(message.id, typed, version, entry))
-        self._running[task] = entry
-        task.add_done_callback(self._done)
+        self._running.add(entry)
+        entry.task = loop.create_task(self._answer(message.id, typed, version, entry))  # held
         return True
 
     def _cancel(self, request_id: RequestId | None) -> None:
@@ -252,33 +252,36 @@ class FastCalls:
             entry.cancelled = True
             entry.scope.cancel()
 
-    def _done(self, task: asyncio.Task[None]) -> None:
-        """A call's task ended: keep what it raised for :meth:`serve`, which then ends."""
-        del self._running[task]
-        if not task.cancelled() and (failure := task.exception()) is not None:
-            self._failure = self._failure or failure
-            self.close()
-        if not self._running:
-            self._idle.set()
-
     async def _answer(
         self, request_id: RequestId, params: CallToolRequestParams, version: str, entry: _InFlight
     ) -> None:
-        """Run the call and write its answer, as the SDK dispatcher's ``_handle_request`` does."""
+        """Run the call and write its answer, as the SDK dispatcher's ``_handle_request`` does.
+
+        What it raises (a write that failed) is kept for :meth:`serve`, which
+        then ends; the task itself ends quietly.
+        """
         started = False  # an answer started is never followed by a second one
-        with entry.scope:
-            try:
-                result = await self._call(params.name, params.arguments)
-            finally:
-                key = coerce_request_id(request_id)
-                if self._in_flight.get(key) is entry:
-                    del self._in_flight[key]
-            if not entry.cancelled:
-                started = True
-                await self._pipe.write(_answer_text(request_id, result, version))
-        if entry.closing and not entry.cancelled and not started:
-            with anyio.move_on_after(_SHUTDOWN_WRITE_TIMEOUT, shield=True):
-                await self._pipe.write(_error_text(request_id, _CLOSED))
+        try:
+            with entry.scope:
+                try:
+                    result = await self._call(params.name, params.arguments)
+                finally:
+                    key = coerce_request_id(request_id)
+                    if self._in_flight.get(key) is entry:
+                        del self._in_flight[key]
+                if not entry.cancelled:
+                    started = True
+                    await self._pipe.write(_answer_text(request_id, result, version))
+            if entry.closing and not entry.cancelled and not started:
+                with anyio.move_on_after(_SHUTDOWN_WRITE_TIMEOUT, shield=True):
+                    await self._pipe.write(_error_text(request_id, _CLOSED))
+        except Exception as exc:  # noqa: BLE001 - handed to serve(), which raises it
+            self._failure = self._failure or exc
+            self.close()
+        finally:
+            self._running.discard(entry)
+            if not self._running:
+                self._idle.set()
 
 
 def _answer_text(request_id: RequestId, result: Mapping[str, Any], version: str) -> str:

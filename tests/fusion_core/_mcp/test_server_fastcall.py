@@ -345,3 +345,22 @@ def test_a_cancel_for_an_unknown_id_is_passed_on() -> None:
         jsonrpc="2.0", method="notifications/cancelled", params={"requestId": 3}
     )
     assert not fast.take(cancel)
+
+
+@pytest.mark.anyio
+async def test_a_failed_write_ends_serving_with_its_error() -> None:
+    """An answer that cannot be written (the host closed stdout) ends ``serve``, as the SDK's."""
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    os.close(read)
+    try:
+        fast = fast_calls_for(build_server(shapes_app), _text, PipeWriter(write))
+        assert fast is not None
+        with pytest.raises(ExceptionGroup) as caught:
+            async with anyio.create_task_group() as group:
+                await group.start(fast.serve)
+                _opened(fast)
+                assert fast.take(_tools_call(name="echo", arguments={"text": "x"}))
+    finally:
+        os.close(write)
+    assert [type(exc) for exc in caught.value.exceptions] == [BrokenPipeError]
