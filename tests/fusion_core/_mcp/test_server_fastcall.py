@@ -347,6 +347,14 @@ def test_a_cancel_for_an_unknown_id_is_passed_on() -> None:
     assert not fast.take(cancel)
 
 
+async def _serve_one_call(fast: FastCalls) -> None:
+    """Serve until the one call taken has been answered (or its answer failed)."""
+    async with anyio.create_task_group() as group:
+        await group.start(fast.serve)
+        _opened(fast)
+        assert fast.take(_tools_call(name="echo", arguments={"text": "x"}))
+
+
 @pytest.mark.anyio
 async def test_a_failed_write_ends_serving_with_its_error() -> None:
     """An answer that cannot be written (the host closed stdout) ends ``serve``, as the SDK's."""
@@ -357,10 +365,7 @@ async def test_a_failed_write_ends_serving_with_its_error() -> None:
         fast = fast_calls_for(build_server(shapes_app), _text, PipeWriter(write))
         assert fast is not None
         with pytest.raises(ExceptionGroup) as caught:
-            async with anyio.create_task_group() as group:
-                await group.start(fast.serve)
-                _opened(fast)
-                assert fast.take(_tools_call(name="echo", arguments={"text": "x"}))
+            await _serve_one_call(fast)
     finally:
         os.close(write)
     assert [type(exc) for exc in caught.value.exceptions] == [BrokenPipeError]
