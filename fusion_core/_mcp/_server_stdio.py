@@ -35,6 +35,7 @@ transport: :func:`served_pipes` yields ``None`` for it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import stat
@@ -66,15 +67,58 @@ _STREAM_KINDS: Final = frozenset(
 
 
 class PipeReader:
-    """Lines of a non-blocking descriptor, as ``async for line in reader`` gives them."""
+    """Lines of a non-blocking descriptor, as ``async for line in reader`` gives them.
 
-    __slots__ = ("_buffer", "_fd", "_scanned", "_start")
+    On asyncio the descriptor stays registered with the loop between two
+    waits (anyio's ``wait_readable`` registers and unregisters it on every
+    wait: two ``epoll_ctl`` calls and a few objects per message); it is
+    unregistered when it turns readable with no one waiting (so that a
+    busy reader never keeps the loop spinning), at the end of input, and by
+    :meth:`close`.
+    """
+
+    __slots__ = ("_buffer", "_fd", "_loop", "_scanned", "_start", "_waiter", "_watched")
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
         self._buffer = bytearray()
         self._start = 0  # where the next line begins (the bytes before it are read)
         self._scanned = 0  # up to here, no newline after _start
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop watching the descriptor
+        self._waiter: asyncio.Future[None] | None = None
+        self._watched = False
+
+    async def _readable(self) -> None:
+        """Wait until the descriptor has something to read (or its end)."""
+        loop = self._loop
+        if loop is None:
+            try:
+                loop = self._loop = asyncio.get_running_loop()
+            except RuntimeError:  # not asyncio: anyio's way
+                await wait_readable(self._fd)
+                return
+        waiter = self._waiter = loop.create_future()
+        if not self._watched:
+            loop.add_reader(self._fd, self._ready)
+            self._watched = True
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+
+    def _ready(self) -> None:
+        """The loop's callback: the descriptor is readable."""
+        waiter = self._waiter
+        if waiter is None:  # read later, by the next wait
+            self.close()
+        elif not waiter.done():
+            waiter.set_result(None)
+
+    def close(self) -> None:
+        """Stop watching the descriptor (it stays open: :func:`served_pipes` owns it)."""
+        if self._watched and self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(self._fd)
+        self._watched = False
 
     def __aiter__(self) -> PipeReader:
         return self
@@ -94,9 +138,10 @@ class PipeReader:
             try:
                 chunk = os.read(self._fd, _CHUNK)
             except BlockingIOError:
-                await wait_readable(self._fd)
+                await self._readable()
                 continue
             if not chunk:  # end of input: a last line without its newline, then stop
+                self.close()
                 if not buffer:
                     raise StopAsyncIteration
                 line = bytes(buffer)
@@ -304,7 +349,9 @@ def served_pipes() -> Iterator[tuple[PipeReader, PipeWriter] | None]:
         stack.callback(os.close, stray)
         stdin = stack.enter_context(_claimed(0, null))
         stdout = stack.enter_context(_claimed(1, stray))
-        yield PipeReader(stdin), PipeWriter(stdout)
+        reader = PipeReader(stdin)
+        stack.callback(reader.close)  # before the descriptor is closed
+        yield reader, PipeWriter(stdout)
 
 
 def _stray_output() -> int:
