@@ -317,8 +317,11 @@ async def serve_stdio(
     ``python -m fusion_core serve pkg.module:app``. When stdin and stdout are
     pipes or sockets they are read and written on the event loop, otherwise
     by the SDK's own transport; a handler's stray output goes to stderr.
-    Before serving, the process's heap is collected and frozen
-    (``gc.freeze()``), so that full collections skip what start-up built.
+    Over pipes, without a ``context_factory``, a plain ``tools/call`` is
+    answered beside the SDK's dispatcher, with the bytes the SDK writes
+    (:mod:`fusion_core._mcp._server_fastcall`). Before serving, the
+    process's heap is collected and frozen (``gc.freeze()``), so that full
+    collections skip what start-up built.
     """
     import anyio  # noqa: PLC0415 - loaded with mcp
     from mcp.server.stdio import stdio_server  # noqa: PLC0415 - mcp costs ~1 s to import

@@ -15,6 +15,9 @@ from the pipe, and a handler's answer is written from the handler's task
 transport frames them: one JSON-RPC message per line, read with the SDK's
 message adapter (an undecodable line goes on as an exception), written as
 the SDK writes them (``model_dump_json(by_alias=True, exclude_unset=True)``).
+Given a :class:`~fusion_core._mcp._server_fastcall.FastCalls`, the reader
+first offers it each message (a plain ``tools/call`` it takes never reaches
+the SDK) and the writer shows it each message the SDK writes.
 
 What stays the same as the SDK's own transport:
 
