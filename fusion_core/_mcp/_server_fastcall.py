@@ -174,15 +174,23 @@ class FastCalls:
         with contextlib.suppress(RuntimeError):  # no asyncio loop running
             self._loop = asyncio.get_running_loop()
         task_status.started()
-        await self._closed.wait()
+        try:
+            await self._closed.wait()
+            self._cancel_running()
+            while self._running:
+                self._idle = anyio.Event()
+                await self._idle.wait()
+        finally:
+            self.close()
+            self._cancel_running()  # serve() itself cancelled: no call outlives it
+        if self._failure is not None:
+            raise self._failure
+
+    def _cancel_running(self) -> None:
+        """Cancel every call running; each answers ``Connection closed`` if it can."""
         for entry in self._running:
             entry.closing = True
             entry.scope.cancel()
-        while self._running:
-            self._idle = anyio.Event()
-            await self._idle.wait()
-        if self._failure is not None:
-            raise self._failure
 
     def close(self) -> None:
         """The end of input: take nothing more; cancel (and answer) the calls running."""

@@ -369,3 +369,36 @@ async def test_a_failed_write_ends_serving_with_its_error() -> None:
     finally:
         os.close(write)
     assert [type(exc) for exc in caught.value.exceptions] == [BrokenPipeError]
+
+
+@pytest.mark.anyio
+async def test_no_call_outlives_a_cancelled_serve() -> None:
+    """``serve`` cancelled (the server ends by an error): its running calls end with it."""
+    ended = anyio.Event()
+
+    async def forever(_name: str, _arguments: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            ended.set()
+        raise AssertionError  # not reached: sleep_forever() returns only by cancellation
+
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    try:
+        fast = fast_calls_for(build_server(shapes_app), forever, PipeWriter(write))
+        assert fast is not None
+        async with anyio.create_task_group() as group:
+            await group.start(fast.serve)
+            _opened(fast)
+            assert fast.take(_tools_call(name="echo", arguments={}))
+            await anyio.sleep(0.01)
+            group.cancel_scope.cancel()
+        with anyio.fail_after(5):
+            await ended.wait()
+        await anyio.sleep(0.01)
+        answer = os.read(read, 1 << 16)
+    finally:
+        os.close(read)
+        os.close(write)
+    assert json.loads(answer)["error"]["message"] == "Connection closed"
