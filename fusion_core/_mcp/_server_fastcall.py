@@ -30,10 +30,13 @@ answers the error), or for a server with a ``context_factory``, other
 middleware or a cache hint for ``tools/call`` (:func:`fast_calls_for`).
 The notification that cancels a fast call still reaches the SDK.
 
-The SDK names used here are public (``mcp_types`` and ``mcp.shared``'s
-``__all__``); what is mirrored of the SDK's behaviour is pinned by
+Checked against **mcp 2.3.0**. The SDK names used here are public
+(``mcp_types`` and ``mcp.shared``'s ``__all__``); what is mirrored of the
+SDK's behaviour (its dispatcher's cancellation and shutdown answers, its
+runner's validation and sieve) is pinned by
 ``tests/fusion_core/_mcp/test_server_fastcall.py``, which serves the same
-request streams both ways and compares the bytes.
+request streams both ways and compares the bytes: an SDK upgrade that
+answers differently fails it.
 """
 
 from __future__ import annotations
