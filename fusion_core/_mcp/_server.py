@@ -36,6 +36,7 @@ import inspect
 import logging
 import re
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from fusion_core._errors import AppLoadError
@@ -163,25 +164,16 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams
     ) -> dict[str, Any]:
+        if context_factory is None:
+            return await answer(app, params.name, params.arguments)
         try:
-            app_ctx = None
-            if context_factory is not None:
-                app_ctx = context_factory(ctx)
-                if inspect.isawaitable(app_ctx):
-                    app_ctx = await app_ctx
-            result: Mapping[str, Any] = await app.call(params.name, params.arguments, app_ctx)
-            problem = _unencodable(result)
-            if problem is not None:
-                logger.error("the result of tool %r cannot be sent: %s", params.name, problem)
-                result = _internal_error(
-                    params.name, "could not encode this tool's result", _UNSENDABLE_RECOVERY
-                )
+            app_ctx = context_factory(ctx)
+            if inspect.isawaitable(app_ctx):
+                app_ctx = await app_ctx
         except Exception:
-            # A pipeline bug, not a handler failure (the app envelopes those):
-            # keep its text off the wire, keep serving.
             logger.exception("serving tool %r raised", params.name)
-            result = _internal_error(params.name, "failed to run this tool", RETRY_HINT)
-        return _wire(result)
+            return _wire(_internal_error(params.name, "failed to run this tool", RETRY_HINT))
+        return await answer(app, params.name, params.arguments, app_ctx)
 
     server: Server[Any] = Server(server_name, version=server_version, instructions=instructions)
     server.add_request_handler("tools/list", PaginatedRequestParams, list_tools)
@@ -191,6 +183,32 @@ def build_server(
     server.get_tool_input_schema = _schema_lookup(app)
     spans_when_traced(server)
     return server
+
+
+async def answer(
+    app: ToolApp, name: str, arguments: Mapping[str, Any] | None, app_ctx: Any = None
+) -> dict[str, Any]:
+    """The wire dict answering ``tools/call`` of ``name``: the app's, or an ``INTERNAL_ERROR``.
+
+    What the server's ``tools/call`` handler returns (and the stdio fast
+    path, :mod:`fusion_core._mcp._server_fastcall`, writes): an app that
+    raises, or a result that cannot be encoded, is logged and answered with
+    an envelope without its text.
+    """
+    try:
+        result: Mapping[str, Any] = await app.call(name, arguments, app_ctx)
+        problem = _unencodable(result)
+        if problem is not None:
+            logger.error("the result of tool %r cannot be sent: %s", name, problem)
+            result = _internal_error(
+                name, "could not encode this tool's result", _UNSENDABLE_RECOVERY
+            )
+    except Exception:
+        # A pipeline bug, not a handler failure (the app envelopes those):
+        # keep its text off the wire, keep serving.
+        logger.exception("serving tool %r raised", name)
+        result = _internal_error(name, "failed to run this tool", RETRY_HINT)
+    return _wire(result)
 
 
 def _wire(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -299,11 +317,16 @@ async def serve_stdio(
     ``python -m fusion_core serve pkg.module:app``. When stdin and stdout are
     pipes or sockets they are read and written on the event loop, otherwise
     by the SDK's own transport; a handler's stray output goes to stderr.
-    Before serving, the process's heap is collected and frozen
-    (``gc.freeze()``), so that full collections skip what start-up built.
+    Over pipes, without a ``context_factory``, a plain ``tools/call`` is
+    answered beside the SDK's dispatcher, with the bytes the SDK writes
+    (:mod:`fusion_core._mcp._server_fastcall`). Before serving, the
+    process's heap is collected and frozen (``gc.freeze()``), so that full
+    collections skip what start-up built.
     """
+    import anyio  # noqa: PLC0415 - loaded with mcp
     from mcp.server.stdio import stdio_server  # noqa: PLC0415 - mcp costs ~1 s to import
 
+    from fusion_core._mcp._server_fastcall import fast_calls_for  # noqa: PLC0415 - imports mcp
     from fusion_core._mcp._server_stdio import (  # noqa: PLC0415 - with the SDK's transport
         MessageReader,
         MessageWriter,
@@ -315,9 +338,19 @@ async def serve_stdio(
     with served_pipes() as pipes:
         if pipes is not None:
             reader, writer = pipes
-            await server.run(
-                MessageReader(reader), MessageWriter(writer), server.create_initialization_options()
-            )
+            fast = None
+            if context_factory is None:
+                fast = fast_calls_for(server, partial(answer, app), writer)
+            async with anyio.create_task_group() as group:
+                if fast is not None:
+                    await group.start(fast.serve)
+                await server.run(
+                    MessageReader(reader, fast),
+                    MessageWriter(writer, fast),
+                    server.create_initialization_options(),
+                )
+                if fast is not None:
+                    fast.close()
             return
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())

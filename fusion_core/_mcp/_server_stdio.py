@@ -15,6 +15,9 @@ from the pipe, and a handler's answer is written from the handler's task
 transport frames them: one JSON-RPC message per line, read with the SDK's
 message adapter (an undecodable line goes on as an exception), written as
 the SDK writes them (``model_dump_json(by_alias=True, exclude_unset=True)``).
+Given a :class:`~fusion_core._mcp._server_fastcall.FastCalls`, the reader
+first offers it each message (a plain ``tools/call`` it takes never reaches
+the SDK) and the writer shows it each message the SDK writes.
 
 What stays the same as the SDK's own transport:
 
@@ -35,6 +38,7 @@ transport: :func:`served_pipes` yields ``None`` for it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import stat
@@ -51,6 +55,8 @@ from fusion_core._anyio_internals import wait_readable, wait_writable
 if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
 
+    from fusion_core._mcp._server_fastcall import FastCalls
+
 if sys.platform != "win32":
     import fcntl
 
@@ -64,15 +70,58 @@ _STREAM_KINDS: Final = frozenset(
 
 
 class PipeReader:
-    """Lines of a non-blocking descriptor, as ``async for line in reader`` gives them."""
+    """Lines of a non-blocking descriptor, as ``async for line in reader`` gives them.
 
-    __slots__ = ("_buffer", "_fd", "_scanned", "_start")
+    On asyncio the descriptor stays registered with the loop between two
+    waits (anyio's ``wait_readable`` registers and unregisters it on every
+    wait: two ``epoll_ctl`` calls and a few objects per message); it is
+    unregistered when it turns readable with no one waiting (so that a
+    busy reader never keeps the loop spinning), at the end of input, and by
+    :meth:`close`.
+    """
+
+    __slots__ = ("_buffer", "_fd", "_loop", "_scanned", "_start", "_waiter", "_watched")
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
         self._buffer = bytearray()
         self._start = 0  # where the next line begins (the bytes before it are read)
         self._scanned = 0  # up to here, no newline after _start
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop watching the descriptor
+        self._waiter: asyncio.Future[None] | None = None
+        self._watched = False
+
+    async def _readable(self) -> None:
+        """Wait until the descriptor has something to read (or its end)."""
+        loop = self._loop
+        if loop is None:
+            try:
+                loop = self._loop = asyncio.get_running_loop()
+            except RuntimeError:  # not asyncio: anyio's way
+                await wait_readable(self._fd)
+                return
+        waiter = self._waiter = loop.create_future()
+        if not self._watched:
+            loop.add_reader(self._fd, self._ready)
+            self._watched = True
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+
+    def _ready(self) -> None:
+        """The loop's callback: the descriptor is readable."""
+        waiter = self._waiter
+        if waiter is None:  # read later, by the next wait
+            self.close()
+        elif not waiter.done():
+            waiter.set_result(None)
+
+    def close(self) -> None:
+        """Stop watching the descriptor (it stays open: :func:`served_pipes` owns it)."""
+        if self._watched and self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(self._fd)
+        self._watched = False
 
     def __aiter__(self) -> PipeReader:
         return self
@@ -92,9 +141,10 @@ class PipeReader:
             try:
                 chunk = os.read(self._fd, _CHUNK)
             except BlockingIOError:
-                await wait_readable(self._fd)
+                await self._readable()
                 continue
             if not chunk:  # end of input: a last line without its newline, then stop
+                self.close()
                 if not buffer:
                     raise StopAsyncIteration
                 line = bytes(buffer)
@@ -195,26 +245,35 @@ class MessageReader(_PipeStream):
     at the end of input.
     """
 
-    __slots__ = ("_lines", "_message", "_read")
+    __slots__ = ("_fast", "_lines", "_message", "_read")
 
-    def __init__(self, lines: PipeReader) -> None:
+    def __init__(self, lines: PipeReader, fast: FastCalls | None = None) -> None:
         from mcp.shared.message import SessionMessage  # noqa: PLC0415 - loaded with the server
         from mcp_types import jsonrpc_message_adapter  # noqa: PLC0415
 
         self._lines = lines
         self._read = jsonrpc_message_adapter.validate_json
         self._message = SessionMessage
+        self._fast = fast
 
     def __aiter__(self) -> MessageReader:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:
-        line = await self._lines.__anext__()
-        try:
-            message = self._read(line, by_name=False)
-        except Exception as exc:  # noqa: BLE001 - the server answers it, as the SDK's reader does
-            return exc
-        return self._message(message)
+        fast = self._fast
+        while True:
+            try:
+                line = await self._lines.__anext__()
+            except StopAsyncIteration:
+                if fast is not None:
+                    fast.close()
+                raise
+            try:
+                message = self._read(line, by_name=False)
+            except Exception as exc:  # noqa: BLE001 - the server answers it, as the SDK's reader does
+                return exc
+            if fast is None or not fast.take(message):
+                return self._message(message)
 
     async def receive(self) -> SessionMessage | Exception:
         """The next message; ``anyio.EndOfStream`` at the end of input."""
@@ -227,14 +286,17 @@ class MessageReader(_PipeStream):
 class MessageWriter(_PipeStream):
     """The server's write stream: each message as one line, written from the sender's task."""
 
-    __slots__ = ("_pipe",)
+    __slots__ = ("_fast", "_pipe")
 
-    def __init__(self, pipe: PipeWriter) -> None:
+    def __init__(self, pipe: PipeWriter, fast: FastCalls | None = None) -> None:
         self._pipe = pipe
+        self._fast = fast
 
     async def send(self, item: SessionMessage, /) -> None:
         """Write ``item`` as the SDK's transport writes it: its JSON and a newline."""
         text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        if self._fast is not None:
+            self._fast.written(item.message)
         await self._pipe.write(text + "\n")
 
 
@@ -290,7 +352,9 @@ def served_pipes() -> Iterator[tuple[PipeReader, PipeWriter] | None]:
         stack.callback(os.close, stray)
         stdin = stack.enter_context(_claimed(0, null))
         stdout = stack.enter_context(_claimed(1, stray))
-        yield PipeReader(stdin), PipeWriter(stdout)
+        reader = PipeReader(stdin)
+        stack.callback(reader.close)  # before the descriptor is closed
+        yield reader, PipeWriter(stdout)
 
 
 def _stray_output() -> int:

@@ -10,6 +10,7 @@ a response far larger than the pipe).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -94,6 +95,53 @@ async def test_many_lines_per_read_come_out_in_order() -> None:
     data = b"".join(b'{"n":%d}\n' % n for n in range(20_000))
     chunks = [data[i : i + 7_777] for i in range(0, len(data), 7_777)]
     assert await _lines_of(chunks) == [f'{{"n":{n}}}\n' for n in range(20_000)]
+
+
+@pytest.mark.anyio
+async def test_the_pipe_stays_watched_between_lines_and_not_after_the_end(
+    anyio_backend: str,
+) -> None:
+    """One registration with the loop for many waits; none left at the end of input.
+
+    Registering and unregistering on every wait (anyio's ``wait_readable``)
+    costs two ``epoll_ctl`` calls per message.
+    """
+    if anyio_backend != "asyncio":
+        pytest.skip("the loop registration is asyncio's")
+    loop = asyncio.get_running_loop()
+    registrations: list[int] = []
+    add_reader = loop.add_reader
+
+    def counted(fd: int, callback: Any, *args: Any) -> None:
+        registrations.append(fd)
+        add_reader(fd, callback, *args)
+
+    read, write = _nonblocking_pipe()
+    setattr(loop, "add_reader", counted)  # noqa: B010 - the instance's, for this test only
+    try:
+        lines = await _lines_of_pipe(read, write, [b"%d\n" % n for n in range(5)])
+        assert not loop.remove_reader(read)  # nothing left watching it
+    finally:
+        delattr(loop, "add_reader")
+        os.close(read)
+    assert lines == [f"{n}\n" for n in range(5)]
+    assert registrations == [read]
+
+
+async def _lines_of_pipe(read: int, write: int, chunks: list[bytes]) -> list[str]:
+    """What a PipeReader of ``read`` yields for ``chunks`` written apart, then end of input."""
+    reader, lines = PipeReader(read), []
+    async with anyio.create_task_group() as group:
+
+        async def feed() -> None:
+            for chunk in chunks:
+                os.write(write, chunk)
+                await anyio.sleep(0.005)  # the reader waits before each chunk
+            os.close(write)
+
+        group.start_soon(feed)
+        lines.extend([line async for line in reader])
+    return lines
 
 
 async def _drain_into(read: int, received: bytearray) -> None:
