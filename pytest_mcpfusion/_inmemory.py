@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import pytest
 
-from fusion_core import ResponseView, ServerConnectionError, ServerLimitError, parse
+from fusion_core import ResponseView, ServerConnectionError, ServerLimitError
 from pytest_mcpfusion._transport import Limits, StartupError
 
 if TYPE_CHECKING:
@@ -109,17 +109,21 @@ class InMemory:
 
     def call(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
-    ) -> tuple[dict[str, Any], ResponseView]:
-        """One ``tools/call`` through the in-memory client; the view is parsed from the bytes."""
+    ) -> tuple[dict[str, Any], ResponseView | None]:
+        """One ``tools/call`` through the in-memory client.
+
+        The view is left to :class:`~pytest_mcpfusion.FusionResult`, which reads
+        it from the bytes when first asked (``None`` here): reading it was a
+        tenth of a call that a test checking only the wire never needed.
+        """
         if ctx is not None:  # the framework makes its own context: never dropped unseen
             what = f"the fusion_context ({type(ctx).__qualname__})"
             pytest.fail(self.context_refusal(what), pytrace=False)
-        wire = self._guarded(lambda session: session.call(tool, arguments))
-        return wire, parse(wire).view
+        return self._guarded(lambda session: session.call(tool, arguments)), None
 
     async def call_async(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
-    ) -> tuple[dict[str, Any], ResponseView]:
+    ) -> tuple[dict[str, Any], ResponseView | None]:
         """The same, from an async test: the session's loop runs in a worker thread."""
         import anyio.to_thread  # noqa: PLC0415 - lazy
 
