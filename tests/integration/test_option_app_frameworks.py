@@ -312,3 +312,50 @@ def test_after(fusion_call):
     assert "Traceback" not in output
     assert "UsageError" not in output
     assert "_session.py" not in output
+
+
+PICTURES = """
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ImageContent
+
+mcp = MCPServer("pictures")
+
+
+@mcp.tool()
+def picture() -> ImageContent:
+    \"\"\"A picture: an image block, not a Fusion response.\"\"\"
+    return ImageContent(type="image", data="aGk=", mimeType="image/png")
+"""
+
+
+def test_a_non_fusion_answer_is_read_only_when_a_test_asks(pytester: pytest.Pytester) -> None:
+    """The view of an in-memory answer is parsed on first use, not by ``fusion_call`` itself.
+
+    A test checking the wire of a tool that answers with an image gets its
+    result; reading ``data`` raises the reader's ``WireFormatError`` naming
+    the block. (Before, ``fusion_call`` itself raised it, so even the wire
+    could not be checked.)
+    """
+    pytester.makepyfile(pictures=PICTURES)
+    pytester.makepyfile(
+        test_user="""
+import pytest
+
+from fusion_core import WireFormatError
+
+
+def test_the_wire(fusion_call):
+    result = fusion_call("picture")
+    assert not result.is_error
+    assert result.wire_dict["content"][0]["type"] == "image"
+
+
+def test_the_view(fusion_call):
+    result = fusion_call("picture")
+    with pytest.raises(WireFormatError, match="every Fusion content block"):
+        result.data
+"""
+    )
+    pytester.syspathinsert()
+    result = pytester.runpytest("--fusion-app=pictures:mcp", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
