@@ -19,7 +19,9 @@ Two criteria (issue 23):
   test makes them (one ``run_until_complete`` each on the session's loop, what
   ``fusion_call`` does too: the figure is then what Fusion adds), and all the
   calls in one coroutine (no loop entered per call, which no test can do: a
-  lower bound, reported with the same target).
+  lower bound, reported with the same target). A third row, without a
+  target, also reads each result's ``data`` (the view, parsed from the bytes
+  on first use), as a test asserting on it does.
 
 Run: ``.venv/bin/python benchmarks/bench_frameworks.py [--rounds N]``. The
 servers and suites are generated in a temporary directory.
@@ -289,8 +291,14 @@ def _direct_per_call(server: Any, fastmcp: bool) -> tuple[Callable[[], object], 
     return calls, close
 
 
-def _through_the_plugin(server: Any) -> tuple[Callable[[], object], Callable[[], None]]:
-    """``CALLS`` calls as ``fusion_call`` makes them: the transport, then a ``FusionResult``."""
+def _through_the_plugin(
+    server: Any, *, read: bool = False
+) -> tuple[Callable[[], object], Callable[[], None]]:
+    """``CALLS`` calls as ``fusion_call`` makes them: the transport, then a ``FusionResult``.
+
+    With ``read`` each result's ``data`` is read too (the view is parsed from
+    the bytes when first asked for), as a test asserting on it does.
+    """
     source = source_of(server, "app")
     assert source is not None
     transport = InMemory(source, Limits())
@@ -299,7 +307,9 @@ def _through_the_plugin(server: Any) -> tuple[Callable[[], object], Callable[[],
         for _ in range(CALLS):
             arguments = {"ticket": 1}
             wire, view = transport.call("get_ticket", arguments, None)
-            FusionResult(wire, view, tool="get_ticket", arguments=arguments)
+            result = FusionResult(wire, view, tool="get_ticket", arguments=arguments)
+            if read:
+                assert result.data is not None
 
     return calls, transport.close
 
@@ -315,19 +325,32 @@ def users_tests(root: Path, rounds: int) -> None:
         direct, close_direct = _direct(module.app, fastmcp)
         per_call, close_per_call = _direct_per_call(module.app, fastmcp)
         ours, close_ours = _through_the_plugin(module.app)
-        candidates = {"direct": direct, "direct, per call": per_call, "fusion_call": ours}
+        reading, close_reading = _through_the_plugin(module.app, read=True)
+        candidates = {
+            "direct": direct,
+            "direct, per call": per_call,
+            "fusion_call": ours,
+            "fusion_call, .data read": reading,
+        }
         try:
             ratios = compare("direct, per call", candidates, rounds=rounds)
         finally:
             close_direct()
             close_per_call()
             close_ours()
+            close_reading()
         report(
             "frameworks",
             f"{name}: {CALLS} calls, one session, each entered as a test does",
             ratios["fusion_call"],
             candidate=f"fusion_call ({name})",
             target=CALL_TARGET,
+        )
+        report(  # no target: what a test asserting on .data pays for the view on top
+            "frameworks",
+            f"{name}: {CALLS} calls, one session, each entered as a test does, .data read",
+            ratios["fusion_call, .data read"],
+            candidate=f"fusion_call ({name})",
         )
         ours_ratio, direct_ratio = ratios["fusion_call"], ratios["direct"]
         lower = Ratio(  # the same rounds, over the one-coroutine baseline

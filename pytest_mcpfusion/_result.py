@@ -2,7 +2,10 @@
 
 The same object comes out of every transport: in process it reads the
 response's hidden view, over stdio or HTTP it reads the view parsed from the
-bytes — and the two are equal for every response fusion_core builds.
+bytes — and the two are equal for every response fusion_core builds. A
+transport may leave the view to be read from the bytes when first needed (the
+in-memory client of a framework's server does): a test that checks only the
+wire, ``is_error`` or a snapshot then never pays for reading it.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ class FusionResult:
     def __init__(
         self,
         wire: Mapping[str, Any],
-        view: ResponseView,
+        view: ResponseView | None,
         *,
         tool: str,
         arguments: Mapping[str, Any],
@@ -48,38 +51,48 @@ class FusionResult:
 
     @property
     def view(self) -> ResponseView:
-        """The structured view of the response."""
-        return self._view
+        """The structured view of the response.
+
+        Read from the wire on first use when the transport gave none; bytes
+        that are not a Fusion response raise ``WireFormatError`` here, naming
+        the block, as ``parse()`` does.
+        """
+        view = self._view
+        if view is None:
+            from fusion_core._read._parse import parse  # noqa: PLC0415 - only when needed
+
+            view = self._view = parse(self._wire).view
+        return view
 
     @property
     def data(self) -> Any:
         """The data block's value (``None`` for an error envelope)."""
-        return self._view.data
+        return self.view.data
 
     @property
     def system_rules(self) -> tuple[str, ...]:
         """The items of ``<domain_rules>``."""
-        return self._view.rules
+        return self.view.rules
 
     @property
     def ui_blocks(self) -> tuple[UiBlock, ...]:
         """The ``<ui_passthrough>`` blocks, as ``UiBlock`` values."""
-        return self._view.ui_blocks
+        return self.view.ui_blocks
 
     @property
     def directives(self) -> tuple[str, ...]:
         """The items of ``<llm_directives>``."""
-        return self._view.directives
+        return self.view.directives
 
     @property
     def suggestions(self) -> tuple[Suggestion, ...]:
         """The items of ``<action_suggestions>``."""
-        return self._view.suggestions
+        return self.view.suggestions
 
     @property
     def embeds(self) -> tuple[str, ...]:
         """Embedded child blocks, verbatim."""
-        return self._view.embeds
+        return self.view.embeds
 
     @property
     def error(self) -> ErrorEnvelope | None:
@@ -88,12 +101,12 @@ class FusionResult:
         ``error.details`` is an :class:`~fusion_core.ErrorDetails` (a read-only
         mapping, equal to a ``dict`` with the same items).
         """
-        return self._view.error
+        return self.view.error
 
     @property
     def validation(self) -> ValidationFailure | None:
         """The parsed ``<validation_error>`` envelope: action and ``ValidationField`` objects."""
-        return self._view.validation
+        return self.view.validation
 
     @property
     def is_error(self) -> bool:

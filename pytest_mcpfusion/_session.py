@@ -228,7 +228,7 @@ class FusionSession:
         action: str | None,
         arguments: dict[str, Any],
         wire: dict[str, Any],
-        view: ResponseView,
+        view: ResponseView | None,
         *,
         checked: bool,
     ) -> FusionResult:
@@ -311,10 +311,12 @@ class _Caller:
     ) -> tuple[Transport, Any, dict[str, Any]]:
         try:
             transport = self._session.transport()
+            # A context the transport cannot use (a framework's server, a server
+            # process) is this call's mistake: it fails this test, not the session.
+            ctx = _context(transport, self._context, context, merge)
         except pytest.UsageError as exc:  # a few lines, not a traceback through the fixture
             failure = str(exc)
         else:
-            ctx = _context(transport, self._context, context, merge)
             return transport, ctx, self._session.arguments(tool, action, select, args)
         pytest.fail(failure, pytrace=False)
 

@@ -97,12 +97,12 @@ class Transport(Protocol):
 
     def call(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
-    ) -> tuple[dict[str, Any], ResponseView]:
-        """One ``tools/call``: the wire dict and its view."""
+    ) -> tuple[dict[str, Any], ResponseView | None]:
+        """One ``tools/call``: the wire dict and its view (``None``: read from the wire later)."""
 
     async def call_async(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
-    ) -> tuple[dict[str, Any], ResponseView]:
+    ) -> tuple[dict[str, Any], ResponseView | None]:
         """The same, from inside a running event loop."""
 
     def close(self) -> None:

@@ -388,9 +388,9 @@ class FusionClient:
             client = Client(
                 self._target,
                 mode=self._mode,
-                # In memory our own deadline (in _request) is the only one needed:
-                # a second timer per request was a tenth of an in-memory call.
-                read_timeout_seconds=None if self._in_memory else self._timeout,
+                # In memory this is the only deadline (see _request): the SDK's
+                # dispatcher bounds the whole request, the server's work included.
+                read_timeout_seconds=self._timeout,
                 message_handler=self._faults.handle,
             )
         try:
@@ -577,14 +577,20 @@ class FusionClient:
         call = named if isinstance(named, str) else None
         session = self._connected.session
         try:
-            # Our own deadline as well as the SDK's read timeout: it covers the
-            # whole request, whatever the protocol version does in rounds.
-            with sdk.anyio.fail_after(self._timeout):
-                # A root model of a plain dict: the SDK checks the result against
-                # the protocol version's schema, then hands the JSON over unmodelled.
-                sent = session.send_request(request, sdk.result_model)
-                # In memory no message is parsed, so none can fail to be: no race.
-                raw = await (sent if self._in_memory else self._faults.race(sent))
+            # A root model of a plain dict: the SDK checks the result against
+            # the protocol version's schema, then hands the JSON over unmodelled.
+            sent = session.send_request(request, sdk.result_model)
+            raw: RootModel[dict[str, Any]] | None
+            if self._in_memory:
+                # No message is parsed, so none can fail to be (no race), and the
+                # SDK's read timeout bounds the whole request: a second timer of
+                # our own was a twentieth of an in-memory call.
+                raw = await sent
+            else:
+                # Our own deadline as well as the SDK's read timeout: it covers the
+                # whole request, whatever the transport does in rounds.
+                with sdk.anyio.fail_after(self._timeout):
+                    raw = await self._faults.race(sent)
         except TimeoutError:
             raise self._timed_out(call or _named(named)) from None
         except sdk.ValidationError as exc:  # a result the SDK's protocol models refuse

@@ -8,17 +8,54 @@ a middleware), but FastMCP gives no hook between a tool's return value and
 hands out (tools are frozen pydantic models, so through ``object.__setattr__``).
 That reach is one function here; :func:`shape_problems` says what of it is
 missing, and a test fails loudly on any (tests/fusion_core/_mcp/test_upstream.py).
+
+The pytest plugin also names one of FastMCP's log records:
+:func:`refused_arguments_unlogged` drops its warning for a call whose
+arguments it refused, while the contract tests' own calls run (the gate
+sends such calls on purpose; FastMCP's rich handler spent ~1.5 ms rendering
+each). Should FastMCP rename the logger or the message, the warnings come
+back, nothing breaks.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-__all__ = ["CHECKED_AGAINST", "replace_convert_result", "shape_problems"]
+__all__ = [
+    "CHECKED_AGAINST",
+    "REFUSED_ARGUMENTS_LOGGER",
+    "refused_arguments_unlogged",
+    "replace_convert_result",
+    "shape_problems",
+]
 
 CHECKED_AGAINST: Final = "fastmcp 4.2.3"
+REFUSED_ARGUMENTS_LOGGER: Final = "fastmcp.server.server"
+"""The logger of ``FastMCP.call_tool``'s "Invalid arguments for tool" warning."""
+_REFUSED_ARGUMENTS: Final = "Invalid arguments for tool"
+
+
+def _not_refused_arguments(record: logging.LogRecord) -> bool:
+    return not (isinstance(record.msg, str) and record.msg.startswith(_REFUSED_ARGUMENTS))
+
+
+@contextlib.contextmanager
+def refused_arguments_unlogged() -> Iterator[None]:
+    """FastMCP's warning for arguments it refused is dropped (only it) while the block runs.
+
+    A filter on that logger, removed on the way out: every other record of
+    FastMCP's, and that warning outside the block, is logged as before.
+    """
+    logger = logging.getLogger(REFUSED_ARGUMENTS_LOGGER)
+    logger.addFilter(_not_refused_arguments)
+    try:
+        yield
+    finally:
+        logger.removeFilter(_not_refused_arguments)
 
 
 def replace_convert_result(tool: Any, convert_result: Callable[[Any], Any]) -> None:

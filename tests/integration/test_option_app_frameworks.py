@@ -275,17 +275,87 @@ def test_a_fusion_context_for_a_framework_server_fails_saying_why(
     assert "Traceback" not in result.stdout.str()
 
 
-def test_context_arguments_for_a_framework_server_name_the_framework(
-    helpdesk: pytest.Pytester,
+@pytest.mark.parametrize("argument", ["context={'user': 'ann'}", "merge_context={'user': 'ann'}"])
+def test_context_arguments_for_a_framework_server_fail_the_test_saying_why(
+    helpdesk: pytest.Pytester, argument: str
 ) -> None:
-    """``context=`` names the framework and the ways to give the server state, not "inproc"."""
+    """``context=`` (or ``merge_context=``) fails that test alone, naming the framework's way.
+
+    Like the fixture and hook cases: the message, no traceback, and the next
+    tests (sync and async) still run (it was a ``UsageError`` raised through
+    the fixture, with its traceback). The message names the framework, not "inproc".
+    """
+    option = argument.split("=", 1)[0] + "="
     helpdesk.makepyfile(
-        test_user="""
+        test_user=f"""
+import pytest
+
+
 def test_open(fusion_call):
-    fusion_call("open_ticket", context={"user": "ann"}, title="printer")
+    fusion_call("open_ticket", {argument}, title="printer")
+
+
+@pytest.mark.anyio
+async def test_open_async(fusion_call_async):
+    await fusion_call_async("open_ticket", {argument}, title="printer")
+
+
+def test_after(fusion_call):
+    assert not fusion_call("open_ticket", title="lamp").is_error
 """
     )
     result = helpdesk.runpytest("--fusion-app=helpdesk:mcp", "-p", "no:cacheprovider")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*context= cannot reach mcp, a server on *own context*factory*"])
-    assert "over inproc" not in result.stdout.str()
+    result.assert_outcomes(failed=2, passed=1)
+    result.stdout.fnmatch_lines([f"*{option} cannot reach mcp, a server on *own context*factory*"])
+    output = result.stdout.str()
+    assert "over inproc" not in output
+    assert "Traceback" not in output
+    assert "UsageError" not in output
+    assert "_session.py" not in output
+
+
+PICTURES = """
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ImageContent
+
+mcp = MCPServer("pictures")
+
+
+@mcp.tool()
+def picture() -> ImageContent:
+    \"\"\"A picture: an image block, not a Fusion response.\"\"\"
+    return ImageContent(type="image", data="aGk=", mimeType="image/png")
+"""
+
+
+def test_a_non_fusion_answer_is_read_only_when_a_test_asks(pytester: pytest.Pytester) -> None:
+    """The view of an in-memory answer is parsed on first use, not by ``fusion_call`` itself.
+
+    A test checking the wire of a tool that answers with an image gets its
+    result; reading ``data`` raises the reader's ``WireFormatError`` naming
+    the block. (Before, ``fusion_call`` itself raised it, so even the wire
+    could not be checked.)
+    """
+    pytester.makepyfile(pictures=PICTURES)
+    pytester.makepyfile(
+        test_user="""
+import pytest
+
+from fusion_core import WireFormatError
+
+
+def test_the_wire(fusion_call):
+    result = fusion_call("picture")
+    assert not result.is_error
+    assert result.wire_dict["content"][0]["type"] == "image"
+
+
+def test_the_view(fusion_call):
+    result = fusion_call("picture")
+    with pytest.raises(WireFormatError, match="every Fusion content block"):
+        result.data
+"""
+    )
+    pytester.syspathinsert()
+    result = pytester.runpytest("--fusion-app=pictures:mcp", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_mcpfusion import FusionCall
@@ -40,10 +41,12 @@ def test_the_wire(fusion_call: FusionCall, fusion_snapshot: Any) -> None:
     assert fusion_call("count_tickets") == fusion_snapshot
 
 
-@settings(
-    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+# fusion_caller, not fusion_call, in @given: a fresh call fixture per example, so
+# hypothesis has no function-scoped fixture to warn about (no health check to
+# suppress); a call reaches a whole server, so no deadline.
+@settings(max_examples=10, deadline=None)
 @given(title=st.text(min_size=1, max_size=30))
-def test_any_title_opens_a_ticket(fusion_call: FusionCall, title: str) -> None:
-    """fusion_call inside @given: no state kept between examples, a whole server per call."""
-    assert fusion_call("open_ticket", title=title).data["title"] == title
+def test_any_title_opens_a_ticket(fusion_caller: Callable[[], FusionCall], title: str) -> None:
+    """fusion_caller inside @given: each example gets its own call fixture."""
+    call = fusion_caller()
+    assert call("open_ticket", title=title).data["title"] == title

@@ -12,10 +12,17 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from fusion_core import AppLoadError, BlockingFusionClient, FusionApp, load_app
+from fusion_core import (
+    AppLoadError,
+    BlockingFusionClient,
+    FusionApp,
+    ServerLimitError,
+    load_app,
+)
 from fusion_core._cli._main import main as fusion_main
 from fusion_core._mcp._frameworks import ServerSource, server_kind, source_of
 from fusion_core._mcp._server import load_target
@@ -161,6 +168,43 @@ def test_in_memory_answers_are_the_stdio_bytes(
     assert in_memory == over_stdio
     if kind != "Server":  # the SDK's Server leaves isError out; the frameworks send false
         assert in_memory[1]["isError"] is False
+
+
+def _slow_server(kind: str) -> Any:
+    """A server of ``kind`` whose one tool sleeps far past any timeout of the test."""
+
+    async def slow() -> str:
+        """Takes a minute."""
+        await anyio.sleep(60)
+        return "late"
+
+    if kind == "FastMCP":
+        from fastmcp import FastMCP  # noqa: PLC0415 - one framework per case
+
+        fast = FastMCP("slow")
+        fast.tool(slow)
+        return fast
+    server = MCPServer("slow")
+    server.tool(name="slow")(slow)
+    return server
+
+
+@pytest.mark.parametrize("kind", ["MCPServer", "FastMCP"])
+def test_in_memory_timeout_names_the_call(kind: str) -> None:
+    """A tool slower than ``timeout=`` raises the timeout error, the call named, in memory too.
+
+    In memory the framework client's own read timeout is the deadline (no
+    second timer of ours): it must bound the server's work, not only the
+    wait for a message.
+    """
+    with (
+        BlockingFusionClient.in_memory(_slow_server(kind), timeout=0.3) as client,
+        pytest.raises(ServerLimitError) as caught,
+    ):
+        client.call("slow", {})
+    assert (caught.value.kind, caught.value.limit) == ("timeout", 0.3)
+    assert "tools/call 'slow'" in str(caught.value)
+    assert "timeout=" in str(caught.value)
 
 
 @pytest.mark.parametrize("kind", KINDS)
