@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import os
 import re
 import subprocess
 import sys
@@ -42,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _harness import Ratio, compare, header, options, ratios_of, report
+from _harness import Ratio, child_environment, compare, header, options, ratios_of, report
 from anyio.from_thread import start_blocking_portal
 from fastmcp import Client as FastMCPClient
 from mcp import Client
@@ -189,7 +188,7 @@ def _suite(root: Path, module: str) -> tuple[float, float, int]:
         "--fusion-allow-writes=*",
         "--hypothesis-seed=0",
     ]
-    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    env = child_environment(root)  # with bytecode, as an installed package runs
     done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
     found = SESSION_CPU.search(done.stdout)
     calls = sum(int(match.group("calls")) for match in CALLS_MADE.finditer(done.stdout))
