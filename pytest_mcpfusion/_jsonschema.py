@@ -28,6 +28,8 @@ from typing import Any, Final, TypeVar
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
+from pytest_mcpfusion._patterns import pattern_strings
+
 __all__ = ["Schema", "violations", "with_key", "without_key"]
 
 
@@ -48,8 +50,8 @@ _FORMATS: Final[dict[str, SearchStrategy[str]]] = {
     "date-time": st.datetimes(timezones=_ZONES).map(datetime.isoformat),
     "time": st.times(timezones=_ZONES).map(time.isoformat),
     "duration": st.integers(0, 10**6).map("PT{}S".format),
-    "email": st.from_regex(_EMAIL, fullmatch=True),
-    "uri": st.from_regex(_URI, fullmatch=True),
+    "email": pattern_strings(re.compile(_EMAIL)),
+    "uri": pattern_strings(re.compile(_URI)),
     "uuid": st.uuids().map(str),
     "uuid1": st.uuids(version=1).map(str),
     "uuid3": st.uuids(version=3).map(str),
@@ -222,10 +224,11 @@ class Schema:
             hi = lo + TEXT_BOUND if hi is None else hi
             return st.text(min_size=lo, max_size=hi)
         if "pattern" in schema:  # a full match also matches JSON Schema's search
-            pattern = re.compile(schema["pattern"])  # lookarounds are not always honoured
-            base = st.from_regex(pattern, fullmatch=True).filter(pattern.search)
+            base = pattern_strings(re.compile(schema["pattern"]))
         else:
             base = _FORMATS[schema["format"]]
+        if lo == 0 and hi is None:
+            return base
         return base.filter(lambda s: lo <= len(s) and (hi is None or len(s) <= hi))
 
     def _arrays(self, schema: dict[str, Any], where: str) -> SearchStrategy[list[Any]]:

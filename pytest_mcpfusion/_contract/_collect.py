@@ -330,7 +330,7 @@ class FusionContractItem(pytest.Item):
         from hypothesis import given, seed, settings  # noqa: PLC0415
         from hypothesis import strategies as st  # noqa: PLC0415
 
-        from pytest_mcpfusion import strategies  # noqa: PLC0415
+        from pytest_mcpfusion import _upstream_hypothesis, strategies  # noqa: PLC0415
 
         fusion = self.fusion
         tool = self.definition["name"]
@@ -368,6 +368,8 @@ class FusionContractItem(pytest.Item):
 
         accepts = _parameter_check(self.definition)
 
+        # Every item runs this one function: its examples have a key of its own (its id).
+        @_upstream_hypothesis.database_key(self.nodeid)
         @seed(self.seed)
         @settings(**search_settings(examples))
         @given(arguments=args, chosen=select, data=st.data())

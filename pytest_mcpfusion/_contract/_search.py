@@ -13,6 +13,11 @@ contract? So the search ends at the first failure it finds and shrinks:
   calls, with the smallest failing call found so far. Against a server each
   call costs a round trip, and hypothesis alone may try hundreds. The same
   seed takes the same path, so the reproduce line sends the same call.
+* no example database (nor its ``reuse`` phase): a contract test is replayed
+  by its seed (the failure's reproduce line), never from saved examples, so
+  one seed gives one report wherever the app runs. The test's ``@seed``
+  turns the database off in any case; each item still has a database key of
+  its own (``_upstream_hypothesis``), so no item could replay another's.
 
 Generation is unchanged: every example of ``--fusion-examples`` still runs
 until a call fails.
@@ -42,7 +47,8 @@ def search_settings(examples: int) -> dict[str, Any]:
         "verbosity": Verbosity.quiet,
         "suppress_health_check": [HealthCheck.too_slow, HealthCheck.filter_too_much],
         "report_multiple_bugs": False,
-        "phases": [Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+        "database": None,
+        "phases": [Phase.explicit, Phase.generate, Phase.shrink],
     }
 
 

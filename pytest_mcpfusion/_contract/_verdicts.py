@@ -145,7 +145,7 @@ class Gate:
                 fusion.report.add_warnings(result.tool, action, warned)
         if self.forbidden:
             problems.extend(self.forbidden.scan(result))
-        if self.check_references_for():
+        if self.check_references_for() and _names_tools(result):
             try:
                 definitions = fusion.transport().definitions()
             except Exception:  # noqa: BLE001 - the call worked; tools/list is not ours to fail
@@ -222,6 +222,15 @@ class Gate:
         self.isolate_before(item, self.config.stash[SESSION_KEY])
 
 
+def _names_tools(result: FusionResult) -> bool:
+    """Whether the result names any tool or action to check against ``tools/list``.
+
+    Most answers name none: they are reviewed without a ``tools/list`` copy.
+    """
+    error = result.error
+    return bool(result.suggestions) or (error is not None and bool(error.available_actions))
+
+
 def gate_of(config: pytest.Config) -> Gate:
     """The session's gate."""
     return config.stash[GATE_KEY]
@@ -229,11 +238,13 @@ def gate_of(config: pytest.Config) -> Gate:
 
 def write_reports(config: pytest.Config, report: WireReport) -> list[Path]:
     """Write ``--fusion-report`` (JSON, or HTML for ``.html``) and ``--fusion-report-html``."""
-    from pytest_mcpfusion._report._html import render_html  # noqa: PLC0415 - only when asked
-
     paths: list[Path] = []
     options = options_of(config)
     json_path, html_path = options.report, options.report_html
+    if not json_path and not html_path:
+        return paths
+    from pytest_mcpfusion._report._html import render_html  # noqa: PLC0415 - only when asked
+
     document = report.document()
     for given, html in ((json_path, None), (html_path, True)):
         if not given:

@@ -149,3 +149,68 @@ def test_a_module_server_hangs_its_ids_from_the_project_file(shop: pytest.Pytest
     assert "pyproject.toml::fusion-contract::billing/get[valid]" in _contract_ids(listed)
     again = shop.runpytest_subprocess(*gate, "pyproject.toml::fusion-contract::billing/get[valid]")
     again.assert_outcomes(passed=1)
+
+
+# Two actions of one tool: ``first`` leaks a forbidden field from n = 5 on (its
+# smallest failure), ``second`` never fails and logs every n it is called with.
+TWO_ACTIONS = """
+from pathlib import Path
+
+from fusion_core import FusionApp, Tool
+
+calc = Tool("calc", "Numbers")
+
+
+@calc.action("first", read_only=True)
+def first(n: int, ctx: object = None) -> object:
+    with Path("first.log").open("a") as log:
+        log.write(f"{n}\\n")
+    return {"n": n, "secret": 1} if n >= 5 else {"n": n}
+
+
+@calc.action("second", read_only=True)
+def second(n: int, ctx: object = None) -> object:
+    with Path("second.log").open("a") as log:
+        log.write(f"{n}\\n")
+    return {"n": n}
+
+
+app = FusionApp([calc], name="calc")
+"""
+# An example database of the project's own (hypothesis's CI profile has none).
+KEEPS_EXAMPLES = """
+from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+settings.register_profile("kept", database=DirectoryBasedExampleDatabase(".examples"))
+settings.load_profile("kept")
+"""
+
+
+def _first_calls(pytester: pytest.Pytester, action: str) -> list[int]:
+    """Run only ``action``'s valid contract test; the n of each call it made, in order."""
+    log = pytester.path / f"{action}.log"
+    log.unlink(missing_ok=True)
+    pytester.runpytest_subprocess(
+        "--fusion", "--fusion-app=calc:app", "--hypothesis-seed=3", "-p", "no:cacheprovider",
+        f"pytest.ini::fusion-contract::calc/{action}[valid]",
+    )  # fmt: skip
+    return [int(line) for line in log.read_text().split()]
+
+
+def test_no_item_replays_another_items_failure(pytester: pytest.Pytester) -> None:
+    """A failure of one action's test never comes back in another action's test.
+
+    All items run one inner function, so by its source they would share one
+    example-database key. They replay by seed (the reproduce line) and write
+    no examples, even where the project's profile keeps them; each item
+    begins with its own simplest call.
+    """
+    pytester.makefile(".ini", pytest="[pytest]\nfusion_forbidden_fields = secret\n")
+    pytester.makeconftest(KEEPS_EXAMPLES)
+    pytester.makepyfile(calc=TWO_ACTIONS)
+    gate = ("--fusion", "--fusion-app=calc:app", "--hypothesis-seed=3", "-p", "no:cacheprovider")
+    pytester.runpytest_subprocess(*gate, "-k", "not invalid").assert_outcomes(failed=1, passed=1)
+    assert [int(n) for n in (pytester.path / "first.log").read_text().split()][-1] == 5
+    assert not (pytester.path / ".examples").exists()
+    assert _first_calls(pytester, "second")[0] == 0  # hypothesis's simplest call, not n = 5

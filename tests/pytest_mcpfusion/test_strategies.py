@@ -23,7 +23,7 @@ from pydantic import UUID4, AnyUrl, BaseModel, ConfigDict, Field, ValidationErro
 
 import fusion_core as fc
 from fusion_core import FusionApp, Tool
-from pytest_mcpfusion import _jsonschema, strategies
+from pytest_mcpfusion import _jsonschema, _patterns, strategies
 from pytest_mcpfusion.strategies import (
     arguments,
     hostile_text,
@@ -375,14 +375,17 @@ def _imports_of(module: types.ModuleType) -> set[str]:
 def test_strategies_never_import_pytest() -> None:
     """The strategies module and its JSON Schema engine import neither pytest nor the plugin.
 
-    Only the engine itself (``_jsonschema``) may be imported from the plugin's package.
+    Only the engine itself (``_jsonschema``) may be imported from the plugin's package,
+    and the engine only its pattern strings (``_patterns``), which import nothing of ours.
     """
     imported = _imports_of(strategies)
     assert {"hypothesis", "fusion_core"} <= {name.split(".")[0] for name in imported}
     plugin_side = {name for name in imported if "pytest" in name or name.startswith(".")}
     assert plugin_side == {"pytest_mcpfusion._jsonschema"}
     engine_side = {name for name in _imports_of(_jsonschema) if "pytest" in name or name[:1] == "."}
-    assert engine_side <= {"pytest_mcpfusion.strategies"}  # its one way back, for json_values
+    # its one way back, for json_values; and its pattern strings
+    assert engine_side <= {"pytest_mcpfusion.strategies", "pytest_mcpfusion._patterns"}
+    assert not {name for name in _imports_of(_patterns) if "pytest" in name or name[:1] == "."}
 
 
 @given(

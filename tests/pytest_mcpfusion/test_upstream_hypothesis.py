@@ -1,0 +1,61 @@
+"""The shape of hypothesis that ``_upstream_hypothesis`` relies on: a test's database key."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+from hypothesis.database import InMemoryExampleDatabase
+
+from pytest_mcpfusion._upstream_hypothesis import database_key
+
+
+def _same_source(database: InMemoryExampleDatabase, seen: list[int]) -> Callable[[], None]:
+    """A failing ``@given`` test; each call makes one of the same source (as ``_collect``)."""
+
+    @settings(database=database, phases=[Phase.reuse, Phase.generate, Phase.shrink])
+    @given(st.integers(0, 1000))
+    def run(number: int) -> None:
+        seen.append(number)
+        assert number < 500
+
+    return run
+
+
+def test_the_named_key_is_where_a_failure_is_saved() -> None:
+    """The failing example is saved under the key we set, and under no other."""
+    database = InMemoryExampleDatabase()
+    run = _same_source(database, [])
+    run = database_key("first")(run)
+    with pytest.raises(AssertionError):
+        run()
+    key = hashlib.sha384(b"pytest-mcpfusion contract first").digest()
+    assert database.fetch(key), "hypothesis no longer reads _hypothesis_internal_database_key"
+    assert {name for name in database.data if not name.startswith(key)} == set()
+
+
+def test_tests_of_one_source_with_their_own_keys_replay_only_their_own() -> None:
+    """A failure saved by one test is not replayed first by another test of the same source."""
+    database = InMemoryExampleDatabase()
+    failing = _same_source(database, [])
+    failing = database_key("first")(failing)
+    with pytest.raises(AssertionError):
+        failing()
+    seen: list[int] = []
+    other = _same_source(database, seen)
+    other = database_key("second")(other)
+    with pytest.raises(AssertionError):
+        other()
+    assert seen[0] != 500  # the first test's smallest failure, had it been replayed
+    shared: list[int] = []
+    unkeyed = _same_source(database, shared)  # the old way: a key from the source
+    with pytest.raises(AssertionError):
+        unkeyed()
+    again: list[int] = []
+    unkeyed_again = _same_source(database, again)
+    with pytest.raises(AssertionError):
+        unkeyed_again()
+    assert again[0] == 500  # same source, same key: the saved failure comes back first
