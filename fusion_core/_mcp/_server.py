@@ -319,7 +319,7 @@ async def serve_stdio(
     by the SDK's own transport; a handler's stray output goes to stderr.
     Over pipes, without a ``context_factory``, a plain ``tools/call`` is
     answered beside the SDK's dispatcher, with the bytes the SDK writes
-    (:mod:`fusion_core._mcp._server_fastcall`). Before serving, the
+    ("Fast on every call" in docs/serving.md). Before serving, the
     process's heap is collected and frozen (``gc.freeze()``), so that full
     collections skip what start-up built.
     """
