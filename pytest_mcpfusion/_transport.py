@@ -201,7 +201,11 @@ class Remote:
         self._errlog = errlog
         self._definitions: list[dict[str, Any]] | None = None
         self._client: BlockingFusionClient | None = None
-        self._open()
+        try:
+            self._open()
+        except BaseException:  # no one will close a transport that never was: do it now
+            self.close()
+            raise
 
     def _open(self) -> BlockingFusionClient:
         if self._client is None:
@@ -479,7 +483,9 @@ def _served_over_http(app_spec: str, limits: Limits) -> Remote:
         try:
             _wait_for_port(port, process)
         except StartupError as exc:
-            raise StartupError(f"--fusion-app={app_spec}: {exc}{_tail(errlog)}") from None
+            tail = _tail(errlog)
+            errlog.close()
+            raise StartupError(f"--fusion-app={app_spec}: {exc}{tail}") from None
         return Remote(
             lambda: _http_client(url, limits),
             name="http",

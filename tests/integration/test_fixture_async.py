@@ -24,7 +24,7 @@ def anyio_backend():
     return "asyncio"
 """
     )
-    result = shop.runpytest_subprocess(
+    result = shop.runpytest(
         "--fusion-app=shop:app", f"--fusion-transport={transport}", "-p", "no:cacheprovider"
     )
     result.assert_outcomes(passed=1)

@@ -113,7 +113,7 @@ def pytest_fusion_examples(tool, action, definition, config):
     return None
 """
     )
-    pytester.runpytest_subprocess(
+    pytester.runpytest(
         "--fusion", f"--fusion-server={command()}", "--fusion-examples=1",
         "--fusion-report=report.json", "-p", "no:cacheprovider",
     )  # fmt: skip

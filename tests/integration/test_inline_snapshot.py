@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+from tests._support.written import Written
+
 TESTS = """
 from inline_snapshot import snapshot
 
@@ -21,10 +23,18 @@ def test_missing(fusion_call):
 RUN = ("--fusion-app=shop:app", "-p", "no:cacheprovider", "-p", "no:xdist")
 
 
+_CREATE_RUN = Written()
+
+
 def _create(shop: pytest.Pytester) -> str:
-    """Run with --inline-snapshot=create (it reports created values as teardown errors)."""
+    """The test file after a run with --inline-snapshot=create, in ``shop``.
+
+    The create run (it reports created values as teardown errors) happens
+    once per process; the tests after it start from a copy of the file it
+    wrote (same app, same tests: same bytes), a pytest subprocess less each.
+    """
     shop.makepyfile(test_shop=TESTS)
-    shop.runpytest_subprocess(*RUN, "--inline-snapshot=create")
+    _CREATE_RUN.make(shop.path, lambda: shop.runpytest_subprocess(*RUN, "--inline-snapshot=create"))
     return (shop.path / "test_shop.py").read_text()
 
 

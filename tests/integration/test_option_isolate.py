@@ -1,6 +1,9 @@
 """State isolation against a server: ``--fusion-isolate`` and ``pytest_fusion_reset``.
 
-Also the warning when a ``fusion_context`` cannot reach the server.
+Also the warning when a ``fusion_context`` cannot reach the server. The
+runs are in process (the server is a subprocess either way), except the one
+that reads the hook's prints with ``-s``, which in process would bypass the
+run's captured output.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ def foreign(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def test_one_server_per_session_shares_state(foreign: pytest.Pytester) -> None:
     """By default the second test sees the first one's call (the state the issue hit)."""
-    result = foreign.runpytest_subprocess(f"--fusion-server={command()}", "-p", "no:cacheprovider")
+    result = foreign.runpytest(f"--fusion-server={command()}", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
 
 
@@ -54,7 +57,7 @@ def pytest_fusion_reset(config, item):
 def test_isolation_ini_key(foreign: pytest.Pytester) -> None:
     """``fusion_isolate = test`` in the ini file is the option."""
     foreign.makeini(f"[pytest]\nfusion_isolate = test\nfusion_server = {command()}\n")
-    foreign.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
+    foreign.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
 
 
 def test_a_context_override_over_stdio_warns(foreign: pytest.Pytester) -> None:
@@ -69,7 +72,7 @@ def fusion_context():
     return {"user": "alice"}
 """
     )
-    result = foreign.runpytest_subprocess(
+    result = foreign.runpytest(
         f"--fusion-server={command()}", "-p", "no:cacheprovider", "-k", "first",
         "-W", "error::pytest_mcpfusion.FusionContextWarning",
     )  # fmt: skip

@@ -138,8 +138,9 @@ def test_pending_snapshots_under_xdist(shop: pytest.Pytester) -> None:
         for n in range(8)
     )
     shop.makepyfile(test_shop=many)
+    # Accepting is set-up (in process, one pytest); the pending run is under xdist.
+    shop.runpytest(*BASE, "--snapshot-update").assert_outcomes(passed=8)
     args = (*BASE, "-p", "xdist", "-n", "2")
-    shop.runpytest_subprocess(*args, "--snapshot-update").assert_outcomes(passed=8)
     source = (shop.path / "shop.py").read_text()
     (shop.path / "shop.py").write_text(source.replace("divide by 100.", "divide by 1000."))
     result = shop.runpytest_subprocess(*args, "--fusion-pending")

@@ -53,7 +53,7 @@ def test_the_server_gets_the_test_environment(configured: pytest.Pytester) -> No
     configured.makepyfile(
         test_env=TEST.replace("{EXPECTED}", '{"token": "t0k3n", "other": "other"}')
     )
-    result = configured.runpytest_subprocess(f"--fusion-server={sys.executable} server.py")
+    result = configured.runpytest(f"--fusion-server={sys.executable} server.py")
     result.assert_outcomes(passed=1)
 
 
@@ -61,7 +61,7 @@ def test_the_ini_key_restricts_it(configured: pytest.Pytester) -> None:
     """``fusion_server_env`` passes only the variables it names (fnmatch patterns)."""
     configured.makeini("[pytest]\nfusion_server_env = SHOP_API_*\n")
     configured.makepyfile(test_env=TEST.replace("{EXPECTED}", '{"token": "t0k3n", "other": None}'))
-    result = configured.runpytest_subprocess(f"--fusion-server={sys.executable} server.py")
+    result = configured.runpytest(f"--fusion-server={sys.executable} server.py")
     result.assert_outcomes(passed=1)
 
 

@@ -45,7 +45,9 @@ def foreign(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
+    """The gate over the foreign server: in process, or a subprocess under xdist."""
+    run = pytester.runpytest_subprocess if "xdist" in args else pytester.runpytest
+    return run(
         "--fusion", f"--fusion-server={command()}", "--fusion-examples=2", "-p",
         "no:cacheprovider", "-v", "test_calls.py", *args,
     )  # fmt: skip

@@ -1,4 +1,8 @@
-"""``--fusion-transport``: the same tests over stdio and HTTP."""
+"""``--fusion-transport``: the same tests over stdio and HTTP.
+
+The runs are in process: the server is a subprocess either way, and a
+pytest subprocess around it would only add its start-up.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from tests._support.pytester_app import CALL_TESTS
 def test_same_results_over_real_transports(shop: pytest.Pytester, transport: str) -> None:
     """The same tests pass unchanged when calls go over stdio or HTTP."""
     shop.makepyfile(test_shop=CALL_TESTS.replace("def test_app_fixture", "def _unused"))
-    result = shop.runpytest_subprocess(
+    result = shop.runpytest(
         "--fusion-app=shop:app", f"--fusion-transport={transport}", "-p", "no:cacheprovider"
     )
     result.assert_outcomes(passed=4)
@@ -31,7 +35,7 @@ def test_context_is_refused_over_stdio(fusion_call):
     fusion_call("billing", "whoami", context="x")
 """
     )
-    result = shop.runpytest_subprocess(
+    result = shop.runpytest(
         "--fusion-app=shop:app", "--fusion-transport=stdio", "-p", "no:cacheprovider"
     )
     # context= fails the test (no traceback): the server process makes its own.
@@ -46,7 +50,7 @@ def test_another_app_cannot_be_served_remotely(shop: pytest.Pytester) -> None:
         "def fusion_app():\n    return FusionApp([])\n"
     )
     shop.makepyfile(test_other="def test_x(fusion_call):\n    fusion_call('billing', 'list')\n")
-    result = shop.runpytest_subprocess(
+    result = shop.runpytest(
         "--fusion-app=shop:app", "--fusion-transport=stdio", "-p", "no:cacheprovider"
     )
     result.stdout.fnmatch_lines(["*returns an app other than --fusion-app's*"])

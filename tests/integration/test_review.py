@@ -21,6 +21,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from tests._support.output import pending_in
+from tests._support.written import Written
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SUITE: Final = "examples/billing/tests/test_wire.py"
@@ -61,6 +62,21 @@ def _edit(root: Path, old: str, new: str) -> None:
 
 def _run_suite(billing: pytest.Pytester) -> pytest.RunResult:
     return billing.runpytest_subprocess(SUITE, "-p", "xdist", "-n", "2", "-p", "no:cacheprovider")
+
+
+# What the failing CI run writes (the pending files), kept from this process's first run.
+_FAILING_RUN = Written()
+
+
+def _failing_run(billing: pytest.Pytester) -> None:
+    """The CI run that fails and writes 3 pending files, or a copy of what it wrote.
+
+    The run is under xdist (three processes starting): the first test to need
+    it in a process runs it; the others write its files into their own copy
+    of the example, which holds the same edits.
+    """
+    _FAILING_RUN.make(billing.path, lambda: _run_suite(billing).assert_outcomes(failed=3, passed=4))
+    assert _pending(billing.path) == PENDING
 
 
 def _pending(root: Path) -> list[str]:
@@ -135,9 +151,10 @@ def review_in_terminal(root: Path, answers: list[str], *args: str) -> tuple[int,
 def test_review_in_a_terminal_then_green(billing: pytest.Pytester) -> None:
     """CI run writes 3 pending files and fails; accept, skip, reject; --accept; green."""
     accepted_list = (billing.path / SNAPSHOTS / "test_tour[list].wire").read_bytes()
-    failing = _run_suite(billing)
-    failing.assert_outcomes(failed=3, passed=4)
-    failing.stdout.fnmatch_lines(["*3 pending wire snapshots written*"])
+    runs: list[pytest.RunResult] = []
+    _FAILING_RUN.keep(billing.path, lambda: runs.append(_run_suite(billing)))
+    runs[0].assert_outcomes(failed=3, passed=4)
+    runs[0].stdout.fnmatch_lines(["*3 pending wire snapshots written*"])
     assert _pending(billing.path) == PENDING
 
     status, output = review_in_terminal(billing.path, ["a", "s", "r"])
@@ -169,7 +186,7 @@ def test_review_in_a_terminal_then_green(billing: pytest.Pytester) -> None:
 def test_review_with_flags_and_markdown(billing: pytest.Pytester) -> None:
     """--format=markdown renders one section per pending test; --reject keeps accepted files."""
     before = {path.name: path.read_bytes() for path in (billing.path / SNAPSHOTS).iterdir()}
-    _run_suite(billing).assert_outcomes(failed=3, passed=4)
+    _failing_run(billing)
 
     markdown = _review(billing.path, "--format=markdown")
     assert markdown.returncode == 1
@@ -195,7 +212,7 @@ def test_review_with_flags_and_markdown(billing: pytest.Pytester) -> None:
 
 def test_accept_all_remaining_and_quit(billing: pytest.Pytester) -> None:
     """'q' leaves every remaining file pending; 'A' accepts all the rest without asking."""
-    _run_suite(billing).assert_outcomes(failed=3, passed=4)
+    _failing_run(billing)
     status, output = review_in_terminal(billing.path, ["x", "s", "q"])
     assert status == 1
     assert "please answer one of" in output

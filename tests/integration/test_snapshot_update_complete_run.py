@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._support.written import Written
+
 COUNT = 41
 BASE = ("-p", "no:cacheprovider", "-p", "no:randomly")
 XDIST = ("-p", "xdist", "-n", "2")
@@ -38,10 +40,20 @@ def _tests(first: int, last: int, *, body: str = "") -> str:
     return "\n".join(lines)
 
 
+_ACCEPTING_RUN = Written()
+
+
 def _accepted(pytester: pytest.Pytester) -> dict[str, bytes]:
-    """Accept 41 snapshots in two test files; return them by path."""
+    """Accept 41 snapshots in two test files; return them by path.
+
+    The accepting run happens once per process; later tests write the files
+    it wrote (the same bytes for the same two test files) into their folder.
+    """
     pytester.makepyfile(test_one=_tests(0, 20), test_two=_tests(20, COUNT))
-    pytester.runpytest(*BASE, "--snapshot-update").assert_outcomes(passed=COUNT)
+    _ACCEPTING_RUN.make(
+        pytester.path,
+        lambda: pytester.runpytest(*BASE, "--snapshot-update").assert_outcomes(passed=COUNT),
+    )
     snapshots = _snapshots(pytester.path)
     assert len(snapshots) == COUNT
     return snapshots

@@ -46,7 +46,9 @@ def test_failed_tests_keep_their_snapshots(pytester: pytest.Pytester, workers: l
     """Gate on, update on, results that break the contract: every snapshot is intact."""
     server = f"--fusion-server={BARE_SERVER}"
     pytester.makepyfile(test_snaps=TESTS.replace("{SNAPSHOT_FAILS}", "True"))
-    accepted = pytester.runpytest_subprocess(server, "--snapshot-update", "-p", "no:cacheprovider")
+    # The snapshots to keep, written in process (no gate, nothing drawn); the run
+    # under test, the gate's, is a subprocess as a user's is.
+    accepted = pytester.runpytest(server, "--snapshot-update", "-p", "no:cacheprovider")
     accepted.assert_outcomes(passed=4)
     before = _snapshots(pytester.path)
     assert len(before) == 4

@@ -3,6 +3,12 @@
 pytest's own usage errors end with exit code 4 and one ``ERROR:`` paragraph;
 so does a ``--fusion`` run whose app or server cannot be reached, naming the
 command or import path and repeating the server's last stderr lines.
+
+Runs are in process (a pytest subprocess costs seconds of start-up and adds
+nothing to a usage error) except under xdist and where a server command is
+started: a server that cannot start leaves its stderr file and a pipe
+unclosed (a ResourceWarning, an error in process under ``filterwarnings =
+error``), which a subprocess hides.
 """
 
 from __future__ import annotations
@@ -62,7 +68,7 @@ def test_a_server_killed_at_start_names_the_signal(pytester: pytest.Pytester) ->
 
 def test_a_bad_app_spec(shop: pytest.Pytester) -> None:
     """``--fusion-app`` naming nothing: exit code 4, naming the import path."""
-    result = shop.runpytest_subprocess("--fusion", "--fusion-app=shop:nope")
+    result = shop.runpytest("--fusion", "--fusion-app=shop:nope")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--fusion-app=shop:nope" in _short(result)
 
@@ -71,7 +77,7 @@ def test_an_app_whose_module_raises(pytester: pytest.Pytester) -> None:
     """An exception while importing the app: exit code 4, naming it and where it was raised."""
     pytester.makepyfile(broken="raise RuntimeError('DATABASE_URL is not set')\n")
     pytester.syspathinsert()
-    result = pytester.runpytest_subprocess("--fusion", "--fusion-app=broken:app")
+    result = pytester.runpytest("--fusion", "--fusion-app=broken:app")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = _short(result)
     assert "--fusion-app=broken:app: importing it raised RuntimeError: DATABASE_URL" in output
@@ -113,7 +119,7 @@ def test_an_app_that_does_not_load_is_tried_once_and_fails_every_call_test(
         "def test_other():\n    pass\n",
     )
     pytester.syspathinsert()
-    result = pytester.runpytest_subprocess("--fusion-app=broken:app", "-p", "no:cacheprovider")
+    result = pytester.runpytest("--fusion-app=broken:app", "-p", "no:cacheprovider")
     result.assert_outcomes(errors=2, passed=1)
     result.stdout.fnmatch_lines(
         [
