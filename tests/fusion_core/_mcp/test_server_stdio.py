@@ -39,21 +39,10 @@ def _nonblocking_pipe() -> tuple[int, int]:
 async def _lines_of(chunks: list[bytes]) -> list[str]:
     """What a PipeReader yields for ``chunks`` written one at a time, then end of input."""
     read, write = _nonblocking_pipe()
-    reader, lines = PipeReader(read), []
     try:
-        async with anyio.create_task_group() as group:
-
-            async def feed() -> None:
-                for chunk in chunks:
-                    os.write(write, chunk)
-                    await anyio.sleep(0.001)  # the reader sees each chunk alone
-                os.close(write)
-
-            group.start_soon(feed)
-            lines.extend([line async for line in reader])
+        return await _lines_of_pipe(read, write, chunks, pause=0.001)
     finally:
         os.close(read)
-    return lines
 
 
 @pytest.mark.anyio
@@ -128,15 +117,20 @@ async def test_the_pipe_stays_watched_between_lines_and_not_after_the_end(
     assert registrations == [read]
 
 
-async def _lines_of_pipe(read: int, write: int, chunks: list[bytes]) -> list[str]:
-    """What a PipeReader of ``read`` yields for ``chunks`` written apart, then end of input."""
+async def _lines_of_pipe(
+    read: int, write: int, chunks: list[bytes], pause: float = 0.005
+) -> list[str]:
+    """What a PipeReader of ``read`` yields for ``chunks`` written apart, then end of input.
+
+    ``pause`` between chunks: the reader sees (and waits before) each chunk alone.
+    """
     reader, lines = PipeReader(read), []
     async with anyio.create_task_group() as group:
 
         async def feed() -> None:
             for chunk in chunks:
                 os.write(write, chunk)
-                await anyio.sleep(0.005)  # the reader waits before each chunk
+                await anyio.sleep(pause)
             os.close(write)
 
         group.start_soon(feed)
