@@ -27,6 +27,7 @@ Adopting it in a new ``bench_*.py``::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -92,7 +93,6 @@ _CHILD_DROPPED: Final = frozenset(
         "PYTHONDONTWRITEBYTECODE",
     }
 )
-_COMPILED: list[bool] = []
 
 
 def child_environment(*paths: Path | str) -> dict[str, str]:
@@ -104,19 +104,24 @@ def child_environment(*paths: Path | str) -> dict[str, str]:
     ``pip install`` compiles an installed wheel's.
     """
     environment = {k: v for k, v in os.environ.items() if k not in _CHILD_DROPPED}
-    if not _COMPILED:
-        packages = [str(ROOT / name) for name in ("fusion_core", "pytest_mcpfusion", "examples")]
-        subprocess.run(
-            [sys.executable, "-m", "compileall", "-q", *packages],
-            env=environment,
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-        _COMPILED.append(True)
+    _compile_once()
     environment["PYTHONPATH"] = os.pathsep.join(
         [*map(str, paths), *filter(None, [environment.get("PYTHONPATH")])]
     )
     return environment
+
+
+@functools.cache
+def _compile_once() -> None:
+    """The project's packages compiled into their ``__pycache__`` (once per run)."""
+    environment = {k: v for k, v in os.environ.items() if k not in _CHILD_DROPPED}
+    packages = [str(ROOT / name) for name in ("fusion_core", "pytest_mcpfusion", "examples")]
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", *packages],
+        env=environment,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def cpu_seconds(function: Callable[[], object], inner: int = 1) -> float:

@@ -123,6 +123,7 @@ class InMemory:
         if ctx is not None:  # the framework makes its own context: never dropped unseen
             what = f"the fusion_context ({type(ctx).__qualname__})"
             pytest.fail(self.context_refusal(what), pytrace=False)
+        quiet: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
         if self._scope == CONTRACT_SCOPE and self.source.kind == "FastMCP":
             from fusion_core._mcp._upstream_fastmcp import (  # noqa: PLC0415 - FastMCP's only
                 refused_arguments_unlogged,
@@ -132,9 +133,9 @@ class InMemory:
             # (rendered by its rich handler, as long as the call itself) says
             # nothing the contract test's verdict does not. Only the contract
             # scope's calls: the user's own tests log exactly as FastMCP does.
-            with refused_arguments_unlogged():
-                return self._guarded(lambda session: session.call(tool, arguments)), None
-        return self._guarded(lambda session: session.call(tool, arguments)), None
+            quiet = refused_arguments_unlogged()
+        with quiet:
+            return self._guarded(lambda session: session.call(tool, arguments)), None
 
     async def call_async(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any

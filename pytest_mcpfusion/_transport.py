@@ -483,9 +483,7 @@ def _served_over_http(app_spec: str, limits: Limits) -> Remote:
         try:
             _wait_for_port(port, process)
         except StartupError as exc:
-            tail = _tail(errlog)
-            errlog.close()
-            raise StartupError(f"--fusion-app={app_spec}: {exc}{tail}") from None
+            raise StartupError(f"--fusion-app={app_spec}: {exc}{_tail(errlog)}") from None
         return Remote(
             lambda: _http_client(url, limits),
             name="http",
@@ -493,7 +491,8 @@ def _served_over_http(app_spec: str, limits: Limits) -> Remote:
             process=process,
             errlog=errlog,
         )
-    except BaseException:
+    except BaseException:  # whatever failed, nothing of the server stays open
+        errlog.close()
         process.kill()
         process.wait()
         raise

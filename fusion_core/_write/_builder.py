@@ -14,7 +14,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, final
 
-from fusion_core._write._blocks import EMPTY_DATA_TEXT, render_data, render_rest, write_data
+from fusion_core._write._blocks import EMPTY_DATA_TEXT, render_rest, write_data
 from fusion_core._write._response import ToolResponse, with_json_data
 from fusion_core._write._text import require_unicode
 from fusion_core._write._ui import UiBlock, UiMeta
@@ -134,18 +134,19 @@ class ResponseBuilder:
 
     def texts(self) -> list[str]:
         """The text of every block, in the canonical order."""
-        texts = [self._sealed if self._sealed is not None else render_data(self._data)]
-        texts.extend(after_data(self))
-        return texts
+        return [self._data_block()[0], *after_data(self)]
 
     def build(self) -> ToolResponse:
         """The finished response: blocks in canonical order, view attached."""
-        if self._sealed is not None:
-            data, orjson_wrote = self._sealed, self._orjson
-        else:
-            data, orjson_wrote = write_data(self._data)
+        data, orjson_wrote = self._data_block()
         response = ToolResponse([data, *after_data(self)], view=self.view())
         return with_json_data(response, data) if orjson_wrote else response
+
+    def _data_block(self) -> tuple[str, bool]:
+        """The data block (sealed, or written now) and whether orjson wrote it."""
+        if self._sealed is not None:
+            return self._sealed, self._orjson
+        return write_data(self._data)
 
     @classmethod
     def __get_pydantic_core_schema__(
