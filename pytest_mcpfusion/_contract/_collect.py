@@ -30,7 +30,12 @@ from fusion_core._tools._definitions import (
     discriminator_of,
 )
 from pytest_mcpfusion._contract._answers import level_problems, protocol_refusal
-from pytest_mcpfusion._contract._examples import action_examples, prime_first, reuse_ids
+from pytest_mcpfusion._contract._examples import (
+    IdReuse,
+    IdSnapshot,
+    action_examples,
+    prime_first,
+)
 from pytest_mcpfusion._contract._failure import (
     ContractFailure,
     call_line,
@@ -348,33 +353,25 @@ class FusionContractItem(pytest.Item):
         gate = gate_of(fusion.config)
         label = tool if self.action is None else f"{tool}.{self.action}"
         ok_before = fusion.report.outcome_count(label, "ok")
-        ids = gate.ids.snapshot() if self.valid else {}  # fixed for the whole test
-        budget = ShrinkBudget(_Stop)  # the first failure ends the search, after a bounded shrink
+        ids = gate.ids.snapshot() if self.valid else IdSnapshot({})  # fixed for the whole test
+        send = self._sender(context)
 
-        def send(arguments: dict[str, Any], chosen: list[str] | None) -> None:
-            budget.spend()
-            call = dict(arguments)
-            if self.action is not None:
-                call[discriminator_of(self.definition) or DEFAULT_DISCRIMINATOR] = self.action
-            if chosen is not None:
-                call[SELECT_PARAM] = chosen
-            answered = self._call(call, context)
-            if answered is None:
-                return
-            result = fusion.finish(tool, self.action, call, *answered, checked=False)
-            problems = self._verdict(result, chosen)
-            if problems:
-                raise budget.failed(ContractFailure(tool, self.action, call, problems, result))
+        # Ids seen in earlier results, for the id-like parameters (``_examples``).
+        reuse = IdReuse(
+            ids, _properties(self.definition) if ids else [], _parameter_check(self.definition)
+        )
+        drawn = reuse.strategy if reuse.strategy is not None else st.none()
 
-        accepts = _parameter_check(self.definition)
-
+        # One strategy for the whole example (its arguments, _select and reused
+        # ids): hypothesis checks each given strategy's use of random per example.
         # Every item runs this one function: its examples have a key of its own (its id).
         @_upstream_hypothesis.database_key(self.nodeid)
         @seed(self.seed)
         @settings(**search_settings(examples))
-        @given(arguments=args, chosen=select, data=st.data())
-        def run(arguments: dict[str, Any], chosen: list[str] | None, data: st.DataObject) -> None:
-            send(reuse_ids(arguments, ids, data.draw, accepts) if ids else arguments, chosen)
+        @given(example=st.tuples(args, select, drawn))
+        def run(example: tuple[dict[str, Any], list[str] | None, Any]) -> None:
+            arguments, chosen, ids_drawn = example
+            send(reuse.apply(arguments, ids_drawn), chosen)
 
         app = fusion.transport().app or fusion.spec_app()
         blocked = gate.writes.blocked(self.definition, self.action, app)
@@ -387,10 +384,35 @@ class FusionContractItem(pytest.Item):
                     fusion.report.example_calls[label] += 1
                     send(example, None)
             run()
+            # Every listed id once, whatever the search drew (a defect may sit behind one).
+            for arguments in reuse.sweep():
+                send(arguments, None)
         except _Stop as stop:
             raise stop.failure from None
         if self.valid and gate.strict_for(self):
             self._require_success(label, ok_before)
+
+    def _sender(self, context: Any) -> Callable[[dict[str, Any], list[str] | None], None]:
+        """``send(arguments, _select)``: one call, judged; the first failure ends the search."""
+        fusion, tool, action = self.fusion, self.definition["name"], self.action
+        budget = ShrinkBudget(_Stop)
+
+        def send(arguments: dict[str, Any], chosen: list[str] | None) -> None:
+            budget.spend()
+            call = dict(arguments)
+            if action is not None:
+                call[discriminator_of(self.definition) or DEFAULT_DISCRIMINATOR] = action
+            if chosen is not None:
+                call[SELECT_PARAM] = chosen
+            answered = self._call(call, context)
+            if answered is None:
+                return
+            result = fusion.finish(tool, action, call, *answered, checked=False)
+            problems = self._verdict(result, chosen)
+            if problems:
+                raise budget.failed(ContractFailure(tool, action, call, problems, result))
+
+        return send
 
     def _context(self) -> Any:
         """The handlers' context, in process; ``None`` for a server (it makes its own).
@@ -607,18 +629,27 @@ def _seed(config: pytest.Config) -> int:
     return random.getrandbits(32)
 
 
-def _parameter_check(definition: Mapping[str, Any]) -> Callable[[str, Any], bool]:
-    """Whether a value is valid for one parameter of the tool's input schema."""
-    from jsonschema import Draft202012Validator  # noqa: PLC0415 - a dependency of mcp; lazy
+def _properties(definition: Mapping[str, Any]) -> list[str]:
+    """The names of the tool's input parameters."""
+    return list((definition.get("inputSchema") or {}).get("properties") or {})
 
+
+def _parameter_check(definition: Mapping[str, Any]) -> Callable[[str, Any], bool]:
+    """Whether a value is valid for one parameter of the tool's input schema.
+
+    ``jsonschema`` (a dependency of ``mcp``) loads on the first question:
+    only a test with ids to reuse asks one.
+    """
     schema = definition.get("inputSchema") or {}
     properties = schema.get("properties") or {}
-    validators: dict[str, Draft202012Validator] = {}
+    validators: dict[str, Any] = {}
 
     def accepts(name: str, value: Any) -> bool:
         if name not in properties:
             return False
         if name not in validators:
+            from jsonschema import Draft202012Validator  # noqa: PLC0415 - loaded when first asked
+
             root = {**properties[name], "$defs": schema.get("$defs", {})}
             validators[name] = Draft202012Validator(root)
         return bool(validators[name].is_valid(value))

@@ -9,15 +9,16 @@ unnoticed. Two remedies, used by the contract tests:
   mappings; the ``valid`` contract test sends them first.
 * **Ids seen before.** :class:`IdPool` collects the values of id-like fields
   (``id``, ``invoice_id``, ``invoiceId``) from every result; generated calls
-  then put such a value into an id-like argument of the same JSON type. The
-  contract tests of actions that need no argument (``list``, ``search``) run
-  first, so lookups find ids to reuse (:func:`prime_first`).
+  then put such a value into an id-like argument of the same JSON type, and
+  after the search every such id no call sent is sent once (:func:`unsent_ids`).
+  The contract tests of actions that need no argument (``list``, ``search``)
+  run first, so lookups find ids to reuse (:func:`prime_first`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from fusion_core._tools._definitions import discriminator_of
@@ -29,13 +30,17 @@ if TYPE_CHECKING:
     from pytest_mcpfusion._result import FusionResult
 
 __all__ = [
+    "IdDraws",
     "IdPool",
+    "IdReuse",
     "IdSnapshot",
     "action_examples",
     "candidates",
+    "id_draws",
     "is_id_like",
     "prime_first",
     "reuse_ids",
+    "unsent_ids",
 ]
 
 _ID_LIKE: Final = re.compile(
@@ -130,30 +135,29 @@ class IdPool:
 
 
 class IdSnapshot(dict[str, tuple[Any, ...]]):
-    """One fixed snapshot of the pool, which remembers what each argument may draw.
+    """One fixed snapshot of the pool, which remembers what each argument may take.
 
     A contract test draws from one snapshot for all its examples, so the ids
     an argument may take (of its JSON type, that its schema accepts) are
     worked out once per argument and type, not once per example.
     """
 
-    __slots__ = ("_choices",)
+    __slots__ = ("_offers",)
 
     def __init__(self, values: Mapping[str, tuple[Any, ...]]) -> None:
         super().__init__(values)
-        self._choices: dict[tuple[str, str | None], tuple[object, SearchStrategy[Any] | None]] = {}
+        self._offers: dict[tuple[str, str], tuple[object, list[Any]]] = {}
 
-    def choices(
-        self, name: str, like: Any, accepts: Callable[[str, Any], bool]
-    ) -> SearchStrategy[Any] | None:
-        """What ``reuse_ids`` draws for argument ``name`` valued like ``like``; ``None``: no id."""
-        key = (name, _kind(like))
-        cached = self._choices.get(key)
+    def offers(self, name: str, kind: str, accepts: Callable[[str, Any], bool]) -> list[Any]:
+        """The ids argument ``name`` of JSON type ``kind`` may take (its schema accepts them)."""
+        key = (name, kind)
+        cached = self._offers.get(key)
         if cached is not None and cached[0] is accepts:
             return cached[1]
-        strategy = _choices(self, name, like, accepts)
-        self._choices[key] = (accepts, strategy)
-        return strategy
+        like = 0 if kind == "integer" else ""
+        found = [seen for seen in candidates(self, name, like) if accepts(name, seen)]
+        self._offers[key] = (accepts, found)
+        return found
 
 
 def candidates(snapshot: Mapping[str, tuple[Any, ...]], name: str, like: Any) -> list[Any]:
@@ -186,43 +190,103 @@ def _kind(value: Any) -> str | None:
 
 
 _KEEP: Final = object()
+_KINDS: Final = ("integer", "string")
+
+IdDraws = dict[tuple[str, str], Any]
+"""One example's choice for each id-like argument and JSON type: an id, or keep the value."""
 
 
-def reuse_ids(
-    arguments: Mapping[str, Any],
-    snapshot: Mapping[str, tuple[Any, ...]],
-    draw: Callable[[SearchStrategy[Any]], Any],
-    accepts: Callable[[str, Any], bool] = lambda _name, _value: True,
-) -> dict[str, Any]:
-    """``arguments`` with id-like values swapped, as hypothesis draws, for ids seen before.
+def id_draws(
+    snapshot: IdSnapshot, names: Iterable[str], accepts: Callable[[str, Any], bool]
+) -> SearchStrategy[IdDraws] | None:
+    """What :func:`reuse_ids` puts into the id-like arguments ``names``; ``None``: no id.
 
-    Only ids that ``accepts(name, id)`` (the parameter's own schema: a
-    ``client_id`` pattern refuses an invoice id) can replace a value, so a
-    valid call stays valid.
+    One strategy drawn with the example's other arguments (a draw per
+    argument and type, whether the example has the argument or not), so an
+    example costs no ``data.draw`` of its own. Each may also keep the
+    generated value.
+    """
+    from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis loads lazily
+
+    choices = {
+        (name, kind): st.sampled_from([*found, _KEEP])
+        for name in names
+        if is_id_like(name)
+        for kind in _KINDS
+        if (found := snapshot.offers(name, kind, accepts))
+    }
+    return st.fixed_dictionaries(choices) if choices else None
+
+
+def reuse_ids(arguments: Mapping[str, Any], drawn: IdDraws) -> dict[str, Any]:
+    """``arguments`` with id-like values swapped for the ids ``drawn`` for them (:func:`id_draws`).
+
+    Only ids that the parameter's own schema accepts were offered (a
+    ``client_id`` pattern refuses an invoice id), so a valid call stays valid.
     """
     out = dict(arguments)
     for name, value in arguments.items():
-        if not is_id_like(name):
-            continue
-        if isinstance(snapshot, IdSnapshot):
-            strategy = snapshot.choices(name, value, accepts)
-        else:
-            strategy = _choices(snapshot, name, value, accepts)
-        if strategy is not None:
-            choice = draw(strategy)
-            if choice is not _KEEP:
-                out[name] = choice
+        kind = _kind(value)
+        choice = drawn.get((name, kind), _KEEP) if kind is not None else _KEEP
+        if choice is not _KEEP:
+            out[name] = choice
     return out
 
 
-def _choices(
-    snapshot: Mapping[str, tuple[Any, ...]],
-    name: str,
-    like: Any,
+def unsent_ids(
+    snapshot: IdSnapshot,
+    names: Iterable[str],
     accepts: Callable[[str, Any], bool],
-) -> SearchStrategy[Any] | None:
-    """The ids ``name`` may take, and keeping its value, as one strategy; ``None``: no id."""
-    from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis loads lazily
+    sent: Iterable[tuple[str, Any]],
+) -> list[tuple[str, Any]]:
+    """``(argument, id)`` of every offered id no call has sent yet, in the pool's order."""
+    done = {(name, kind, value) for name, value in sent if (kind := _kind(value)) is not None}
+    return [
+        (name, found)
+        for name in names
+        if is_id_like(name)
+        for kind in _KINDS
+        for found in snapshot.offers(name, kind, accepts)
+        if (name, kind, found) not in done
+    ]
 
-    found = [seen for seen in candidates(snapshot, name, like) if accepts(name, seen)]
-    return st.sampled_from([*found, _KEEP]) if found else None
+
+class IdReuse:
+    """One contract test's use of the ids seen before: drawn into its calls, then each sent once.
+
+    The search draws ids at random, so with many listed a defect planted
+    behind one of them could go unseen: after the search, :meth:`sweep` gives
+    one call per offered id that no call sent, for each id-like argument the
+    search sent: the first generated call that had the argument, with that
+    id (the same seed gives the same calls).
+    """
+
+    __slots__ = ("_accepts", "_bases", "_names", "_sent", "_snapshot", "strategy")
+
+    def __init__(
+        self, snapshot: IdSnapshot, names: Iterable[str], accepts: Callable[[str, Any], bool]
+    ) -> None:
+        self._snapshot = snapshot
+        self._names = [name for name in names if is_id_like(name)]
+        self._accepts = accepts
+        self._sent: list[tuple[str, Any]] = []
+        self._bases: dict[str, dict[str, Any]] = {}
+        self.strategy = id_draws(snapshot, self._names, accepts) if self._names else None
+        """What one example draws for its id-like arguments (``None``: there is no id)."""
+
+    def apply(self, arguments: dict[str, Any], drawn: IdDraws | None) -> dict[str, Any]:
+        """One generated call's arguments with the drawn ids, remembered for :meth:`sweep`."""
+        if drawn is None:
+            return arguments
+        arguments = reuse_ids(arguments, drawn)
+        for name in self._names:
+            if name in arguments:
+                self._sent.append((name, arguments[name]))
+                self._bases.setdefault(name, arguments)
+        return arguments
+
+    def sweep(self) -> list[dict[str, Any]]:
+        """A call for each offered id that no generated call sent."""
+        names = [name for name in self._names if name in self._bases]
+        unsent = unsent_ids(self._snapshot, names, self._accepts, self._sent)
+        return [{**self._bases[name], name: found} for name, found in unsent]

@@ -81,16 +81,15 @@ def test_an_unreached_success_path_warns_and_fails_when_strict(pytester: pytest.
 def test_ids_listed_by_a_foreign_server_reach_its_lookups(pytester: pytest.Pytester) -> None:
     """invoices.list runs first; invoices.get reuses its ids and meets the planted canary.
 
-    At the default 25 examples: the canary sits behind the second of two
-    listed ids, drawn from the two and "keep the drawn value" (random seeds),
-    and at 10 examples one full-suite run in three missed it (6 lookups, all
-    of the first id; 0 misses in 36 runs alone): a power limit the session
-    note records, not what this test is about.
+    The canary sits behind the second of two listed ids. Drawn at random
+    alone, one full-suite run in three once missed it at 10 examples (6
+    lookups, all of the first id); every listed id is now sent once after the
+    search, so 2 examples find it too.
     """
     pytester.makepyfile(foreign=FOREIGN_SERVER)
     pytester.makeini("[pytest]\nfusion_canaries =\n    CANARY-7f3a\n")
     result = pytester.runpytest_subprocess(
-        "--fusion", f"--fusion-server={command()}",
+        "--fusion", f"--fusion-server={command()}", "--fusion-examples=2",
         "--fusion-report=report.json", "-p", "no:cacheprovider", "-v",
     )  # fmt: skip
     result.stdout.fnmatch_lines(
@@ -103,6 +102,57 @@ def test_ids_listed_by_a_foreign_server_reach_its_lookups(pytester: pytest.Pytes
     get = _document(pytester)["invoices.get"]
     assert get["example_calls"] == 0
     assert get["success_reached"] is True
+
+
+MANY_IDS_APP = """
+from fusion_core import FusionApp, Tool, tool_error
+
+INVOICES = {f"INV-{n:02}": {"id": f"INV-{n:02}", "total": n} for n in range(1, 41)}
+INVOICES["INV-37"]["note"] = "CANARY-51"
+billing = Tool("billing", "Invoices")
+
+
+@billing.action("list", read_only=True)
+def list_() -> object:
+    return [{"id": key} for key in INVOICES]
+
+
+@billing.action("get", read_only=True)
+def get(invoice_id: str) -> object:
+    if invoice_id not in INVOICES:
+        return tool_error("NOT_FOUND", "No such invoice.")
+    return INVOICES[invoice_id]
+
+
+app = FusionApp([billing], name="many")
+"""
+
+
+def test_every_listed_id_is_tried_whatever_the_draws(pytester: pytest.Pytester) -> None:
+    """40 ids listed, a canary behind one of them, 3 examples: found on every seed.
+
+    The search draws an id for 3 calls at most; each listed id that no call
+    sent is sent once after it, on the first generated call's arguments.
+    """
+    pytester.makepyfile(many=MANY_IDS_APP)
+    pytester.makeini("[pytest]\nfusion_canaries =\n    CANARY-51\n")
+    pytester.syspathinsert()
+    for seed in ("1", "2", "3"):
+        result = pytester.runpytest(
+            "--fusion", "--fusion-app=many:app", "--fusion-examples=3",
+            f"--hypothesis-seed={seed}", "--fusion-report=report.json", "-p", "no:cacheprovider",
+        )  # fmt: skip
+        result.assert_outcomes(passed=3, failed=1)
+        result.stdout.fnmatch_lines(
+            [
+                "*billing/get?valid?*",
+                "*the canary value 'CANARY-51' reached the wire*",
+                '*"invoice_id": "INV-37"*',
+            ]
+        )
+        calls = _document(pytester)["billing.get"]["calls"]
+        assert isinstance(calls, dict)
+        assert sum(calls.values()) <= 3 + 40  # the search's, then one per unsent id
 
 
 def test_the_examples_hook_serves_a_foreign_server(pytester: pytest.Pytester) -> None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import find
 
 from fusion_core import FusionApp, Tool, success, tool_error
 from pytest_mcpfusion._contract._examples import (
     IdPool,
+    IdReuse,
+    IdSnapshot,
     candidates,
+    id_draws,
     is_id_like,
     prime_first,
     reuse_ids,
@@ -48,40 +52,57 @@ def test_candidates_match_name_then_type() -> None:
 
 
 def test_reuse_ids_puts_a_drawn_id_into_id_arguments() -> None:
-    """A drawn id replaces the generated value; other arguments stay; 'keep' keeps it."""
-    snapshot = {"id": ("INV-1",)}
-    drawn: list[Any] = []
-
-    def draw_first(strategy: Any) -> Any:
-        drawn.append(strategy)
-        return "INV-1"
-
-    assert reuse_ids({"id": "zz", "note": "n"}, snapshot, draw_first) == {
-        "id": "INV-1",
-        "note": "n",
-    }
-    assert len(drawn) == 1  # one draw, for the one id-like argument
+    """A drawn id replaces the generated value of its JSON type; other arguments stay."""
+    drawn = {("id", "string"): "INV-1", ("id", "integer"): 7}
+    assert reuse_ids({"id": "zz", "note": "n"}, drawn) == {"id": "INV-1", "note": "n"}
+    assert reuse_ids({"id": 3}, drawn) == {"id": 7}
+    assert reuse_ids({"id": True, "note": "n"}, drawn) == {"id": True, "note": "n"}  # no id type
 
 
-def test_reuse_ids_never_puts_an_id_the_parameter_schema_refuses() -> None:
+def test_id_draws_offer_only_ids_the_parameter_schema_accepts() -> None:
     """An invoice id is not offered to a ``client_id`` whose pattern wants ``C-…``.
 
     The billing demo's valid contract calls were refused when an ``INV-…`` id
     seen in a list result replaced a generated ``client_id``.
     """
-    snapshot = {"id": ("INV-3",), "client_id": ("C-1",)}
-    offered: list[Any] = []
-
-    def draw_first(strategy: Any) -> Any:
-        offered.extend(strategy.elements)
-        return strategy.elements[0]
+    snapshot = IdSnapshot({"id": ("INV-3",), "client_id": ("C-1",)})
 
     def accepts(name: str, value: Any) -> bool:
         return name == "client_id" and str(value).startswith("C-")
 
-    out = reuse_ids({"client_id": "C-9"}, snapshot, draw_first, accepts)
-    assert out == {"client_id": "C-1"}
-    assert "INV-3" not in offered
+    strategy = id_draws(snapshot, ["client_id", "note"], accepts)
+    assert strategy is not None
+    offered = find(strategy, lambda drawn: True)
+    assert set(offered) == {("client_id", "string")}  # no integer ids, no draw for "note"
+    assert snapshot.offers("client_id", "string", accepts) == ["C-1"]
+    assert id_draws(snapshot, ["note"], accepts) is None
+
+
+def test_each_offered_id_is_swept_once_after_the_search() -> None:
+    """Ids no generated call sent are sent once each, on the first call that had the argument.
+
+    With many ids listed, random draws alone may never send the one a defect
+    sits behind (a full-suite run once drew only the first of two in 6 lookups).
+    """
+    snapshot = IdSnapshot({"invoice_id": ("INV-1", "INV-2", "INV-3"), "id": (9,)})
+    strings = lambda name, value: isinstance(value, str)  # noqa: E731 - the schema's answer
+    reuse = IdReuse(snapshot, ["invoice_id", "amount", "client_id"], strings)
+    assert reuse.strategy is not None
+    first = reuse.apply({"invoice_id": "x", "amount": 1}, {("invoice_id", "string"): "INV-2"})
+    assert first == {"invoice_id": "INV-2", "amount": 1}
+    reuse.apply({"invoice_id": "y", "amount": 2}, {})  # kept its generated value
+    assert reuse.sweep() == [
+        {"invoice_id": "INV-1", "amount": 1},
+        {"invoice_id": "INV-3", "amount": 1},
+    ]  # 9 is no string; client_id was never sent: nothing to sweep for it
+
+
+def test_nothing_is_swept_without_ids() -> None:
+    """A test whose pool is empty draws no id and sweeps nothing."""
+    reuse = IdReuse(IdSnapshot({}), ["invoice_id"], lambda name, value: True)
+    assert reuse.strategy is None
+    assert reuse.apply({"invoice_id": "x"}, None) == {"invoice_id": "x"}
+    assert reuse.sweep() == []
 
 
 def test_actions_without_arguments_run_first() -> None:
