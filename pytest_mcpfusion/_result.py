@@ -20,7 +20,7 @@ from fusion_core._write._view import ErrorEnvelope, ResponseView, Suggestion, Va
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
-    from fusion_core import UiBlock
+    from fusion_core import ParsedResponse, UiBlock
 
 __all__ = ["FusionResult"]
 
@@ -34,7 +34,7 @@ class FusionResult:
     the wire itself (``content``, ``wire``, ``raw``, ``is_error``).
     """
 
-    __slots__ = ("_view", "_wire", "arguments", "tool")
+    __slots__ = ("_parsed", "_view", "_wire", "arguments", "tool")
 
     def __init__(
         self,
@@ -46,6 +46,7 @@ class FusionResult:
     ) -> None:
         self._wire = dict(wire)
         self._view = view
+        self._parsed: ParsedResponse | None = None
         self.tool = tool
         self.arguments = dict(arguments)
 
@@ -59,10 +60,23 @@ class FusionResult:
         """
         view = self._view
         if view is None:
+            view = self._view = self.parsed.view
+        return view
+
+    @property
+    def parsed(self) -> ParsedResponse:
+        """The response read back from its bytes (``fusion_core.parse``), once.
+
+        Typed blocks in order, with the layout's indices and the view the
+        bytes say: what ``check()`` and the wire snapshot read. Bytes that are
+        not a Fusion response raise ``WireFormatError``, naming the block.
+        """
+        parsed = self._parsed
+        if parsed is None:
             from fusion_core._read._parse import parse  # noqa: PLC0415 - only when needed
 
-            view = self._view = parse(self._wire).view
-        return view
+            parsed = self._parsed = parse(self._wire)
+        return parsed
 
     @property
     def data(self) -> Any:

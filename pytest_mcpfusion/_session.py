@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 import pytest
 
-from fusion_core import ResponseView, ServerConnectionError, ServerLimitError, check
+from fusion_core import (
+    ResponseView,
+    ServerConnectionError,
+    ServerLimitError,
+    WireFormatError,
+    check,
+)
 from fusion_core._snapshot._format import block_kinds
 from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, discriminator_of
 from pytest_mcpfusion._keys import GATE_KEY
@@ -29,7 +35,7 @@ from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._transport import Limits, StartupError, Transport, open_transport
 
 if TYPE_CHECKING:
-    from fusion_core import ToolApp
+    from fusion_core import ParsedResponse, ToolApp
 
 __all__ = ["AsyncFusionCall", "FusionCall", "FusionSession", "limit_message"]
 
@@ -50,6 +56,7 @@ class FusionSession:
         self._startup_error: str | None = None
         self._discriminators: dict[str, str] | None = None
         self._effects: dict[tuple[str, str | None], str | None] | None = None
+        self._listed: list[dict[str, Any]] | None = None  # tools/list, asked once per test
         self._serving_override = False  # the transport serves an app a fusion_app override gave
         self._spec_target: tuple[Any] | None = None  # what --fusion-app names, once loaded
         self._scope = "tests"  # the isolation scope of the running test (_inmemory.TESTS_SCOPE)
@@ -156,6 +163,7 @@ class FusionSession:
         self._serving_override = True
         self._discriminators = None
         self._effects = None
+        self._listed = None
 
     def spec_target(self) -> Any:
         """What ``--fusion-app`` names (an app, a framework server or its factory), loaded once.
@@ -179,6 +187,7 @@ class FusionSession:
     def enter_scope(self, scope: str, *, fresh: bool) -> None:
         """The isolation scope of the next calls (see ``_inmemory``); ``fresh``: a new server."""
         self._scope = scope
+        self._listed = None
         enter = getattr(self._transport, "enter_scope", None)
         if enter is not None:
             enter(scope, fresh=fresh)
@@ -197,9 +206,21 @@ class FusionSession:
 
     def close(self) -> None:
         """Close the transport (its event loop thread, client and server)."""
+        self._listed = None
         if self._transport is not None:
             self._transport.close()
             self._transport = None
+
+    def tool_list(self) -> list[dict[str, Any]]:
+        """``tools/list`` as the running test sees it, asked once per test (read, never changed).
+
+        Each answer that names a tool is checked against it: an app copies
+        its definitions for every ``definitions()``, and a server answers a
+        round trip. A test starts afresh (its isolation scope entered).
+        """
+        if self._listed is None:
+            self._listed = self.transport().definitions()
+        return self._listed
 
     def discriminator(self, tool: str) -> str:
         """The parameter that selects ``tool``'s action (``action`` by default)."""
@@ -235,7 +256,8 @@ class FusionSession:
         """Wrap a call's answer; under ``--fusion`` record it and check the contract."""
         result = FusionResult(wire, view, tool=tool, arguments=arguments)
         if self.contract:
-            self.report.record(result, block_kinds(wire), action=action, tokenizer=self.tokenizer)
+            kinds = block_kinds(readable(result))
+            self.report.record(result, kinds, action=action, tokenizer=self.tokenizer)
             if outcome_of(result) == "ok" and self.effects(tool, action) is not None:
                 self.report.add_write(tool, action, _arguments_text(arguments))
             if checked:
@@ -249,7 +271,7 @@ class FusionSession:
             self._effects = {}
         if key not in self._effects:
             try:
-                definitions = {d["name"]: d for d in self.transport().definitions()}
+                definitions = {d["name"]: d for d in self.tool_list()}
             except Exception:  # noqa: BLE001 - the call worked; tools/list is not ours to fail
                 definitions = {}
             definition = definitions.get(tool)
@@ -270,7 +292,7 @@ class FusionSession:
         ends with, not every call hypothesis makes while it shrinks).
         """
         # One read for both: the strict rules are split off by review().
-        found = check(result.wire_dict, strict=True)
+        found = check(readable(result), strict=True)
         problems = self.config.stash[GATE_KEY].review(self, result, action, found)
         for more in self.config.hook.pytest_fusion_check(result=result):
             problems.extend(more or ())
@@ -460,6 +482,18 @@ class _PendingMerge:
     async def made(self) -> Any:
         """The factory's context with ``merge`` merged in."""
         return merged(await self._made, self._merge)
+
+
+def readable(result: FusionResult) -> ParsedResponse | dict[str, Any]:
+    """The result parsed once for every reader (the kinds, the check), else its wire dict.
+
+    Bytes the parser refuses are the wire dict: ``check()`` reports why, and
+    the kinds are ``text``.
+    """
+    try:
+        return result.parsed
+    except WireFormatError:
+        return result.wire_dict
 
 
 def _arguments_text(arguments: Mapping[str, Any]) -> str:

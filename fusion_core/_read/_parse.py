@@ -686,11 +686,15 @@ def parse(source: object) -> ParsedResponse:
 
     ``source`` is a :class:`~fusion_core.ToolResponse`, an ``mcp``
     ``CallToolResult``, the MCP wire dict, or its JSON text (``str`` or
-    ``bytes``). Raises :class:`WireFormatError` — and nothing else, on any
-    input — when ``source`` is not a response of text blocks or exceeds the
-    size bounds. Content that breaks the contract is read as well as it can
+    ``bytes``); a :class:`ParsedResponse` is returned as it is (so
+    :func:`~fusion_core.check` and the snapshot writer can share one read).
+    Raises :class:`WireFormatError` — and nothing else, on any input — when
+    ``source`` is not a response of text blocks or exceeds the size bounds.
+    Content that breaks the contract is read as well as it can
     be; :func:`fusion_core.check` reports it.
     """
+    if isinstance(source, ParsedResponse):
+        return source
     try:
         wire = _wire_of(source)
         texts = _texts(wire)

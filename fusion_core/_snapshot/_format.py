@@ -36,7 +36,7 @@ from typing import Any, Final
 from fusion_core._errors import SerializationError, WireFormatError
 from fusion_core._kinds import UI, kind_of
 from fusion_core._read._parse import parse
-from fusion_core._read._parsed_blocks import UiBlockText
+from fusion_core._read._parsed_blocks import ParsedResponse, UiBlockText
 from fusion_core._snapshot._suffixes import PENDING_SUFFIX, SNAPSHOT_SUFFIX
 from fusion_core._terminal import show_invisible
 from fusion_core._write._numbers import SHORT_INT_BITS, int_digits, read_json
@@ -58,12 +58,16 @@ _HEADER: Final = re.compile(r"── block (\d{1,12}) · ([^·\n]+) · (\d{1,12}
 _STRUCTURED: Final = re.compile(r"structuredContent · (\d{1,12}) chars\n")
 
 
-def block_kinds(wire: Mapping[str, Any]) -> list[str]:
-    """The kind of every block, as the parser reads them (``text`` if unreadable)."""
+def block_kinds(wire: Mapping[str, Any] | ParsedResponse) -> list[str]:
+    """The kind of every block, as the parser reads them (``text`` if unreadable).
+
+    ``wire`` may be the response already parsed (``parse(wire)``).
+    """
     try:
         blocks = parse(wire).blocks
     except WireFormatError:
-        return ["text"] * len(wire.get("content", []))
+        content = wire.get("content", []) if isinstance(wire, Mapping) else ()
+        return ["text"] * len(content)
     kinds = []
     for block in blocks:
         kind = kind_of(block).name

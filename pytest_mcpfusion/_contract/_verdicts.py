@@ -147,7 +147,7 @@ class Gate:
             problems.extend(self.forbidden.scan(result))
         if self.check_references_for() and _names_tools(result):
             try:
-                definitions = fusion.transport().definitions()
+                definitions = fusion.tool_list()
             except Exception:  # noqa: BLE001 - the call worked; tools/list is not ours to fail
                 definitions = None
             if definitions is not None:
