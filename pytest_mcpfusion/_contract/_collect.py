@@ -11,6 +11,7 @@ text.
 
 from __future__ import annotations
 
+import json
 import random
 import shlex
 import sys
@@ -43,7 +44,7 @@ from pytest_mcpfusion._contract._failure import (
     received_kinds,
     rules_of,
 )
-from pytest_mcpfusion._contract._search import ShrinkBudget, search_settings
+from pytest_mcpfusion._contract._search import BATCH, ShrinkBudget, search_settings
 from pytest_mcpfusion._contract._verdicts import gate_of
 from pytest_mcpfusion._contract._writes import safe_refusal
 from pytest_mcpfusion._keys import ANCHOR_KEY
@@ -368,10 +369,10 @@ class FusionContractItem(pytest.Item):
         @_upstream_hypothesis.database_key(self.nodeid)
         @seed(self.seed)
         @settings(**search_settings(examples))
-        @given(example=st.tuples(args, select, drawn))
-        def run(example: tuple[dict[str, Any], list[str] | None, Any]) -> None:
-            arguments, chosen, ids_drawn = example
-            send(reuse.apply(arguments, ids_drawn), chosen)
+        @given(batch=st.tuples(*[st.tuples(args, select, drawn)] * BATCH))
+        def run(batch: tuple[tuple[dict[str, Any], list[str] | None, Any], ...]) -> None:
+            for arguments, chosen, ids_drawn in batch:
+                send(reuse.apply(arguments, ids_drawn), chosen)
 
         app = fusion.transport().app or fusion.spec_app()
         blocked = gate.writes.blocked(self.definition, self.action, app)
@@ -396,21 +397,33 @@ class FusionContractItem(pytest.Item):
         """``send(arguments, _select)``: one call, judged; the first failure ends the search."""
         fusion, tool, action = self.fusion, self.definition["name"], self.action
         budget = ShrinkBudget(_Stop)
+        # An identical call is judged by its first answer: hypothesis repeats calls
+        # (its mutations copy one call of a batch into another, its shrinker retries).
+        judged: dict[str, ContractFailure | None] = {}
 
         def send(arguments: dict[str, Any], chosen: list[str] | None) -> None:
-            budget.spend()
             call = dict(arguments)
             if action is not None:
                 call[discriminator_of(self.definition) or DEFAULT_DISCRIMINATOR] = action
             if chosen is not None:
                 call[SELECT_PARAM] = chosen
+            key = _call_key(call)
+            if key is not None and key in judged:
+                failure = judged[key]
+                if failure is not None:
+                    raise budget.failed(failure)
+                return
+            budget.spend()
             answered = self._call(call, context)
             if answered is None:
                 return
             result = fusion.finish(tool, action, call, *answered, checked=False)
             problems = self._verdict(result, chosen)
-            if problems:
-                raise budget.failed(ContractFailure(tool, action, call, problems, result))
+            failure = ContractFailure(tool, action, call, problems, result) if problems else None
+            if key is not None:
+                judged[key] = failure
+            if failure is not None:
+                raise budget.failed(failure)
 
         return send
 
@@ -629,29 +642,47 @@ def _seed(config: pytest.Config) -> int:
     return random.getrandbits(32)
 
 
+def _call_key(call: Mapping[str, Any]) -> str | None:
+    """The call as canonical JSON (1, 1.0 and true stay apart), or ``None`` if it is not JSON.
+
+    Keys that are not strings would read as strings (``{1: x}`` as ``{"1": x}``):
+    such a call, or one holding a Python object, is never the same as another.
+    """
+    if not _json_keys(call):
+        return None
+    try:
+        return json.dumps(call, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _json_keys(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return all(isinstance(key, str) and _json_keys(item) for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return all(_json_keys(item) for item in value)
+    return True
+
+
 def _properties(definition: Mapping[str, Any]) -> list[str]:
     """The names of the tool's input parameters."""
     return list((definition.get("inputSchema") or {}).get("properties") or {})
 
 
 def _parameter_check(definition: Mapping[str, Any]) -> Callable[[str, Any], bool]:
-    """Whether a value is valid for one parameter of the tool's input schema.
+    """Whether an id is valid for one parameter of the tool's input schema."""
+    from pytest_mcpfusion._jsonschema import Schema  # noqa: PLC0415 - hypothesis loads lazily
 
-    ``jsonschema`` (a dependency of ``mcp``) loads on the first question:
-    only a test with ids to reuse asks one.
-    """
     schema = definition.get("inputSchema") or {}
     properties = schema.get("properties") or {}
-    validators: dict[str, Any] = {}
+    try:
+        root: Schema | None = Schema(schema)
+    except ValueError:  # a schema the strategies refuse too: no id is offered
+        root = None
 
     def accepts(name: str, value: Any) -> bool:
-        if name not in properties:
+        if root is None or name not in properties or isinstance(value, bool):
             return False
-        if name not in validators:
-            from jsonschema import Draft202012Validator  # noqa: PLC0415 - loaded when first asked
-
-            root = {**properties[name], "$defs": schema.get("$defs", {})}
-            validators[name] = Draft202012Validator(root)
-        return bool(validators[name].is_valid(value))
+        return isinstance(value, str | int) and root.admits(value, properties[name])
 
     return accepts

@@ -19,8 +19,18 @@ contract? So the search ends at the first failure it finds and shrinks:
   turns the database off in any case; each item still has a database key of
   its own (``_upstream_hypothesis``), so no item could replay another's.
 
-Generation is unchanged: every example of ``--fusion-examples`` still runs
-until a call fails.
+* batches of :data:`BATCH` calls: each hypothesis example draws that many
+  calls, so ``--fusion-examples=N`` (calls per test) runs as
+  :func:`examples_for` ``(N)`` hypothesis examples, the first hypothesis's
+  simplest call, each further one ``BATCH`` calls. Hypothesis spends about
+  0.3 ms of bookkeeping per example whatever it draws (its data tree, its
+  PRNG state, its executor): a quarter of the billing gate's contract tests
+  at one call an example. The calls are drawn as before, independently;
+  shrinking works on the batch as on any tuple, and the test ends at the
+  first call that fails.
+
+Generation is otherwise unchanged: every generated call still runs until
+one fails.
 """
 
 from __future__ import annotations
@@ -28,20 +38,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
-__all__ = ["SHRINK_CALLS", "ShrinkBudget", "search_settings"]
+__all__ = ["BATCH", "SHRINK_CALLS", "ShrinkBudget", "examples_for", "search_settings"]
 
+BATCH: Final = 5
+"""Generated calls per hypothesis example."""
 SHRINK_CALLS: Final = 64
 """Calls a contract test may make after its first failing one."""
 
 _F = TypeVar("_F", bound=BaseException)
 
 
+def examples_for(calls: int) -> int:
+    """Hypothesis examples that send about ``calls`` calls: the simplest one, then batches."""
+    return 1 + -(-(calls - 1) // BATCH) if calls > 1 else 1
+
+
 def search_settings(examples: int) -> dict[str, Any]:
-    """The ``hypothesis.settings`` keywords of a contract test with ``examples`` examples."""
+    """The ``hypothesis.settings`` keywords of a contract test of ``examples`` calls."""
     from hypothesis import HealthCheck, Phase, Verbosity  # noqa: PLC0415 - hypothesis loads lazily
 
     return {
-        "max_examples": examples,
+        "max_examples": examples_for(examples),
         "deadline": None,
         # Quiet: the failure is described by repr_failure, with the seed to replay it.
         "verbosity": Verbosity.quiet,

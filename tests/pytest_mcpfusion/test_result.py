@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pytest
 
 from fusion_core import WireFormatError, check, parse, response
@@ -9,13 +12,13 @@ from fusion_core._snapshot._format import block_kinds
 from pytest_mcpfusion import FusionResult
 
 
-def _result(wire: dict[str, object]) -> FusionResult:
+def _result(wire: Mapping[str, Any]) -> FusionResult:
     return FusionResult(wire, None, tool="billing", arguments={})
 
 
 def test_the_bytes_are_parsed_once_for_the_view_and_the_checks() -> None:
     """``parsed`` is one object; the view, ``check`` and the kinds read it, not the wire again."""
-    wire = response({"id": "INV-1"}).system_rules(["Amounts are in cents."]).build().to_mcp()
+    wire = dict(response({"id": "INV-1"}).system_rules(["Amounts are in cents."]).build())
     result = _result(wire)
     parsed = result.parsed
     assert result.parsed is parsed
@@ -27,8 +30,8 @@ def test_the_bytes_are_parsed_once_for_the_view_and_the_checks() -> None:
 
 
 def test_unreadable_bytes_raise_where_they_are_read() -> None:
-    """A block that is not text: ``parsed`` and ``view`` raise WireFormatError; the kinds say text."""
-    wire = {"content": [{"type": "image", "data": "", "mimeType": "image/png"}]}
+    """A block that is not text: ``parsed`` and ``view`` raise WireFormatError; kinds say text."""
+    wire: dict[str, Any] = {"content": [{"type": "image", "data": "", "mimeType": "image/png"}]}
     result = _result(wire)
     with pytest.raises(WireFormatError):
         result.parsed  # noqa: B018 - the property is what raises

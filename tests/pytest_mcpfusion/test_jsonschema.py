@@ -1,0 +1,66 @@
+"""``Schema.admits``: the id check of reused ids agrees with ``jsonschema`` on every id schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from pytest_mcpfusion._jsonschema import Schema
+
+# Parameter schemas ids meet, as pydantic writes them and as hand-written servers do.
+ID_SCHEMAS: list[dict[str, Any]] = [
+    {"type": "string"},
+    {"type": "string", "pattern": "^INV-\\d{3,}$"},
+    {"type": "string", "pattern": "C-"},  # a search, not a full match
+    {"type": "string", "minLength": 3, "maxLength": 6},
+    {"type": "string", "enum": ["INV-001", "INV-002"]},
+    {"const": "INV-001"},
+    {"enum": [1, "1", True]},
+    {"anyOf": [{"type": "string", "pattern": "^C-"}, {"type": "null"}], "default": None},
+    {"oneOf": [{"type": "string", "pattern": "^A"}, {"type": "string", "pattern": "B$"}]},
+    {"allOf": [{"type": "string"}, {"maxLength": 5}]},
+    {"$ref": "#/$defs/InvoiceId"},
+    {"type": "integer", "minimum": 1, "maximum": 500},
+    {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10},
+    {"type": "number", "multipleOf": 0.5},
+    {"type": "integer", "multipleOf": 3},
+    {"type": ["string", "integer"]},
+    {"format": "uuid"},  # an annotation, as jsonschema's default reads it
+    {},
+    {"type": "boolean"},
+]
+DEFS = {"InvoiceId": {"type": "string", "pattern": "^INV-[0-9]+$"}}
+
+ids = st.one_of(
+    st.integers(-20, 600),
+    st.sampled_from(["INV-001", "INV-002", "INV-12", "C-1", "AB", "A", "B", "1", "", "xC-9"]),
+    st.text(max_size=8),
+)
+
+
+@pytest.mark.parametrize("prop", ID_SCHEMAS, ids=lambda prop: str(prop)[:40])
+@given(value=ids)
+def test_admits_agrees_with_jsonschema(prop: dict[str, Any], value: str | int) -> None:
+    """Whatever the id, the answer is jsonschema's for the same parameter schema."""
+    root = {"type": "object", "properties": {"p": prop}, "$defs": DEFS}
+    expected = Draft202012Validator({**prop, "$defs": DEFS}).is_valid(value)
+    assert Schema(root).admits(value, prop) is expected
+
+
+@pytest.mark.parametrize(
+    "prop",
+    [
+        {"not": {"type": "string"}},
+        {"type": "string", "if": {"minLength": 1}, "then": {"pattern": "^x"}},
+        {"type": "string", "pattern": "("},  # a pattern that does not compile
+        {"type": "integer", "minimum": "one"},  # a bound that is not a number
+    ],
+)
+def test_what_it_cannot_read_refuses(prop: dict[str, Any]) -> None:
+    """Keywords outside the subset, broken patterns and bounds: no id is offered."""
+    assert Schema({"type": "object"}).admits("x", prop) is False
+    assert Schema({"type": "object"}).admits(1, prop) is False
