@@ -338,6 +338,8 @@ class FusionContractItem(pytest.Item):
 
         from pytest_mcpfusion import _upstream_hypothesis, strategies  # noqa: PLC0415
 
+        _upstream_hypothesis.prime_random()
+
         fusion = self.fusion
         tool = self.definition["name"]
         # Read from the published definition alone (see strategies.action_arguments),

@@ -59,3 +59,43 @@ def test_tests_of_one_source_with_their_own_keys_replay_only_their_own() -> None
     with pytest.raises(AssertionError):
         unkeyed_again()
     assert again[0] == 500  # same source, same key: the saved failure comes back first
+
+
+def test_the_primed_random_is_hypothesis_own_and_managed() -> None:
+    """In a fresh thread: prime_random makes the thread's Random, hypothesis manages and uses it.
+
+    No ``register_random`` (its gc pass) runs for it, and a ``@given`` test in
+    that thread keeps it: hypothesis would have made and registered its own.
+    """
+    import threading  # noqa: PLC0415
+
+    from hypothesis import core  # noqa: PLC0415
+    from hypothesis.internal import entropy  # noqa: PLC0415
+
+    from pytest_mcpfusion._upstream_hypothesis import prime_random  # noqa: PLC0415
+
+    seen: dict[str, object] = {}
+
+    @given(st.integers())
+    def run(number: int) -> None:
+        seen.setdefault("during", core.threadlocal._hypothesis_global_random)
+
+    def in_thread() -> None:
+        assert core.threadlocal._hypothesis_global_random is None, "hypothesis renamed it"
+        real = entropy.register_random
+        entropy.register_random = lambda r: seen.setdefault("registered", r)  # type: ignore[assignment]
+        try:
+            prime_random()
+            seen["primed"] = core.threadlocal._hypothesis_global_random
+            run()
+        finally:
+            entropy.register_random = real
+
+    thread = threading.Thread(target=in_thread)
+    thread.start()
+    thread.join()
+    primed = seen["primed"]
+    assert primed is not None
+    assert seen["during"] is primed
+    assert "registered" not in seen
+    assert any(managed is primed for managed in entropy.RANDOMS_TO_MANAGE.values())
