@@ -63,7 +63,7 @@ class FusionOptions:
     transport: str | None
     """``--fusion-transport`` as given (see :attr:`transport_name`)."""
     examples: int
-    """``--fusion-examples`` / ``fusion_examples``: hypothesis examples per contract test."""
+    """``--fusion-examples`` / ``fusion_examples``: generated calls per contract test."""
     timeout: float | None
     """``--fusion-timeout`` / ``fusion_timeout`` in seconds; ``None``: no limit."""
     max_response_bytes: int | None
@@ -290,11 +290,11 @@ def add_options(parser: pytest.Parser) -> None:
         dest="fusion_examples",
         type=int,
         default=None,
-        help="hypothesis examples per contract test (default 25; ini: fusion_examples)",
+        help="generated calls per contract test (default 25; ini: fusion_examples)",
     )
     ini("fusion_app", "the app under test, as MODULE:APP", default="")
     ini("fusion_server", "a server command or URL", default="")
-    ini("fusion_examples", "hypothesis examples per contract test", default="25")
+    ini("fusion_examples", "generated calls per contract test", default="25")
     _add_gate_options(group, parser)
     _add_snapshot_options(group, parser)
     _add_limit_options(group, parser)
