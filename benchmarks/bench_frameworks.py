@@ -21,7 +21,8 @@ Two criteria (issue 23):
   What the session row adds to the tests row is the connection, and for
   FastMCP that is mostly importing the client the issue prescribes,
   ``fastmcp.Client`` (its ``auth`` module pulls in ``key_value`` and
-  ``beartype``: 0.2-0.45 s of CPU, about half a ``FusionApp`` suite's whole
+  ``beartype``: 0.2-0.3 s of CPU alone, 0.45-0.5 s in the suite, where its
+  allocations meet a larger heap: nearly a ``FusionApp`` suite's whole
   session). Every test of a FastMCP server through FastMCP's client pays
   it, with or without this plugin, and no change to the plugin can move it;
   the tests row is what the plugin controls. Reading the criterion there is
