@@ -82,12 +82,13 @@ class ServerSource:
     """``"MCPServer"``, ``"FastMCP"`` or ``"Server"``."""
     label: str
     """How messages name it (``helpdesk.server:make_server()``)."""
-    _first: list[Any]
+    factory: bool
+    """Whether :attr:`target` is a factory (each :meth:`server` call builds a new one).
 
-    @property
-    def factory(self) -> bool:
-        """Whether :attr:`target` is a factory (each :meth:`server` call builds a new one)."""
-        return server_kind(self.target) is None
+    Known when the source is made: the plugin asks on every call (which
+    session it belongs to), and working it out scanned the loaded modules.
+    """
+    _first: list[Any]
 
     def server(self) -> Any:
         """The server to connect to (fresh from a factory)."""
@@ -134,7 +135,7 @@ def source_of(obj: object, label: str) -> ServerSource | None:
     """
     kind = server_kind(obj)
     if kind is not None:
-        return ServerSource(obj, kind, label, [])
+        return ServerSource(obj, kind, label, factory=False, _first=[])
     if not _zero_argument(obj):
         return None
     if inspect.iscoroutinefunction(obj):
@@ -144,4 +145,4 @@ def source_of(obj: object, label: str) -> ServerSource | None:
     kind = server_kind(product)
     if kind is None:
         return None
-    return ServerSource(obj, kind, f"{label}()", [product])
+    return ServerSource(obj, kind, f"{label}()", factory=True, _first=[product])
