@@ -20,12 +20,6 @@ import pytest
 from fusion_core import AppLoadError
 from fusion_core._terminal import terminal_safe
 from pytest_mcpfusion._contract import _unadapted
-from pytest_mcpfusion._contract._collect import (
-    GROUP,
-    FusionContractFile,
-    FusionContractGroup,
-    contract_anchor,
-)
 from pytest_mcpfusion._contract._verdicts import Gate, write_reports
 from pytest_mcpfusion._keys import GATE_KEY, SESSION_KEY
 from pytest_mcpfusion._report._tokens import offline_tokenizer
@@ -243,6 +237,13 @@ def contract_node(collector: pytest.Session) -> pytest.Collector | None:
     ``pytest --fusion tests/`` (or ``testpaths``) runs them too; a run of
     chosen node ids (``file.py::test``) runs only what it names.
     """
+    from pytest_mcpfusion._contract._collect import (  # noqa: PLC0415 - only under --fusion
+        GROUP,
+        FusionContractFile,
+        FusionContractGroup,
+        contract_anchor,
+    )
+
     config = collector.config
     if _reaches_the_contracts(config):
         return None
@@ -255,6 +256,8 @@ def contract_node(collector: pytest.Session) -> pytest.Collector | None:
 
 def _reaches_the_contracts(config: pytest.Config) -> bool:
     """Whether the run's arguments collect the anchor, or name node ids (``::``)."""
+    from pytest_mcpfusion._contract._collect import contract_anchor  # noqa: PLC0415
+
     anchor = contract_anchor(config)
     for arg in config.args:
         if "::" in arg:

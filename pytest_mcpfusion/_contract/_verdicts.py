@@ -26,6 +26,7 @@ and HTML reports (``--fusion-report``).
 from __future__ import annotations
 
 import json
+import sys
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -174,12 +175,10 @@ class Gate:
 
     def isolate_before(self, item: pytest.Item, fusion: FusionSession) -> None:
         """Before a test that reaches the tools: fresh server (``test``), then the reset hook."""
-        from pytest_mcpfusion._contract._collect import FusionContractItem  # noqa: PLC0415 - _contract imports this
         from pytest_mcpfusion._inmemory import CONTRACT_SCOPE, TESTS_SCOPE  # noqa: PLC0415
 
-        reaches = isinstance(item, FusionContractItem) or bool(
-            CALL_FIXTURES & set(getattr(item, "fixturenames", ()))
-        )
+        contract = _is_contract_item(item)
+        reaches = contract or bool(CALL_FIXTURES & set(getattr(item, "fixturenames", ())))
         if not reaches or not fusion.configured:
             return
         if self.isolate == "test" and fusion.transport_name != "inproc":
@@ -189,7 +188,7 @@ class Gate:
                 fusion.close()  # the next call starts a fresh server
         # In process, a framework server's factory gives the contract tests and the
         # user's tests a server each (a fresh one per test under --fusion-isolate=test).
-        scope = CONTRACT_SCOPE if isinstance(item, FusionContractItem) else TESTS_SCOPE
+        scope = CONTRACT_SCOPE if contract else TESTS_SCOPE
         fusion.enter_scope(scope, fresh=self.isolate == "test")
         self.config.hook.pytest_fusion_reset(config=self.config, item=item)
 
@@ -264,3 +263,9 @@ def write_reports(config: pytest.Config, report: WireReport) -> list[Path]:
         path.write_bytes(text.encode("utf-8", "backslashreplace"))
         paths.append(path)
     return paths
+
+
+def _is_contract_item(item: pytest.Item) -> bool:
+    """Whether ``item`` is a contract test; without ``--fusion`` their module is never loaded."""
+    collect = sys.modules.get("pytest_mcpfusion._contract._collect")
+    return collect is not None and isinstance(item, collect.FusionContractItem)

@@ -28,8 +28,6 @@ KNOWN_BACK_EDGES = (
     ("pytest_mcpfusion._transport", "pytest_mcpfusion._inmemory"),
     # the JSON-schema strategies use the public json_values strategy
     ("pytest_mcpfusion._jsonschema", "pytest_mcpfusion.strategies"),
-    # the gate isolates contract items, which read the gate's level
-    ("pytest_mcpfusion._contract._verdicts", "pytest_mcpfusion._contract._collect"),
 )
 
 
@@ -164,3 +162,45 @@ def test_a_session_that_never_uses_the_plugin_loads_no_wire_engine(tmp_path: Pat
     assert "fusion_core._snapshot._format" not in loaded
     assert "pytest_mcpfusion._snapshots._syrupy_private" not in loaded
     assert "pytest_mcpfusion._snapshots._names" in loaded  # the bookkeeping did load
+
+
+def test_a_suite_of_calls_without_the_gate_never_loads_the_contract_tests(tmp_path: Path) -> None:
+    """``fusion_call`` and wire snapshots without ``--fusion``: no contract-test machinery loads.
+
+    The session's start-up imported the contract collector and its answers
+    (about 0.05 s of a 500-test snapshot suite, issue 28) to tell contract items
+    apart; a contract item cannot exist before its module is loaded.
+    """
+    (tmp_path / "pytest.ini").write_text("[pytest]\nfusion_app = shop:app\npythonpath = .\n")
+    (tmp_path / "shop.py").write_text(
+        "from fusion_core import FusionApp, Tool\n"
+        "billing = Tool('billing', 'Invoices')\n"
+        "billing.action('get', lambda id: {'id': id})\n"
+        "app = FusionApp([billing], name='shop')\n"
+    )
+    (tmp_path / "test_calls.py").write_text(
+        "def test_get(fusion_call):\n"
+        "    assert fusion_call('billing', 'get', id='INV-1').data == {'id': 'INV-1'}\n"
+    )
+    (tmp_path / "conftest.py").write_text(
+        "import json, sys\n"
+        "def pytest_unconfigure(config):\n"
+        "    loaded = sorted(m for m in sys.modules if m.startswith('pytest_mcpfusion.'))\n"
+        "    print('LOADED', json.dumps(loaded))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.startswith("LOADED "))
+    loaded = set(json.loads(line.removeprefix("LOADED ")))
+    assert "pytest_mcpfusion._session" in loaded  # the calls did go through the plugin
+    assert {
+        "pytest_mcpfusion._contract._collect",
+        "pytest_mcpfusion._contract._answers",
+    }.isdisjoint(loaded)
