@@ -267,5 +267,5 @@ def write_reports(config: pytest.Config, report: WireReport) -> list[Path]:
 
 def _is_contract_item(item: pytest.Item) -> bool:
     """Whether ``item`` is a contract test; without ``--fusion`` their module is never loaded."""
-    collect = sys.modules.get("pytest_mcpfusion._contract._collect")
+    collect = sys.modules.get(f"{__package__}._collect")
     return collect is not None and isinstance(item, collect.FusionContractItem)
