@@ -14,9 +14,12 @@ after ``toon_description()``, a TOON table of the actions; one flat input
 schema where each property says which actions use it; annotations derived from
 the actions.
 
-Cache: ``arguments_model(action)`` builds each action's arguments model (its
+Caches: ``arguments_model(action)`` builds each action's arguments model (its
 own fields, the common ones, no extras) once, and every added action empties
-the cache. ``FusionApp`` keeps the rest of what a call reads per tool.
+the cache. The merged input schema grows with each action (a
+:class:`PropertyMerge`: one schema build per action, not one per action so far)
+and is rebuilt when ``common`` changes. ``FusionApp`` keeps the rest of what a
+call reads per tool.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from pydantic.fields import FieldInfo
 
 from fusion_core._present._presenter import Presenter
 from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, select_sentence, workflow_line
-from fusion_core._tools._input_schema import json_schema, merge_properties, params_model
+from fusion_core._tools._input_schema import PropertyMerge, json_schema, params_model
 from fusion_core._tools._middleware import Middleware, check_middleware
 from fusion_core._write._json import require_plain
 from fusion_core._write._toon import ToonOptions, encode_toon
@@ -282,6 +285,7 @@ class Tool(_Registrar):
         "_group_middleware",
         "_groups",
         "_has_flat",
+        "_merge",
         "_merged_middleware",
         "_middleware",
         "_select",
@@ -324,6 +328,7 @@ class Tool(_Registrar):
         self._select = False
         self._toon = False
         self._args_models: dict[str, type[BaseModel]] = {}
+        self._merge: PropertyMerge | None = None
         self._middleware: list[Middleware] = []
         self._group_middleware: dict[str, list[Middleware]] = {}
         self._merged_middleware: dict[str, tuple[Middleware, ...]] = {}
@@ -348,16 +353,27 @@ class Tool(_Registrar):
         if inherit and not action.description and self.description:
             # An action without a description inherits the tool's (at registration).
             action = replace(action, description=self.description)
-        self._check_schema([*self._actions.values(), action])
+        # Checked against what the earlier actions publish (raises, leaving the merge as it was).
+        self._merged().add(action.key, action.fields_model)
         self._actions[action.key] = action
         self._has_flat = self._has_flat or group is None
         if group is not None:
             self._groups.setdefault(group, []).append(action.key.split(".", 1)[1])
         self._args_models.clear()
 
-    def _check_schema(self, actions: Sequence[Action]) -> None:
-        """Refuse a parameter two actions declare with different types (raises)."""
-        merge_properties(self.common, [(a.key, a.fields_model) for a in actions], self.name)
+    def _merged(self) -> PropertyMerge:
+        """The merge of every action's parameters, rebuilt if ``common`` was reassigned.
+
+        ``_add`` is the only writer of ``_actions`` and grows the merge with it;
+        the count check also catches actions written past it.
+        """
+        merge = self._merge
+        if merge is None or merge.common is not self.common or len(merge) != len(self._actions):
+            merge = PropertyMerge(self.common, self.name)
+            for action in self._actions.values():
+                merge.add(action.key, action.fields_model)
+            self._merge = merge
+        return merge
 
     def group(self, name: str, description: str | None = None) -> Group:
         """A group of actions (``name.action``); add actions to the returned group."""
@@ -542,9 +558,7 @@ class Tool(_Registrar):
                 ),
             }
         }
-        merged, always = merge_properties(
-            self.common, [(a.key, a.fields_model) for a in actions], self.name
-        )
+        merged, always = self._merged().properties()
         properties.update(merged)
         select_keys = self.select_keys()
         if self._select and select_keys:
