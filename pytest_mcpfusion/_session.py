@@ -24,7 +24,6 @@ from fusion_core import (
     ServerConnectionError,
     ServerLimitError,
     WireFormatError,
-    check,
 )
 from fusion_core._snapshot._format import block_kinds
 from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, discriminator_of
@@ -291,6 +290,9 @@ class FusionSession:
         ``record=False``: not counted (a contract test counts the failures it
         ends with, not every call hypothesis makes while it shrinks).
         """
+        # The checker (and lxml, for malformed envelopes) loads with the gate's first check.
+        from fusion_core._read._check import check  # noqa: PLC0415
+
         # One read for both: the strict rules are split off by review().
         found = check(readable(result), strict=True)
         problems = self.config.stash[GATE_KEY].review(self, result, action, found)
