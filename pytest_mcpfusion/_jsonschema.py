@@ -79,6 +79,29 @@ _BEYOND: Final = {
 }  # fmt: skip
 
 
+MAX_DEPTH: Final = 64
+"""How deep a schema (or a ``const``/``enum`` value) may nest; pydantic's rarely pass 10."""
+
+
+def _at(where: str) -> str:
+    """A JSON pointer short enough for a message (a hostile schema's may be megabytes)."""
+    return where if len(where) <= 120 else f"{where[:117]}..."
+
+
+def _nesting(value: Any) -> int:
+    """How deep lists and objects nest in ``value`` (iterative: a hostile value is not a stack)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            break
+        children = item.values() if isinstance(item, Mapping) else item
+        if isinstance(item, Mapping | list | tuple):
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def _merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     """Both schemas' keywords; properties and required lists are united."""
     merged = {**base, **extra}
@@ -137,11 +160,19 @@ class Schema:
         self._refs: dict[str, SearchStrategy[Any]] = {}
         self._check(root, "#")
 
-    def _check(self, schema: Any, where: str) -> None:
+    def _check(self, schema: Any, where: str, depth: int = 0) -> None:
         if isinstance(schema, bool):
             return
         if not isinstance(schema, Mapping):
-            raise ValueError(f"{where}: a schema is an object or a boolean, got {schema!r:.60}")
+            raise ValueError(
+                f"{_at(where)}: a schema is an object or a boolean, got {schema!r:.60}"
+            )
+        if depth > MAX_DEPTH:
+            raise ValueError(f"{_at(where)}: the schema nests more than {MAX_DEPTH} levels deep")
+        for keyword in ("const", "enum"):
+            if keyword in schema and _nesting(schema[keyword]) > MAX_DEPTH:
+                msg = f"{_at(where)}/{keyword}: a value nested more than {MAX_DEPTH} levels deep"
+                raise ValueError(msg)
         for keyword in sorted(_UNSUPPORTED.intersection(schema)):
             raise ValueError(f"unsupported JSON Schema keyword {keyword!r} at {where}")
         for kind in set(_types(schema) or ()) - _TYPES:
@@ -152,9 +183,9 @@ class Schema:
                        for i, sub in enumerate(schema.get(k, ()))]  # fmt: skip
         subschemas += [(k, schema[k]) for k in ("items", "additionalProperties") if k in schema]
         for path, sub in subschemas:
-            self._check(sub, f"{where}/{path}")
-        if "$ref" in schema:
-            self._target(schema["$ref"], where)
+            self._check(sub, f"{where}/{path}", depth + 1)
+        if "$ref" in schema or "allOf" in schema:
+            self.resolve(schema, where)  # a $ref that points nowhere, or back to itself
 
     def _target(self, ref: Any, where: str) -> Any:
         if not isinstance(ref, str) or not ref.startswith("#"):
@@ -167,15 +198,27 @@ class Schema:
             node = node[name]
         return node
 
-    def resolve(self, schema: Any, where: str) -> dict[str, Any]:
-        """The schema with its ``$ref`` and ``allOf`` folded in."""
+    def resolve(self, schema: Any, where: str, chain: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The schema with its ``$ref`` and ``allOf`` folded in.
+
+        A ``$ref`` reached again through ``$ref`` and ``allOf`` alone (no
+        property or item between) describes no value: ``ValueError``.
+        """
         if isinstance(schema, bool):
             return {} if schema else {"enum": []}
         result = dict(schema)
         while "$ref" in result:
-            result = _merge(self.resolve(self._target(result.pop("$ref"), where), where), result)
+            ref = result.pop("$ref")
+            if ref in chain:
+                msg = (
+                    f"{_at(where)}/$ref: {ref!r} refers back to itself through $ref and allOf "
+                    "alone: no value fits it"
+                )
+                raise ValueError(msg)
+            target = self._target(ref, where)
+            result = _merge(self.resolve(target, where, (*chain, ref)), result)
         if "allOf" in result:
-            parts = [self.resolve(sub, where) for sub in result.pop("allOf")]
+            parts = [self.resolve(sub, where, chain) for sub in result.pop("allOf")]
             result = reduce(_merge, parts, result)
         return result
 

@@ -28,7 +28,9 @@ syntax, matched in full), ``format`` (``date``, ``date-time``, ``time``,
 ``exclusiveMinimum``/``exclusiveMaximum``/``multipleOf``. ``default`` and every
 other annotation are ignored. Keywords that constrain values but are not
 supported (``not``, ``if``, ``patternProperties``, ...) raise ``ValueError``
-naming the keyword and its JSON pointer. Extra keys are drawn only where
+naming the keyword and its JSON pointer, as do a schema nested more than 64
+levels deep and a ``$ref`` that reaches itself through ``$ref``/``allOf`` alone.
+Extra keys are drawn only where
 ``additionalProperties`` is declared ``true`` or a schema.
 
 **Discriminator rule** (:func:`tool_calls`): the discriminator is the parameter
@@ -175,7 +177,7 @@ def action_arguments(
     """
     try:
         text = json.dumps(definition, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError):  # not JSON (a hand-made definition): built each time
+    except (TypeError, ValueError, RecursionError):  # not JSON (or too deep): built each time
         return _action_arguments(definition, action, valid=valid)
     built: SearchStrategy[dict[str, Any]] = _once(
         (text, action, valid), lambda: _action_arguments(definition, action, valid=valid)

@@ -218,3 +218,55 @@ def test_no_item_replays_another_items_failure(pytester: pytest.Pytester) -> Non
     assert len(sent) == len(set(sent))  # an identical call is judged by its first answer
     assert not (pytester.path / ".examples").exists()
     assert _first_calls(pytester, "second")[0] == 0  # hypothesis's simplest call, not n = 5
+
+
+HOSTILE_SCHEMAS = """
+from mcp.server.lowlevel import Server
+from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool
+
+DEEP = 1
+for _ in range(200):
+    DEEP = [DEEP]
+SCHEMAS = {
+    "looped": {
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/A"}},
+        "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"allOf": [{"$ref": "#/$defs/A"}]}},
+    },
+    "buried": {"type": "object", "properties": {"x": {"enum": [DEEP, 1]}}},
+}
+
+
+async def list_tools(ctx, params):
+    return ListToolsResult(
+        tools=[Tool(name=name, description=name, input_schema=s) for name, s in SCHEMAS.items()]
+    )
+
+
+async def call_tool(ctx, params):
+    return CallToolResult(content=[TextContent(type="text", text="{}")])
+
+
+mcp = Server("hostile", on_list_tools=list_tools, on_call_tool=call_tool)
+"""
+
+
+def test_a_hostile_schema_skips_its_tests_with_a_reason(pytester: pytest.Pytester) -> None:
+    """A $ref loop and a value nested 200 deep: each test is skipped naming why, no traceback.
+
+    Both were a RecursionError inside the strategies (the class: shapes no
+    value fits or no stack holds, from a tools/list nobody here wrote).
+    """
+    pytester.makepyfile(hostile=HOSTILE_SCHEMAS)
+    pytester.syspathinsert()
+    result = pytester.runpytest(
+        "--fusion", "--fusion-app=hostile:mcp", "-p", "no:cacheprovider", "-rs"
+    )
+    result.assert_outcomes(skipped=4)
+    result.stdout.fnmatch_lines(
+        [
+            "*looped*refers back to itself through $ref and allOf alone*",
+            "*buried*enum: a value nested more than 64 levels deep*",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*RecursionError*")

@@ -25,6 +25,7 @@ import fusion_core as fc
 from fusion_core import FusionApp, Tool
 from pytest_mcpfusion import _jsonschema, _patterns, strategies
 from pytest_mcpfusion.strategies import (
+    action_arguments,
     arguments,
     hostile_text,
     invalid_arguments,
@@ -169,6 +170,18 @@ def test_optional_and_extra_keys_are_drawn() -> None:
     assert set(extra) - {"id"}
 
 
+def _nested(leaf: dict[str, Any], depth: int) -> dict[str, Any]:
+    for _ in range(depth):
+        leaf = {"type": "object", "properties": {"a": leaf}}
+    return leaf
+
+
+def _listed(value: Any, depth: int) -> Any:
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 @pytest.mark.parametrize(
     ("schema", "message"),
     [
@@ -178,12 +191,51 @@ def test_optional_and_extra_keys_are_drawn() -> None:
         ({"type": "object", "properties": {"x": {"$ref": "http://x/y"}}}, "only local references"),
         ({"type": "object", "properties": {"x": {"type": "file"}}}, "unknown JSON type 'file'"),
         ({"type": "array"}, "tool arguments are an object"),
+        # Hostile shapes a server's tools/list may carry: each was a RecursionError.
+        (_nested({"type": "string"}, 3000), "the schema nests more than 64 levels deep"),
+        (
+            {"type": "object", "properties": {"x": {"enum": [_listed(1, 3000)]}}},
+            "#/properties/x/enum: a value nested more than 64 levels deep",
+        ),
+        (
+            {"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/A"}}},
+            "'#/$defs/A' refers back to itself through $ref and allOf alone",
+        ),
+        (
+            {"type": "object", "properties": {"x": {"$ref": "#/$defs/A"}},
+             "$defs": {"A": {"allOf": [{"$ref": "#/$defs/A"}]}}},
+            "'#/$defs/A' refers back to itself",
+        ),
+        (
+            {"type": "object", "properties": {"x": {"$ref": "#/$defs/A"}},
+             "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}},
+            "refers back to itself",
+        ),
     ],
-)
+)  # fmt: skip
 def test_unsupported_schemas_raise(schema: dict[str, Any], message: str) -> None:
-    """A schema outside the subset raises ValueError naming the keyword and place."""
-    with pytest.raises(ValueError, match=re.escape(message)):
+    """A schema outside the subset raises ValueError naming the keyword and place.
+
+    For valid and invalid arguments alike, and never with a pointer longer
+    than a line: a 3000-deep schema's pointer is cut.
+    """
+    with pytest.raises(ValueError, match=re.escape(message)) as raised:
         arguments(schema)
+    assert len(str(raised.value)) < 300
+    if message != "tool arguments are an object":
+        with pytest.raises(ValueError, match=re.escape(message)):
+            action_arguments({"name": "t", "inputSchema": schema}, None, valid=False)
+
+
+def test_a_recursive_model_is_not_a_cycle() -> None:
+    """A model that contains itself through a property draws (its $ref is deferred)."""
+    schema = {
+        "type": "object", "required": ["n"], "properties": {"n": {"$ref": "#/$defs/N"}},
+        "$defs": {"N": {"type": "object", "properties": {
+            "kids": {"type": "array", "items": {"$ref": "#/$defs/N"}}}}},
+    }  # fmt: skip
+    drawn = find(arguments(schema), lambda a: bool(a["n"].get("kids")))
+    assert isinstance(drawn["n"]["kids"], list)
 
 
 def test_invalid_arguments_need_something_to_break() -> None:
