@@ -376,7 +376,7 @@ class FusionCall(_Caller):
             tool, action, context, select, args, merge=merge_context
         )
         if isinstance(ctx, _PendingMerge):
-            ctx = asyncio.run(ctx.made())
+            ctx = _merged_or_fail(asyncio.run(ctx.made()))
         try:
             wire, view = transport.call(tool, arguments, ctx)
         except (ServerLimitError, ServerConnectionError) as exc:
@@ -408,7 +408,7 @@ class AsyncFusionCall(_Caller):
             tool, action, context, select, args, merge=merge_context
         )
         if isinstance(ctx, _PendingMerge):
-            ctx = await ctx.made()
+            ctx = _merged_or_fail(await ctx.made())
         try:
             wire, view = await transport.call_async(tool, arguments, ctx)
         except (ServerLimitError, ServerConnectionError) as exc:
@@ -482,8 +482,19 @@ class _PendingMerge:
         self._merge = merge
 
     async def made(self) -> Any:
-        """The factory's context with ``merge`` merged in."""
-        return merged(await self._made, self._merge)
+        """The factory's context with ``merge`` merged in, or the ``UsageError`` saying why not."""
+        base = await self._made
+        try:
+            return merged(base, self._merge)
+        except pytest.UsageError as exc:
+            return exc
+
+
+def _merged_or_fail(made: Any) -> Any:
+    """A pending merge's context; its ``UsageError`` fails the test in a line (as ``_prepare``)."""
+    if isinstance(made, pytest.UsageError):
+        pytest.fail(str(made), pytrace=False)
+    return made
 
 
 def readable(result: FusionResult) -> ParsedResponse | dict[str, Any]:

@@ -46,6 +46,13 @@ async def make_context():
 async_app = FusionApp([tool()], context_factory=make_context)
 
 
+async def make_text():
+    return "a string"
+
+
+text_app = FusionApp([tool()], context_factory=make_text)
+
+
 @dataclass(frozen=True)
 class Ctx:
     user: str
@@ -159,3 +166,36 @@ def test_not_a_mapping(fusion_call):
         ]
     )
     assert "Traceback" not in result.stdout.str()
+
+
+def test_an_async_factory_context_that_cannot_merge_is_one_clear_failure(
+    guarded: pytest.Pytester,
+) -> None:
+    """An async ``context_factory`` whose context is no mapping: the same failure, sync or async.
+
+    The merge waits for the factory, so it ran after the call's own checks:
+    its UsageError came out of the test as a traceback through the plugin.
+    """
+    guarded.makepyfile(
+        test_misuse="""
+import pytest
+
+
+def test_sync(fusion_call):
+    fusion_call("projects", "delete", merge_context={"role": "x"})
+
+
+@pytest.mark.anyio
+async def test_async(fusion_call_async):
+    await fusion_call_async("projects", "delete", merge_context={"role": "x"})
+"""
+    )
+    result = guarded.runpytest("--fusion-app=guarded:text_app", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert (
+        out.count("merge_context= merges into a mapping or a dataclass, but the context is a str")
+        >= 2
+    )
+    assert "_session.py" not in out  # no traceback through the plugin's internals
+    assert "UsageError" not in out
