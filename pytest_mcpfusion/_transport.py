@@ -240,11 +240,14 @@ class Remote:
 
     def call(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
-    ) -> tuple[dict[str, Any], ResponseView]:
-        """One ``tools/call`` over the wire; the view is parsed from the bytes."""
+    ) -> tuple[dict[str, Any], None]:
+        """One ``tools/call`` over the wire; the view is read from its bytes when first asked.
+
+        Read once for everything that reads it (``FusionResult.parsed``: the
+        view, the gate's check, the wire snapshot's kinds), not here as well.
+        """
         del ctx  # the server process makes its own context
-        wire = self._guarded(lambda client: client.call(tool, dict(arguments)))
-        return wire, parse(wire).view
+        return self._guarded(lambda client: client.call(tool, dict(arguments))), None
 
     def _guarded(self, request: Callable[[BlockingFusionClient], _T]) -> _T:
         """Run ``request``; after a limit or a dead server, reconnect on the next call."""
@@ -264,7 +267,7 @@ class Remote:
 
     async def call_async(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
-    ) -> tuple[dict[str, Any], ResponseView]:
+    ) -> tuple[dict[str, Any], None]:
         """The blocking client, run in a worker thread."""
         import anyio.to_thread  # noqa: PLC0415 - lazy
 
