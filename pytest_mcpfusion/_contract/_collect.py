@@ -650,11 +650,9 @@ def _call_key(call: Mapping[str, Any]) -> str | None:
     Keys that are not strings would read as strings (``{1: x}`` as ``{"1": x}``):
     such a call, or one holding a Python object, is never the same as another.
     """
-    if not _json_keys(call):
-        return None
     try:
-        return json.dumps(call, sort_keys=True)
-    except (TypeError, ValueError, RecursionError):
+        return json.dumps(call, sort_keys=True) if _json_keys(call) else None
+    except (TypeError, ValueError, RecursionError):  # RecursionError: an example nested deep
         return None
 
 
