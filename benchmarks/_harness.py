@@ -103,7 +103,7 @@ def child_environment(*paths: Path | str) -> dict[str, str]:
     (``compileall``, into their ``__pycache__``, which git ignores), as
     ``pip install`` compiles an installed wheel's.
     """
-    environment = {k: v for k, v in os.environ.items() if k not in _CHILD_DROPPED}
+    environment = _base_environment()
     _compile_once()
     environment["PYTHONPATH"] = os.pathsep.join(
         [*map(str, paths), *filter(None, [environment.get("PYTHONPATH")])]
@@ -114,14 +114,18 @@ def child_environment(*paths: Path | str) -> dict[str, str]:
 @functools.cache
 def _compile_once() -> None:
     """The project's packages compiled into their ``__pycache__`` (once per run)."""
-    environment = {k: v for k, v in os.environ.items() if k not in _CHILD_DROPPED}
     packages = [str(ROOT / name) for name in ("fusion_core", "pytest_mcpfusion", "examples")]
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", *packages],
-        env=environment,
+        env=_base_environment(),
         check=True,
         stdout=subprocess.DEVNULL,
     )
+
+
+def _base_environment() -> dict[str, str]:
+    """This process's environment without what would change a child's run (``_CHILD_DROPPED``)."""
+    return {k: v for k, v in os.environ.items() if k not in _CHILD_DROPPED}
 
 
 def cpu_seconds(function: Callable[[], object], inner: int = 1) -> float:

@@ -96,9 +96,10 @@ def _nesting(value: Any) -> int:
         deepest = max(deepest, depth)
         if depth > MAX_DEPTH:
             break
-        children = item.values() if isinstance(item, Mapping) else item
-        if isinstance(item, Mapping | list | tuple):
-            stack.extend((child, depth + 1) for child in children)
+        if isinstance(item, Mapping):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((child, depth + 1) for child in item)
     return deepest
 
 
@@ -334,7 +335,7 @@ class Schema:
                 return any(fits) if key == "anyOf" else fits.count(True) == 1
         if "const" in schema or "enum" in schema:
             choices = schema.get("enum", [schema.get("const")])
-            if _key(value) not in {_key(choice) for choice in choices if _hashable(choice)}:
+            if _key(value) not in {_key(choice) for choice in choices}:
                 return False
         declared = schema.get("type")  # keywords of another type do not apply (no inference)
         kinds = None if declared is None else [declared] if isinstance(declared, str) else declared
@@ -380,10 +381,6 @@ class Schema:
         return options + _out_of_bounds(others[0] if branches else schema)
 
 
-def _hashable(value: Any) -> bool:
-    return not isinstance(value, list | dict)
-
-
 def _string_fits(value: str, schema: Mapping[str, Any]) -> bool:
     if len(value) < schema.get("minLength", 0):
         return False
@@ -397,8 +394,7 @@ def _string_fits(value: str, schema: Mapping[str, Any]) -> bool:
         return False
 
 
-def _number_fits(value: int, schema: Mapping[str, Any]) -> bool:
-    bounds: dict[str, Any] = dict(schema)
+def _number_fits(value: int, bounds: Mapping[str, Any]) -> bool:
     try:
         return (
             ("minimum" not in bounds or value >= bounds["minimum"])

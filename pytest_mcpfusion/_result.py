@@ -14,6 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, final
 
+from fusion_core._errors import WireFormatError
 from fusion_core._snapshot._inline import InlineWire, inline_of
 from fusion_core._write._view import ErrorEnvelope, ResponseView, Suggestion, ValidationFailure
 
@@ -46,7 +47,7 @@ class FusionResult:
     ) -> None:
         self._wire = dict(wire)
         self._view = view
-        self._parsed: ParsedResponse | None = None
+        self._parsed: ParsedResponse | WireFormatError | None = None
         self.tool = tool
         self.arguments = dict(arguments)
 
@@ -69,13 +70,20 @@ class FusionResult:
 
         Typed blocks in order, with the layout's indices and the view the
         bytes say: what ``check()`` and the wire snapshot read. Bytes that are
-        not a Fusion response raise ``WireFormatError``, naming the block.
+        not a Fusion response raise ``WireFormatError``, naming the block (the
+        same error each time: they are read once either way).
         """
         parsed = self._parsed
         if parsed is None:
             from fusion_core._read._parse import parse  # noqa: PLC0415 - only when needed
 
-            parsed = self._parsed = parse(self._wire)
+            try:
+                parsed = self._parsed = parse(self._wire)
+            except WireFormatError as exc:  # read once: the next reader gets the same error
+                self._parsed = exc
+                raise
+        if isinstance(parsed, WireFormatError):
+            raise parsed.with_traceback(None)
         return parsed
 
     @property

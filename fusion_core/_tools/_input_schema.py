@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, final
 
 from pydantic import BaseModel, PydanticUserError, create_model
@@ -247,6 +247,19 @@ class PropertyMerge:
             for name in self._props:
                 self._declared[name] = ([], [])
 
+    @classmethod
+    def of(
+        cls,
+        common: type[BaseModel] | None,
+        actions: Iterable[tuple[str, type[BaseModel] | None]],
+        tool: str = "",
+    ) -> PropertyMerge:
+        """The merge of ``common`` and ``actions``, in order (raises on the first conflict)."""
+        merge = cls(common, tool)
+        for key, params in actions:
+            merge.add(key, params)
+        return merge
+
     def __len__(self) -> int:
         """How many actions are merged."""
         return len(self._keys)
@@ -300,10 +313,7 @@ def merge_properties(
 
     ``tool`` names the tool in the error for a schema pydantic cannot write.
     """
-    merge = PropertyMerge(common, tool)
-    for key, params in actions:
-        merge.add(key, params)
-    return merge.properties()
+    return PropertyMerge.of(common, actions, tool).properties()
 
 
 def non_finite_numbers(

@@ -369,10 +369,8 @@ class Tool(_Registrar):
         """
         merge = self._merge
         if merge is None or merge.common is not self.common or len(merge) != len(self._actions):
-            merge = PropertyMerge(self.common, self.name)
-            for action in self._actions.values():
-                merge.add(action.key, action.fields_model)
-            self._merge = merge
+            actions = [(a.key, a.fields_model) for a in self._actions.values()]
+            merge = self._merge = PropertyMerge.of(self.common, actions, self.name)
         return merge
 
     def group(self, name: str, description: str | None = None) -> Group:

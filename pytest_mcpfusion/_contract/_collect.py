@@ -11,6 +11,7 @@ text.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import shlex
@@ -675,14 +676,18 @@ def _parameter_check(definition: Mapping[str, Any]) -> Callable[[str, Any], bool
 
     schema = definition.get("inputSchema") or {}
     properties = schema.get("properties") or {}
-    try:
-        root: Schema | None = Schema(schema)
-    except ValueError:  # a schema the strategies refuse too: no id is offered
-        root = None
+
+    @functools.cache  # read on the first question: only a test with ids to reuse asks one
+    def root() -> Schema | None:
+        try:
+            return Schema(schema)
+        except ValueError:  # a schema the strategies refuse too: no id is offered
+            return None
 
     def accepts(name: str, value: Any) -> bool:
-        if root is None or name not in properties or isinstance(value, bool):
+        if name not in properties or isinstance(value, bool) or not isinstance(value, str | int):
             return False
-        return isinstance(value, str | int) and root.admits(value, properties[name])
+        reader = root()
+        return reader is not None and reader.admits(value, properties[name])
 
     return accepts

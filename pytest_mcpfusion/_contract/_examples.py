@@ -208,10 +208,9 @@ def id_draws(
     """
     from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis loads lazily
 
-    choices = {
+    choices = {  # a name that is not id-like is offered nothing (candidates)
         (name, kind): st.sampled_from([*found, _KEEP])
         for name in names
-        if is_id_like(name)
         for kind in _KINDS
         if (found := snapshot.offers(name, kind, accepts))
     }
@@ -244,7 +243,6 @@ def unsent_ids(
     return [
         (name, found)
         for name in names
-        if is_id_like(name)
         for kind in _KINDS
         for found in snapshot.offers(name, kind, accepts)
         if (name, kind, found) not in done

@@ -139,24 +139,7 @@ def test_a_session_that_never_uses_the_plugin_loads_no_wire_engine(tmp_path: Pat
     """
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "test_unused.py").write_text("def test_nothing():\n    assert 1 + 1 == 2\n")
-    (tmp_path / "conftest.py").write_text(
-        "import json, sys\n"
-        "def pytest_unconfigure(config):\n"
-        "    loaded = sorted(m for m in sys.modules if m.startswith(('fusion_core.', "
-        "'pytest_mcpfusion.')))\n"
-        "    print('LOADED', json.dumps(loaded))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    line = next(line for line in done.stdout.splitlines() if line.startswith("LOADED "))
-    loaded = set(json.loads(line.removeprefix("LOADED ")))
+    loaded = _loaded_by_a_run(tmp_path, "-p", "no:randomly")
     heavy = {m for m in loaded if m.startswith(("fusion_core._read", "fusion_core._write"))}
     assert heavy == set(), heavy
     assert "fusion_core._snapshot._format" not in loaded
@@ -182,25 +165,31 @@ def test_a_suite_of_calls_without_the_gate_never_loads_the_contract_tests(tmp_pa
         "def test_get(fusion_call):\n"
         "    assert fusion_call('billing', 'get', id='INV-1').data == {'id': 'INV-1'}\n"
     )
-    (tmp_path / "conftest.py").write_text(
-        "import json, sys\n"
-        "def pytest_unconfigure(config):\n"
-        "    loaded = sorted(m for m in sys.modules if m.startswith('pytest_mcpfusion.'))\n"
-        "    print('LOADED', json.dumps(loaded))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    line = next(line for line in done.stdout.splitlines() if line.startswith("LOADED "))
-    loaded = set(json.loads(line.removeprefix("LOADED ")))
+    loaded = _loaded_by_a_run(tmp_path)
     assert "pytest_mcpfusion._session" in loaded  # the calls did go through the plugin
     assert {
         "pytest_mcpfusion._contract._collect",
         "pytest_mcpfusion._contract._answers",
     }.isdisjoint(loaded)
+
+
+def _loaded_by_a_run(project: Path, *options: str) -> set[str]:
+    """Our modules loaded when a whole ``pytest`` run in ``project`` ends (it must pass)."""
+    (project / "conftest.py").write_text(
+        "import json, sys\n"
+        "def pytest_unconfigure(config):\n"
+        "    loaded = sorted(m for m in sys.modules if m.startswith(('fusion_core.', "
+        "'pytest_mcpfusion.')))\n"
+        "    print('LOADED', json.dumps(loaded))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.startswith("LOADED "))
+    return set(json.loads(line.removeprefix("LOADED ")))

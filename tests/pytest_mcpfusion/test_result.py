@@ -39,3 +39,22 @@ def test_unreadable_bytes_raise_where_they_are_read() -> None:
         result.view  # noqa: B018
     assert block_kinds(wire) == ["text"]
     assert [violation.rule for violation in check(wire)] == ["wire-format"]
+
+
+def test_unreadable_bytes_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kinds and the check both ask: refused bytes (up to the size bound) are parsed once."""
+    import fusion_core._read._parse as reader  # noqa: PLC0415
+
+    calls: list[object] = []
+    real = reader.parse
+
+    def counted(source: object) -> object:
+        calls.append(source)
+        return real(source)
+
+    monkeypatch.setattr(reader, "parse", counted)
+    result = _result({"content": [{"type": "image", "data": "", "mimeType": "image/png"}]})
+    for _ in range(3):
+        with pytest.raises(WireFormatError):
+            result.parsed  # noqa: B018 - the property is what raises
+    assert len(calls) == 1
