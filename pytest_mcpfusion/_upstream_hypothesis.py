@@ -1,6 +1,6 @@
-"""Upstream coupling: the example-database key of a hypothesis test.
+"""Upstream coupling: the example-database key of a hypothesis test, its PRNG, its constants.
 
-Two couplings, checked against hypothesis 6.170.17.
+Three couplings, checked against hypothesis 6.170.17.
 
 **The database key.** ``@given`` reads a test's database key
 from the wrapped test's ``_hypothesis_internal_database_key`` attribute when
@@ -30,11 +30,14 @@ otherwise, it does nothing and hypothesis registers its own as before.
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Callable
 from random import Random
 from typing import Any, TypeVar
 
-__all__ = ["database_key", "prime_random"]
+__all__ = ["database_key", "prime_random", "skip_own_constants"]
+
+_OWN = ("fusion_core", "pytest_mcpfusion")
 
 _T = TypeVar("_T", bound=Callable[..., Any])
 
@@ -63,3 +66,15 @@ def prime_random() -> None:
     made = Random()  # noqa: S311 - hypothesis's PRNG for strategies, not for secrets
     local._hypothesis_global_random = made
     manage[next(keys)] = made
+
+
+def skip_own_constants() -> None:
+    """Keep this package's loaded modules out of hypothesis's scan for local constants."""
+    from hypothesis.internal.conjecture import providers  # noqa: PLC0415 - loads lazily
+
+    seen: Any = getattr(providers, "_seen_modules", None)
+    if not isinstance(seen, set):
+        return  # not hypothesis's shape: it scans as it likes
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] in _OWN:
+            seen.add(id(module))

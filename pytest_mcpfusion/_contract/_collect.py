@@ -340,6 +340,7 @@ class FusionContractItem(pytest.Item):
         from pytest_mcpfusion import _upstream_hypothesis, strategies  # noqa: PLC0415
 
         _upstream_hypothesis.prime_random()
+        _upstream_hypothesis.skip_own_constants()
 
         fusion = self.fusion
         tool = self.definition["name"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import Phase, given, settings
@@ -99,3 +101,39 @@ def test_the_primed_random_is_hypothesis_own_and_managed() -> None:
     assert seen["during"] is primed
     assert "registered" not in seen
     assert any(managed is primed for managed in entropy.RANDOMS_TO_MANAGE.values())
+
+
+def test_own_modules_are_kept_out_of_the_local_constants(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editable install searches like a wheel: the user's constants are drawn, the plugin's not.
+
+    Two modules on a local path, one named inside this package (as an
+    editable install's are), one the user's: after ``skip_own_constants``,
+    hypothesis's own scan finds the user's string and not the plugin's.
+    """
+    import importlib  # noqa: PLC0415
+
+    from hypothesis.internal.conjecture import providers  # noqa: PLC0415
+
+    from pytest_mcpfusion._upstream_hypothesis import skip_own_constants  # noqa: PLC0415
+
+    own_dir = tmp_path / "own"
+    own_dir.mkdir()
+    (own_dir / "_constants_probe.py").write_text('OWN = "plugin-constant-qzx"\n')
+    (tmp_path / "user_constants_probe.py").write_text('USER = "user-constant-qzx"\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import pytest_mcpfusion  # noqa: PLC0415
+
+    monkeypatch.setattr(pytest_mcpfusion, "__path__", [*pytest_mcpfusion.__path__, str(own_dir)])
+    for name in ("pytest_mcpfusion._constants_probe", "user_constants_probe"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    own = importlib.import_module("pytest_mcpfusion._constants_probe")
+    importlib.import_module("user_constants_probe")
+    assert own.__file__ is not None
+    assert own.__file__.startswith(str(own_dir))
+
+    skip_own_constants()
+    strings = providers._get_local_constants().set_for_type("string")
+    assert "user-constant-qzx" in strings
+    assert "plugin-constant-qzx" not in strings
