@@ -128,12 +128,15 @@ def test_own_modules_are_kept_out_of_the_local_constants(
     monkeypatch.setattr(pytest_mcpfusion, "__path__", [*pytest_mcpfusion.__path__, str(own_dir)])
     for name in ("pytest_mcpfusion._constants_probe", "user_constants_probe"):
         monkeypatch.delitem(sys.modules, name, raising=False)
-    own = importlib.import_module("pytest_mcpfusion._constants_probe")
-    importlib.import_module("user_constants_probe")
-    assert own.__file__ is not None
-    assert own.__file__.startswith(str(own_dir))
+    try:
+        own = importlib.import_module("pytest_mcpfusion._constants_probe")
+        importlib.import_module("user_constants_probe")
+        assert own.__file__ is not None
+        assert own.__file__.startswith(str(own_dir))
 
-    skip_own_constants()
-    strings = providers._get_local_constants().set_for_type("string")
+        skip_own_constants()
+        strings = providers._get_local_constants().set_for_type("string")
+    finally:  # the import set the probe on the package too; the public-surface tests read it
+        vars(pytest_mcpfusion).pop("_constants_probe", None)
     assert "user-constant-qzx" in strings
     assert "plugin-constant-qzx" not in strings
