@@ -12,16 +12,19 @@ per-property weight (``tests/_support/budget.py``).
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _pytest.pytester import SysModulesSnapshot
 
+from tests._support import hypothesis_globals
+
 pytest_plugins = ("pytester",)
 
 
 @pytest.fixture
-def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
+def pytester(pytester: pytest.Pytester) -> Iterator[pytest.Pytester]:
     """A pytester whose in-process runs forget only the temp project's own modules.
 
     pytester restores ``sys.modules`` after each in-process run (and at the
@@ -33,7 +36,9 @@ def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
     ``BaseModel``) would be refused. Failures that depend on test order and
     on xdist's distribution. Here only modules whose file lies in the temp
     project (its tests, its app, its conftest) are forgotten, as a real
-    process would never see them again either.
+    process would never see them again either. Hypothesis's forced seed and
+    profile, which an in-process run may set, are restored after the test
+    (``tests/_support/hypothesis_globals.py``).
     """
     root = pytester.path
 
@@ -45,4 +50,5 @@ def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
     # pytester's own hook for this is private: both snapshots it takes use it.
     pytester._Pytester__take_sys_modules_snapshot = lambda: SysModulesSnapshot(preserve)  # type: ignore[attr-defined]
     pytester._sys_modules_snapshot = SysModulesSnapshot(preserve)
-    return pytester
+    with hypothesis_globals.kept():
+        yield pytester

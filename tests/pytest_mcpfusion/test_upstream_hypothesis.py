@@ -140,3 +140,25 @@ def test_own_modules_are_kept_out_of_the_local_constants(
         vars(pytest_mcpfusion).pop("_constants_probe", None)
     assert "user-constant-qzx" in strings
     assert "plugin-constant-qzx" not in strings
+
+
+def test_kept_restores_hypothesis_forced_seed_and_profile() -> None:
+    """What the repository's ``pytester`` fixture relies on: ``kept`` undoes a seed and a profile.
+
+    An in-process run with ``--hypothesis-seed`` set hypothesis's forced seed
+    for the rest of the worker, where an unkeyed ``@given`` test then lost
+    its database: the replay test above failed (``0 == 500``) whenever xdist
+    gave it a worker that had run ``test_same_seed_gives_the_same_bytes``.
+    """
+    from hypothesis import core  # noqa: PLC0415
+
+    from tests._support import hypothesis_globals  # noqa: PLC0415
+
+    seed, profile = core.global_force_seed, settings.get_current_profile_name()
+    settings.register_profile("kept-probe", max_examples=3)
+    with hypothesis_globals.kept():
+        core.global_force_seed = 7  # type: ignore[assignment]  # typed None upstream
+        settings.load_profile("kept-probe")
+        assert settings().max_examples == 3
+    assert core.global_force_seed == seed
+    assert settings.get_current_profile_name() == profile
