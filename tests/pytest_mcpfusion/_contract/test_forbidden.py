@@ -125,3 +125,24 @@ def test_foreign_suggestion_block_is_checked_too() -> None:
         ]
     }
     assert len(unknown_references(wire_result(wire), DEFINITIONS)) == 1
+
+
+def test_a_forbidden_key_inside_any_mapping_is_found_at_its_path() -> None:
+    """The walk skips JSON scalars by exact type; other ``Mapping`` kinds are still walked.
+
+    ``structuredContent`` may hold what a framework built (a read-only
+    mapping, a ``str`` subclass as a key's neighbour); each level is found.
+    """
+    from types import MappingProxyType  # noqa: PLC0415
+
+    class Label(str):
+        __slots__ = ()
+
+    structured = {
+        "rows": [Label("x"), 1, 2.5, None, True, MappingProxyType({"password": "p"})],
+        "meta": MappingProxyType({"inner": [{"internal_cost": 3}]}),
+    }
+    wire = {"content": [{"type": "text", "text": "ok"}], "structuredContent": structured}
+    found = RULE.scan(wire_result(wire))
+    assert any("$.rows[5].password" in message for message in found), found
+    assert any("$.meta.inner[0].internal_cost" in message for message in found), found
