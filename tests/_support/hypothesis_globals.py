@@ -11,7 +11,6 @@ failures that depended on xdist's distribution.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -21,9 +20,7 @@ __all__ = ["kept"]
 @contextmanager
 def kept() -> Iterator[None]:
     """Restore hypothesis's forced seed and loaded profile when the block ends."""
-    if "hypothesis.core" not in sys.modules:
-        import hypothesis.core  # noqa: F401, PLC0415 - the state to keep lives there
-    from hypothesis import core, settings  # noqa: PLC0415
+    from hypothesis import core, settings  # noqa: PLC0415 - the state to keep lives there
 
     seed = core.global_force_seed
     profile = settings.get_current_profile_name()
