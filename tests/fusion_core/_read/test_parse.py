@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -15,6 +16,7 @@ import fusion_core as fc
 from fusion_core import ui
 from fusion_core._errors import WireFormatError
 from fusion_core._limits import MAX_XML_SIZE
+from fusion_core._read import _safexml
 from fusion_core._read._parse import parse
 from fusion_core._read._parsed_blocks import (
     DataBlock,
@@ -328,6 +330,60 @@ def test_hostile_xml_is_harmless(payload: str) -> None:
         text = etree.tostring(root).decode()
         assert "root:" not in text
         assert "lollollol" not in text
+
+
+def _xml_char(code: int) -> bool:
+    """XML 1.0's Char production."""
+    return (
+        code in (0x9, 0xA, 0xD)
+        or 0x20 <= code <= 0xD7FF
+        or 0xE000 <= code <= 0xFFFD
+        or 0x10000 <= code <= 0x10FFFF
+    )
+
+
+_EDGES = [0, 8, 9, 0x1F, 0x20, 0xD7FF, 0xD800, 0xDFFF, 0xE000, 0xFFFD, 0xFFFE, 0xFFFF]
+_EDGES += [0x10000, 0x10FFFF, 0x110000, 0xFFFFFF, 1114111, 1114112, 9_999_999, 10**7, 10**30]
+_REF_FORMS: dict[str, Callable[[int], str]] = {
+    "hex": lambda code: f"&#x{code:x};",
+    "decimal": lambda code: f"&#{code};",
+    "HEX-digits": lambda code: f"&#x{code:X};",
+    "hex-zeros": lambda code: f"&#x000{code:x};",
+    "decimal-zeros": lambda code: f"&#00{code};",
+}
+
+
+@pytest.mark.parametrize("form", sorted(_REF_FORMS))
+def test_exactly_the_references_xml_cannot_carry_become_fffd(form: str) -> None:
+    """The reference pass rewrites a reference iff its value is no XML 1.0 Char.
+
+    Every code point up to U+10FFFF and past it for the two plain forms, a
+    sample and the edges for upper-case digits and leading zeros; one
+    pattern does it (a pass in C), so this checks the pattern is exact.
+    """
+    step = 1 if form in ("hex", "decimal") else 97
+    codes = [*range(0, 0x110100, step), *_EDGES]
+    refs = [_REF_FORMS[form](code) for code in codes]
+    got = _safexml._ILLEGAL_REF.sub("!", "".join(refs))
+    want = "".join(ref if _xml_char(code) else "!" for code, ref in zip(codes, refs, strict=True))
+    assert got == want
+    # lxml is tried first, and must refuse every reference the pattern rewrites
+    # (else a block holding one would keep it): each edge alone, then a sample.
+    for code in {max(0, edge + step) for edge in _EDGES for step in (-1, 0, 1)}:
+        alone = parse_xml(f"<a>{_REF_FORMS[form](code)}</a>").text
+        assert alone == (chr(code) if _xml_char(code) else "\ufffd"), hex(code)
+    sample = slice(None, None, max(1, len(refs) // 2000))
+    root = parse_xml("<a>" + "".join(refs[sample]) + "</a>")
+    assert root.text == "".join(chr(c) if _xml_char(c) else "\ufffd" for c in codes[sample])
+
+
+@pytest.mark.parametrize("ref", ["&#;", "&#x;", "&#X41;", "&#xG;", "&#65", "&# 65;", "&#-1;"])
+def test_a_malformed_character_reference_is_refused_not_rewritten(ref: str) -> None:
+    """No digit, no ``x``, no ``;``: no reference, so nothing to read as U+FFFD."""
+    assert _safexml._ILLEGAL_REF.sub("!", ref) == ref
+    for block in (f"<a>{ref}</a>", f'<a b="{ref}"/>', f"<a>&#1;{ref}</a>"):
+        with pytest.raises(WireFormatError, match="not well-formed"):
+            parse_xml(block)
 
 
 def test_envelope_entities_are_never_expanded() -> None:
