@@ -35,6 +35,7 @@ from pydantic import ValidationError
 from fusion_core._kinds import TOOL_ERROR, VALIDATION_ERROR
 from fusion_core._present._presenter import CallRecord, Presenter, select_keys
 from fusion_core._present._redact import ErrorExposure, exception_text
+from fusion_core._tools._unquoted import message_without_input
 from fusion_core._write._builder import ResponseBuilder, sealed
 from fusion_core._write._numbers import js_scalar, read_json
 from fusion_core._write._one_call import (
@@ -165,7 +166,8 @@ def field_problems(error: ValidationError, *, values: bool = True) -> list[tuple
     """``(field, message)`` per problem, unrecognized keys merged into ``(root)``.
 
     With ``values=False`` the messages do not quote what was sent (a framework's
-    validation, whose inputs this library did not choose to show).
+    validation, whose inputs this library did not choose to show): pydantic's
+    messages that quote some of the input are written without it (``_unquoted``).
     """
     problems: list[tuple[str, str]] = []
     unknown: list[str] = []
@@ -176,7 +178,7 @@ def field_problems(error: ValidationError, *, values: bool = True) -> list[tuple
             continue
         name = ".".join(str(part) for part in loc) or ROOT
         if not values:
-            problems.append((name, f"{detail['msg']}."))
+            problems.append((name, f"{message_without_input(detail)}."))
             continue
         shown = "(missing)" if detail["type"] == "missing" else sent(detail.get("input"))
         problems.append((name, f"{detail['msg']}. You sent: {shown}."))

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import pytest
 from fastmcp import FastMCP
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from fusion_core import (
     BlockingFusionClient,
@@ -33,6 +34,7 @@ from fusion_core import mcpserver as fusion_mcpserver
 
 CANARY = "s3cr3t-canary-<&>"
 """A value sent as a bad argument: it must never come back in an envelope."""
+UUID = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"
 
 
 class Ticket(BaseModel):
@@ -42,6 +44,16 @@ class Ticket(BaseModel):
 
 class Filter(BaseModel):
     status: int
+
+
+class Cat(BaseModel):
+    kind: Literal["cat"]
+    lives: int
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+    name: str
 
 
 TICKET = Presenter("Ticket", schema=Ticket, rules=["Quote ticket ids as #id."])
@@ -88,6 +100,11 @@ def _server(kind: str, *, fusion: bool) -> Any:
     def nested(query: Filter) -> str:
         """A nested model argument."""
         return str(query.status)
+
+    @decorate
+    def typed(pet: Annotated[Cat | Dog, Field(discriminator="kind")], ref: uuid.UUID) -> str:
+        """Arguments whose pydantic messages quote some of the input."""
+        return f"{pet.kind} {ref}"
 
     return server
 
@@ -143,6 +160,10 @@ BAD_ARGUMENTS = [
     pytest.param("presented", {}, ["ticket"], id="missing"),
     pytest.param("nested", {"query": {"status": CANARY}}, ["query.status"], id="nested"),
     pytest.param("nested", {"query": CANARY}, ["query"], id="not-an-object"),
+    # pydantic's own message quotes the tag ("Input tag '...' found using ...").
+    pytest.param("typed", {"pet": {"kind": CANARY}, "ref": UUID}, ["pet"], id="discriminator-tag"),
+    # ... and the character a UUID fails at ("found `s` at 1"): none is sent.
+    pytest.param("typed", {"pet": {"kind": "cat", "lives": 9}, "ref": CANARY}, ["ref"], id="uuid"),
 ]
 
 
@@ -160,6 +181,7 @@ def test_refused_arguments_are_a_validation_envelope(
     assert validation.action == tool
     assert [field.name for field in validation.fields] == fields
     assert "s3cr3t" not in str(wire)
+    assert "`s`" not in str(wire)
     assert "pydantic" not in str(wire)
 
 
