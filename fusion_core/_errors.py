@@ -204,18 +204,29 @@ class ServerLimitError(ServerResultError):
     that was reached (seconds for ``kind == "timeout"``, bytes for
     ``kind == "size"``) and ``received`` how many bytes had arrived (size
     only; ``None`` for a server-sent event, which the SDK's own limit stops
-    without saying). The message says which constructor argument raises the
-    limit; the pytest plugin names its own option instead.
+    without saying). ``took`` is how long a late answer took, in seconds: a
+    server in this process whose tool held the event loop answered past the
+    limit, which no timer can cut short (``None``: no answer came). The
+    message says which constructor argument raises the limit; the pytest
+    plugin names its own option instead.
     """
 
     def __init__(
-        self, message: str, *, call: str, kind: str, limit: float, received: int | None = None
+        self,
+        message: str,
+        *,
+        call: str,
+        kind: str,
+        limit: float,
+        received: int | None = None,
+        took: float | None = None,
     ) -> None:
         super().__init__(message, result={})
         self.call = call
         self.kind = kind
         self.limit = limit
         self.received = received
+        self.took = took
 
 
 class ServerConnectionError(FusionError, ConnectionError):

@@ -519,8 +519,15 @@ def limit_message(exc: ServerLimitError | ServerConnectionError) -> str:
     if not isinstance(exc, ServerLimitError):
         return str(exc)
     if exc.kind == "timeout":
+        what = (
+            f"no answer within {exc.limit:g} s (the --fusion-timeout limit)"
+            if exc.took is None
+            else f"answered after {exc.took:.1f} s, past {exc.limit:g} s (the --fusion-timeout "
+            "limit; in process a tool that holds the event loop, such as a sync MCPServer "
+            "tool, cannot be cut short: it fails when it answers)"
+        )
         return (
-            f"{exc.call}: no answer within {exc.limit:g} s (the --fusion-timeout limit). "
+            f"{exc.call}: {what}. "
             "If the server needs longer, raise --fusion-timeout=SECONDS or the fusion_timeout "
             "ini key (0: no limit)."
         )

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -584,8 +585,14 @@ class FusionClient:
             if self._in_memory:
                 # No message is parsed, so none can fail to be (no race), and the
                 # SDK's read timeout bounds the whole request: a second timer of
-                # our own was a twentieth of an in-memory call.
+                # our own was a twentieth of an in-memory call. A tool that holds
+                # the event loop (a sync MCPServer tool) outruns that timer: its
+                # late answer is refused once it comes.
+                start = time.monotonic()
                 raw = await sent
+                took = time.monotonic() - start
+                if self._timeout is not None and took > self._timeout:
+                    raise self._timed_out(call or _named(named), took)
             else:
                 # Our own deadline as well as the SDK's read timeout: it covers the
                 # whole request, whatever the transport does in rounds.
@@ -651,13 +658,19 @@ class FusionClient:
             msg += f"; {log} may say why"
         return self._lost_error(msg)
 
-    def _timed_out(self, call: str) -> ServerLimitError:
+    def _timed_out(self, call: str, took: float | None = None) -> ServerLimitError:
         limit = self._timeout or 0.0
+        what = (
+            f"got no answer within {limit:g} s"
+            if took is None
+            else f"answered after {took:.1f} s, past the {limit:g} s limit (a tool that holds "
+            "the event loop cannot be cut short in process)"
+        )
         msg = (
-            f"{call} on {self._label!r} got no answer within {limit:g} s; "
+            f"{call} on {self._label!r} {what}; "
             "if the server needs longer, raise timeout= (None waits forever)"
         )
-        return ServerLimitError(msg, call=call, kind="timeout", limit=limit)
+        return ServerLimitError(msg, call=call, kind="timeout", limit=limit, took=took)
 
     def _too_large(self, call: str, received: int | None) -> ServerLimitError:
         limit = self._max_bytes or 0

@@ -106,3 +106,45 @@ def test_contract_tests_against_an_unbounded_action_end_with_a_clear_failure(
             "reproduce: pytest '*::fusion-contract::grow[[]valid[]]' --fusion *",
         ]
     )
+
+
+HOLDING_SERVER = """
+import time
+
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("holds")
+
+
+@mcp.tool()
+def hold(seconds: float) -> str:
+    time.sleep(seconds)  # a sync tool: MCPServer runs it on the event loop
+    return "done"
+"""
+
+
+def test_in_process_a_tool_holding_the_loop_fails_when_it_answers_late(
+    pytester: pytest.Pytester,
+) -> None:
+    """No timer fires while a sync MCPServer tool holds the loop: its late answer fails."""
+    pytester.makepyfile(
+        holding=HOLDING_SERVER,
+        test_user=(
+            "def test_late(fusion_call):\n    fusion_call('hold', seconds=1.2)\n\n\n"
+            "def test_in_time(fusion_call):\n"
+            "    assert fusion_call('hold', seconds=0).data == 'done'\n"
+        ),
+    )
+    result = pytester.runpytest_subprocess(
+        "--fusion-app=holding:mcp", "--fusion-timeout=0.5", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            (
+                "*tools/call 'hold' {\"seconds\": 1.2}: answered after 1.2 s, past 0.5 s (the "
+                "--fusion-timeout limit; in process a tool that holds the event loop*"
+            )
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -415,6 +416,42 @@ def test_an_answer_over_the_timeout_raises_naming_the_call(tmp_path: Path) -> No
     assert "tools/call 'stall' {\"seconds\": 600}" in str(caught.value)
     assert "within 1 s" in str(caught.value)
     assert "timeout=" in str(caught.value)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+def test_in_memory_an_answer_past_the_timeout_fails_though_no_timer_could_fire(
+    asynchronous: bool,
+) -> None:
+    """A tool that holds the event loop (``time.sleep`` in it) answers late: refused then.
+
+    An MCPServer runs a sync tool on the loop the in-memory client waits on,
+    so no deadline of the client's can fire until the tool returns; it
+    answered, and the call passed, until the client timed the call itself.
+    """
+    from mcp.server.mcpserver import MCPServer  # noqa: PLC0415 - the SDK's server
+
+    server = MCPServer("holds")
+
+    async def hold_async(seconds: float) -> str:
+        time.sleep(seconds)  # holding the loop is the point
+        return "done"
+
+    def hold(seconds: float) -> str:
+        time.sleep(seconds)
+        return "done"
+
+    server.tool(name="hold")(hold_async if asynchronous else hold)
+
+    with BlockingFusionClient.in_memory(server, timeout=0.2) as client:
+        assert client.call("hold", {"seconds": 0})["content"][0]["text"] == "done"
+        with pytest.raises(ServerLimitError) as caught:
+            client.call("hold", {"seconds": 0.4})
+        assert client.call("hold", {"seconds": 0})["isError"] is False  # the session goes on
+    assert (caught.value.kind, caught.value.limit) == ("timeout", 0.2)
+    assert caught.value.took is not None
+    assert caught.value.took >= 0.4
+    assert "tools/call 'hold' {\"seconds\": 0.4}" in str(caught.value)
+    assert "answered after 0.4 s, past the 0.2 s limit" in str(caught.value)
 
 
 def test_the_size_limit_applies_in_memory_too() -> None:
