@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import pytest
 
 from fusion_core import ResponseView, ServerConnectionError, ServerLimitError
-from pytest_mcpfusion._transport import Limits, StartupError
+from pytest_mcpfusion._transport import CONTRACT_SCOPE, TESTS_SCOPE, Limits, StartupError
 
 if TYPE_CHECKING:
     from fusion_core import FusionClient, ToolApp
@@ -45,10 +45,6 @@ _T = TypeVar("_T")
 
 __all__ = ["CONTRACT_SCOPE", "TESTS_SCOPE", "InMemory"]
 
-TESTS_SCOPE: Final = "tests"
-"""The isolation scope of the user's own tests."""
-CONTRACT_SCOPE: Final = "contract"
-"""The isolation scope of the ``--fusion`` contract tests."""
 _SHARED: Final = "shared"  # the one scope of a server instance (no factory)
 _PAGES: Final = {"FastMCP": "docs/fastmcp.md"}  # the state section of the kind's page
 

@@ -157,7 +157,9 @@ class FusionSession:
         except TypeError as exc:
             raise pytest.UsageError(str(exc)) from None
         self._transport = (
-            InProcess(app) if source is None else InMemory(source, self.limits, self._scope)
+            InProcess(app, self.limits)
+            if source is None
+            else InMemory(source, self.limits, self._scope)
         )
         self._serving_override = True
         self._discriminators = None
@@ -523,8 +525,9 @@ def limit_message(exc: ServerLimitError | ServerConnectionError) -> str:
             f"no answer within {exc.limit:g} s (the --fusion-timeout limit)"
             if exc.took is None
             else f"answered after {exc.took:.1f} s, past {exc.limit:g} s (the --fusion-timeout "
-            "limit; in process a tool that holds the event loop, such as a sync MCPServer "
-            "tool, cannot be cut short: it fails when it answers)"
+            "limit; in process nothing can cut short a sync tool, which holds the test's "
+            "thread or the server's event loop: its answer fails when it comes, and "
+            "--fusion-server bounds it)"
         )
         return (
             f"{exc.call}: {what}. "

@@ -38,7 +38,7 @@ from fusion_core import (
     parse,
     view_of,
 )
-from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
+from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, describe_call
 from fusion_core._mcp._frameworks import ServerSource
 from fusion_core._mcp._server import load_target
 from fusion_core._terminal import terminal_safe
@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from fusion_core import BlockingFusionClient, ToolApp
 
 __all__ = [
+    "CONTRACT_SCOPE",
+    "TESTS_SCOPE",
     "InProcess",
     "Limits",
     "Remote",
@@ -66,6 +68,12 @@ _STDERR_TAIL: Final = 12  # lines of a server's stderr an error message repeats
 
 class StartupError(Exception):
     """The app or server could not be reached; the message names it and says why."""
+
+
+TESTS_SCOPE: Final = "tests"
+"""The isolation scope of the user's own tests."""
+CONTRACT_SCOPE: Final = "contract"
+"""The isolation scope of the ``--fusion`` contract tests."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,16 +118,26 @@ class Transport(Protocol):
 
 
 class InProcess:
-    """Calls the app directly; one event loop thread serves every sync call."""
+    """Calls the app directly; one event loop thread serves every sync call.
+
+    Every call is bounded by ``limits.timeout``: what awaits is cancelled at
+    the deadline, and an answer that comes past it (a sync handler held the
+    thread: nothing in process can cut it short) is refused when it comes.
+    The contract tests' calls go through ``await app.call()`` (a sync handler
+    in the app's worker threads), so a stuck handler is left at the deadline
+    and the next call goes on; the user's own calls run inline (faster).
+    """
 
     name = "inproc"
 
-    def __init__(self, app: ToolApp) -> None:
+    def __init__(self, app: ToolApp, limits: Limits | None = None) -> None:
         from fusion_core import FusionApp  # noqa: PLC0415 - loaded with the app, not the plugin
 
         self.app: ToolApp | None = app
         self._app = app
         self._fusion = app if isinstance(app, FusionApp) else None
+        self._timeout = (limits or Limits()).timeout
+        self._inline = True  # the user's tests; contract tests call as a server does
         self._loop: asyncio.AbstractEventLoop | None = None
         self._portal: BlockingPortal | None = None
         self._portal_cm: contextlib.AbstractContextManager[BlockingPortal] | None = None
@@ -128,42 +146,77 @@ class InProcess:
         """The app's tool definitions."""
         return self._app.definitions()
 
+    def enter_scope(self, scope: str, *, fresh: bool) -> None:
+        """Contract tests (``CONTRACT_SCOPE``) call as a server does; others inline."""
+        self._inline = scope != CONTRACT_SCOPE
+
     def call(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
     ) -> tuple[dict[str, Any], ResponseView]:
-        """Run ``app.call`` on the session's event loop.
+        """Run ``app.call`` on the session's event loop, within the timeout.
 
         From sync code (no loop running in this thread) the call runs right
-        here: a ``FusionApp`` runs it with ``call_sync`` (a sync handler in
-        this thread, no loop started for it; what needs a loop on the
-        session's own loop), any other app on the session's loop. From
-        inside a running loop a portal thread runs it, since a loop cannot be
-        re-entered.
+        here: a ``FusionApp`` runs the user's calls with ``call_sync`` (a sync
+        handler in this thread, no loop started for it; what needs a loop on
+        the session's own loop), any other app and the contract tests' calls
+        on the session's loop. From inside a running loop a portal thread
+        runs it, since a loop cannot be re-entered.
         """
+        start = time.monotonic()
         try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            if self._loop is None:
-                self._loop = asyncio.new_event_loop()
-            if self._fusion is not None:
-                response = self._fusion.call_sync(tool, dict(arguments), ctx, loop=self._loop)
+            response: object
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                if self._loop is None:
+                    self._loop = asyncio.new_event_loop()
+                if self._fusion is not None and self._inline:
+                    response = self._fusion.call_sync(
+                        tool, dict(arguments), ctx, loop=self._loop, timeout=self._timeout
+                    )
+                else:
+                    response = self._loop.run_until_complete(self._bounded(tool, arguments, ctx))
             else:
-                response = self._loop.run_until_complete(self._app.call(tool, dict(arguments), ctx))
-            return _answer(response)
-        if self._portal is None:
-            from anyio.from_thread import start_blocking_portal  # noqa: PLC0415 - lazy
+                if self._portal is None:
+                    from anyio.from_thread import start_blocking_portal  # noqa: PLC0415 - lazy
 
-            self._portal_cm = start_blocking_portal()
-            self._portal = self._portal_cm.__enter__()
-        response = self._portal.call(self._app.call, tool, dict(arguments), ctx)
-        return _answer(response)
+                    self._portal_cm = start_blocking_portal()
+                    self._portal = self._portal_cm.__enter__()
+                response = self._portal.call(self._bounded, tool, arguments, ctx)
+        except TimeoutError:
+            raise self._timed_out(tool, arguments) from None
+        return self._in_time(tool, arguments, start, response)
 
     async def call_async(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
     ) -> tuple[dict[str, Any], ResponseView]:
-        """Await ``app.call`` in the test's own event loop."""
-        response = await self._app.call(tool, dict(arguments), ctx)
+        """Await ``app.call`` in the test's own event loop, within the timeout."""
+        start = time.monotonic()
+        try:
+            response = await self._bounded(tool, arguments, ctx)
+        except TimeoutError:
+            raise self._timed_out(tool, arguments) from None
+        return self._in_time(tool, arguments, start, response)
+
+    async def _bounded(self, tool: str, arguments: Mapping[str, Any], ctx: Any) -> object:
+        async with asyncio.timeout(self._timeout):
+            return await self._app.call(tool, dict(arguments), ctx)
+
+    def _in_time(
+        self, tool: str, arguments: Mapping[str, Any], start: float, response: object
+    ) -> tuple[dict[str, Any], ResponseView]:
+        took = time.monotonic() - start
+        if self._timeout is not None and took > self._timeout:
+            raise self._timed_out(tool, arguments, took)
         return _answer(response)
+
+    def _timed_out(
+        self, tool: str, arguments: Mapping[str, Any], took: float | None = None
+    ) -> ServerLimitError:
+        call, limit = describe_call(tool, arguments), self._timeout or 0.0
+        what = "got no answer" if took is None else f"answered after {took:.1f} s"
+        msg = f"{call} {what}, past the {limit:g} s limit"
+        return ServerLimitError(msg, call=call, kind="timeout", limit=limit, took=took)
 
     def close(self) -> None:
         """Close the session's loop and stop the portal thread."""
@@ -387,7 +440,7 @@ def open_transport(
             from pytest_mcpfusion._inmemory import InMemory  # noqa: PLC0415 - it builds on Remote
 
             return InMemory(target, limits)
-        return InProcess(target)
+        return InProcess(target, limits)
     if kind == "stdio":
         if server is None and app_spec is None:
             msg = "--fusion-transport=stdio needs --fusion-server=COMMAND or --fusion-app"

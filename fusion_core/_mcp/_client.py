@@ -60,6 +60,7 @@ __all__ = [
     "ServerConnectionError",
     "ServerLimitError",
     "ServerResultError",
+    "describe_call",
     "tool_result_wire",
 ]
 
@@ -165,7 +166,7 @@ def _request_sdk() -> _RequestSdk:
     return _RequestSdk()
 
 
-def _describe(name: str, arguments: Mapping[str, Any] | None) -> str:
+def describe_call(name: str, arguments: Mapping[str, Any] | None) -> str:
     """``tools/call 'grow' {"n": 5}``: a call as error messages name it (arguments trimmed)."""
     shown = json.dumps(dict(arguments or {}), ensure_ascii=False, default=repr)
     if len(shown) > _SHOWN_ARGUMENTS:
@@ -518,7 +519,7 @@ class FusionClient:
         )
         # Named lazily: only an error message needs the call's description (a
         # JSON dump of the arguments was a twentieth of an in-memory call).
-        result = await self._request(request, lambda: _describe(name, arguments))
+        result = await self._request(request, lambda: describe_call(name, arguments))
         if result.get("resultType", "complete") != "complete" or not isinstance(
             result.get("content"), list
         ):

@@ -46,6 +46,7 @@ import copy
 import functools
 import inspect
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, final
@@ -184,6 +185,7 @@ class FusionApp:
         ctx: Any = None,
         *,
         loop: asyncio.AbstractEventLoop | None = None,
+        timeout: float | None = None,
     ) -> ToolResponse:
         """``call()`` for code without an event loop (tests, scripts).
 
@@ -192,6 +194,9 @@ class FusionApp:
         needs a loop (an async handler or context factory) on ``loop``, an
         event loop that is not running (a fresh one, closed afterwards, by
         default). The answer is the one ``await app.call(...)`` gives.
+        ``timeout`` (seconds) cancels what runs on the loop past it, raising
+        ``TimeoutError``; a sync handler, running in this thread, cannot be
+        cut short (time the call to refuse a late answer).
         """
         try:
             asyncio.get_running_loop()
@@ -201,7 +206,8 @@ class FusionApp:
             msg = "call_sync() cannot run inside an event loop; use `await app.call(...)`"
             raise RuntimeError(msg)
         inline = Inline()
-        return drive(self._call(name, arguments, ctx, inline), inline, loop)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        return drive(self._call(name, arguments, ctx, inline), inline, loop, deadline)
 
     async def _call(
         self, name: Any, arguments: Any, ctx: Any, inline: Inline | None

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import time
 from collections.abc import Coroutine, Generator
 from typing import Any, Final, TypeVar, final
 
@@ -80,13 +81,23 @@ async def _rest(call: Coroutine[Any, Any, T]) -> T:
     return result
 
 
+async def _within(call: Coroutine[Any, Any, T], deadline: float) -> T:
+    async with asyncio.timeout(deadline - time.monotonic()):
+        return await call
+
+
 def drive(
-    call: Coroutine[Any, Any, T], inline: Inline, loop: asyncio.AbstractEventLoop | None
+    call: Coroutine[Any, Any, T],
+    inline: Inline,
+    loop: asyncio.AbstractEventLoop | None,
+    deadline: float | None = None,
 ) -> T:
     """Run ``call`` here without a loop; from its first :meth:`Inline.leave` on, on ``loop``.
 
     ``loop`` (not running) is the caller's event loop for the rest; ``None``
     runs it on a fresh loop, closed afterwards, as ``asyncio.run`` would.
+    Past ``deadline`` (a ``time.monotonic()`` time) the rest is cancelled and
+    ``TimeoutError`` raised; what runs here before it cannot be cut short.
     """
     context = contextvars.copy_context()
     try:
@@ -98,7 +109,7 @@ def drive(
         call.close()
         msg = "a call run without an event loop awaited something else than its loop"
         raise RuntimeError(msg)
-    rest = _rest(call)
+    rest = _rest(call) if deadline is None else _within(_rest(call), deadline)
     try:
         if loop is None:
             with asyncio.Runner() as runner:

@@ -143,8 +143,95 @@ def test_in_process_a_tool_holding_the_loop_fails_when_it_answers_late(
         [
             (
                 "*tools/call 'hold' {\"seconds\": 1.2}: answered after 1.2 s, past 0.5 s (the "
-                "--fusion-timeout limit; in process a tool that holds the event loop*"
+                "--fusion-timeout limit; in process nothing can cut short a sync tool*"
             )
         ]
     )
     assert "Traceback" not in result.stdout.str()
+
+
+SLEEPING_APP = """
+import asyncio
+import time
+
+from fusion_core import FusionApp, Tool
+
+tool = Tool("slow", description="Sleeps as long as it is told.")
+
+
+@tool.action("hold", description="A sync handler: it holds its thread.")
+def hold(seconds: float) -> dict:
+    time.sleep(max(seconds, 0))
+    return {"slept": seconds}
+
+
+@tool.action("wait", description="An async handler: it awaits.")
+async def wait(seconds: float) -> dict:
+    await asyncio.sleep(max(seconds, 0))
+    return {"slept": seconds}
+
+
+app = FusionApp([tool])
+"""
+
+
+def test_in_process_a_fusion_app_call_is_bounded_by_the_timeout(
+    pytester: pytest.Pytester,
+) -> None:
+    """An awaiting handler is cut at the limit; a sync one fails when its late answer comes."""
+    pytester.makepyfile(
+        sleeping=SLEEPING_APP,
+        test_user=(
+            "def test_wait(fusion_call):\n    fusion_call('slow', 'wait', seconds=60)\n\n\n"
+            "def test_hold(fusion_call):\n    fusion_call('slow', 'hold', seconds=1.2)\n\n\n"
+            "def test_in_time(fusion_call):\n"
+            "    assert fusion_call('slow', 'wait', seconds=0).data == {'slept': 0}\n"
+        ),
+    )
+    result = pytester.runpytest_subprocess(
+        "--fusion-app=sleeping:app", "--fusion-timeout=0.5", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(failed=2, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            '*tools/call \'slow\' {"seconds": 60, "action": "wait"}: no answer within 0.5 s*',
+            (
+                '*tools/call \'slow\' {"seconds": 1.2, "action": "hold"}: answered after '
+                "1.2 s, past 0.5 s (the --fusion-timeout limit; in process nothing can cut*"
+            ),
+        ]
+    )
+    assert result.duration < 30  # the 60 s wait was cut
+
+
+def test_in_process_contract_tests_leave_a_stuck_handler_at_the_timeout(
+    pytester: pytest.Pytester,
+) -> None:
+    """Generated arguments ask for hours of sleep: each call is cut at the limit, none hangs.
+
+    The contract tests call as a server does (a sync handler in the app's
+    worker threads), so even a handler holding its thread is left at the
+    deadline; the run ends, each action failing with the limit named.
+    """
+    pytester.makepyfile(sleeping=SLEEPING_APP)
+    pytester.makeini("[pytest]\n")
+    result = pytester.runpytest_subprocess(
+        "--fusion",
+        "--fusion-app=sleeping:app",
+        "--fusion-timeout=0.5",
+        "--fusion-allow-writes=slow",  # the tool says nothing of writing
+        "--hypothesis-seed=3",
+        "-k",
+        "valid and not invalid",
+        "-p",
+        "no:cacheprovider",
+    )
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            '*tools/call \'slow\' {*"action": "hold"*}: no answer within 0.5 s*',
+            '*tools/call \'slow\' {*"action": "wait"*}: no answer within 0.5 s*',
+        ],
+        consecutive=False,
+    )
+    assert result.duration < 60

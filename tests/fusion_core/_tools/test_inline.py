@@ -152,3 +152,39 @@ def test_a_closed_loop_is_refused_without_a_stray_coroutine() -> None:
     app = FusionApp([Tool("t").action("run", handler)])
     with pytest.raises(RuntimeError, match="closed"):
         app.call_sync("t", {"action": "run"}, loop=loop)
+
+
+def test_a_timeout_cancels_what_awaits_on_the_loop() -> None:
+    """``timeout=``: an async handler still waiting at the deadline is cancelled."""
+    cancelled: list[bool] = []
+
+    async def handler(seconds: float) -> str:
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        return "slept"
+
+    app = FusionApp([Tool("t").action("wait", handler)])
+    loop = asyncio.new_event_loop()
+    try:
+        with pytest.raises(TimeoutError):
+            app.call_sync("t", {"action": "wait", "seconds": 30}, loop=loop, timeout=0.05)
+        assert cancelled == [True]
+        answer = app.call_sync("t", {"action": "wait", "seconds": 0}, loop=loop, timeout=5)
+        assert answer.texts == ["slept"]  # the loop goes on
+    finally:
+        loop.close()
+
+
+def test_a_timeout_cannot_cut_a_sync_handler_short() -> None:
+    """A sync handler runs in this thread: its answer comes, late (the caller may time it)."""
+    import time  # noqa: PLC0415 - this test only
+
+    def handler() -> str:
+        time.sleep(0.1)
+        return "late"
+
+    app = FusionApp([Tool("t").action("run", handler)])
+    assert app.call_sync("t", {"action": "run"}, timeout=0.01).texts == ["late"]
