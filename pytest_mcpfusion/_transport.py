@@ -38,7 +38,12 @@ from fusion_core import (
     parse,
     view_of,
 )
-from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, describe_call
+from fusion_core._mcp._client import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_TIMEOUT,
+    describe_call,
+    json_size_over,
+)
 from fusion_core._mcp._frameworks import ServerSource
 from fusion_core._mcp._server import load_target
 from fusion_core._terminal import terminal_safe
@@ -120,9 +125,10 @@ class Transport(Protocol):
 class InProcess:
     """Calls the app directly; one event loop thread serves every sync call.
 
-    Every call is bounded by ``limits.timeout``: what awaits is cancelled at
-    the deadline, and an answer that comes past it (a sync handler held the
-    thread: nothing in process can cut it short) is refused when it comes.
+    Every call is bounded by ``limits``: what awaits is cancelled at the
+    deadline, an answer that comes past it (a sync handler held the thread:
+    nothing in process can cut it short) is refused when it comes, and so is
+    one larger than ``max_response_bytes`` as JSON.
     The contract tests' calls go through ``await app.call()`` (a sync handler
     in the app's worker threads), so a stuck handler is left at the deadline
     and the next call goes on; the user's own calls run inline (faster).
@@ -136,7 +142,8 @@ class InProcess:
         self.app: ToolApp | None = app
         self._app = app
         self._fusion = app if isinstance(app, FusionApp) else None
-        self._timeout = (limits or Limits()).timeout
+        limits = limits or Limits()
+        self._timeout, self._max_bytes = limits.timeout, limits.max_response_bytes
         self._inline = True  # the user's tests; contract tests call as a server does
         self._loop: asyncio.AbstractEventLoop | None = None
         self._portal: BlockingPortal | None = None
@@ -208,7 +215,16 @@ class InProcess:
         took = time.monotonic() - start
         if self._timeout is not None and took > self._timeout:
             raise self._timed_out(tool, arguments, took)
-        return _answer(response)
+        wire, view = _answer(response)
+        if self._max_bytes is not None:
+            size = json_size_over(wire, self._max_bytes)
+            if size is not None:
+                call = describe_call(tool, arguments)
+                msg = f"{call} answered with {size:,} bytes, past the {self._max_bytes:,} limit"
+                raise ServerLimitError(
+                    msg, call=call, kind="size", limit=self._max_bytes, received=size
+                )
+        return wire, view
 
     def _timed_out(
         self, tool: str, arguments: Mapping[str, Any], took: float | None = None

@@ -113,7 +113,7 @@ def _named(named: str | Callable[[], str]) -> str:
     return named if isinstance(named, str) else named()
 
 
-def _json_size_over(value: object, limit: int) -> int | None:
+def json_size_over(value: object, limit: int) -> int | None:
     """The size of ``value`` as JSON text in UTF-8 when it is over ``limit``, else ``None``.
 
     The size is that of ``json.dumps(value, ensure_ascii=False)``. orjson's
@@ -630,7 +630,7 @@ class FusionClient:
             )
             raise ServerResultError(msg, result={})
         if self._max_bytes is not None:
-            size = _json_size_over(raw.root, self._max_bytes)
+            size = json_size_over(raw.root, self._max_bytes)
             if size is not None:
                 raise self._too_large(call or _named(named), size)
         return raw.root

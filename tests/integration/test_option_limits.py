@@ -235,3 +235,31 @@ def test_in_process_contract_tests_leave_a_stuck_handler_at_the_timeout(
         consecutive=False,
     )
     assert result.duration < 60
+
+
+def test_in_process_a_fusion_app_answer_over_the_size_limit_fails(
+    pytester: pytest.Pytester,
+) -> None:
+    """The size limit holds in process too: the answer is measured as JSON (it was not)."""
+    pytester.makepyfile(
+        sized=(
+            "from fusion_core import FusionApp, Tool\n\n"
+            "tool = Tool('text', description='Text of n characters.')\n\n\n"
+            "@tool.action('make', description='Make it.')\n"
+            "async def make(n: int) -> dict:\n"
+            "    return {'text': 'x' * n}\n\n\n"
+            "app = FusionApp([tool])\n"
+        ),
+        test_user=(
+            "def test_big(fusion_call):\n    fusion_call('text', 'make', n=5000)\n\n\n"
+            "def test_small(fusion_call):\n"
+            "    assert fusion_call('text', 'make', n=3).data == {'text': 'xxx'}\n"
+        ),
+    )
+    result = pytester.runpytest_subprocess(
+        "--fusion-app=sized:app", "--fusion-max-response-bytes=1000", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(
+        ["*tools/call 'text' {*}: the answer passed 1,000 bytes, 5,0* bytes read*"]
+    )

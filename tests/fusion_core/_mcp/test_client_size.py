@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fusion_core._mcp._client import _json_size_over
+from fusion_core._mcp._client import json_size_over
 
 
 def _exact(value: Any) -> int:
@@ -29,4 +29,4 @@ def test_the_size_is_json_dumps_size_at_every_limit(value: Any) -> None:
     """Over the limit: ``json.dumps``'s exact UTF-8 size; at or under it: ``None``."""
     size = _exact(value)
     for limit in range(3 * size + 8):
-        assert _json_size_over(value, limit) == (size if size > limit else None), limit
+        assert json_size_over(value, limit) == (size if size > limit else None), limit
