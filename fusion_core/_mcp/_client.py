@@ -119,7 +119,10 @@ def json_size_over(value: object, limit: int) -> int | None:
     The size is that of ``json.dumps(value, ensure_ascii=False)``. orjson's
     compact dump first, as a bound: the text ``json`` writes is at most 3x as
     long (a space after each separator, ``-Infinity`` for orjson's ``null``),
-    so an answer under a third of the limit is never dumped twice.
+    so an answer under a third of the limit is never dumped twice. An
+    in-process app's answer may hold what JSON cannot (a set, an object):
+    such a value counts as its ``repr``; one JSON cannot measure at all (a
+    cycle, too deep) is not refused here.
     """
     import orjson  # noqa: PLC0415 - with the connected path only
 
@@ -128,7 +131,11 @@ def json_size_over(value: object, limit: int) -> int | None:
             return None
     except (TypeError, orjson.JSONEncodeError):  # a huge int, a lone surrogate: dump it exactly
         pass
-    size = len(json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (ValueError, RecursionError):
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
     return size if size > limit else None
 
 

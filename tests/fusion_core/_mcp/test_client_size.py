@@ -30,3 +30,14 @@ def test_the_size_is_json_dumps_size_at_every_limit(value: Any) -> None:
     size = _exact(value)
     for limit in range(3 * size + 8):
         assert json_size_over(value, limit) == (size if size > limit else None), limit
+
+
+def test_what_json_cannot_hold_counts_as_its_repr_and_never_raises() -> None:
+    """An in-process app's answer may hold a set or an object: measured, not refused by a raise."""
+    value: dict[str, Any] = {"s": {1, 2}, "o": object()}
+    size = len(json.dumps(value, default=repr).encode())
+    assert json_size_over(value, size - 1) == size
+    assert json_size_over(value, size) is None
+    cyclic: dict[str, Any] = {"big": "x" * 100}
+    cyclic["self"] = cyclic
+    assert json_size_over(cyclic, 10) is None  # a cycle cannot be measured: left to the reader
