@@ -38,12 +38,8 @@ from fusion_core import (
     parse,
     view_of,
 )
-from fusion_core._mcp._client import (
-    DEFAULT_MAX_RESPONSE_BYTES,
-    DEFAULT_TIMEOUT,
-    describe_call,
-    json_size_over,
-)
+from fusion_core._mcp._call_limits import describe_call, json_size_over
+from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from fusion_core._mcp._frameworks import ServerSource
 from fusion_core._mcp._server import load_target
 from fusion_core._terminal import terminal_safe

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Self, TextIO, TypeVar, cast, final
 
 from fusion_core._errors import ServerConnectionError, ServerLimitError, ServerResultError, leaves
+from fusion_core._mcp._call_limits import describe_call, json_size_over
 from fusion_core._mcp._client_raw import RawAnswers
 from fusion_core._mcp._client_stdio import Overflow, ProcessExit, bounded_stdio
 from fusion_core._mcp._connection_loss import Faults, connection_lost, reason
@@ -72,7 +73,6 @@ DEFAULT_TIMEOUT: Final = 30.0
 DEFAULT_MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
 """The largest answer (one JSON-RPC message, in bytes) read from a server: 8 MiB,
 some two million tokens, far beyond what a model can use from one tool call."""
-_SHOWN_ARGUMENTS: Final = 200  # characters of the arguments an error message repeats
 
 _PROTOCOL_KEYS: Final = frozenset({"resultType", "ttlMs", "cacheScope"})
 _SERVER_INFO_META: Final = "io.modelcontextprotocol/serverInfo"
@@ -113,32 +113,6 @@ def _named(named: str | Callable[[], str]) -> str:
     return named if isinstance(named, str) else named()
 
 
-def json_size_over(value: object, limit: int) -> int | None:
-    """The size of ``value`` as JSON text in UTF-8 when it is over ``limit``, else ``None``.
-
-    The size is that of ``json.dumps(value, ensure_ascii=False)``. orjson's
-    compact dump first, as a bound: the text ``json`` writes is at most 3x as
-    long (a space after each separator, ``-Infinity`` for orjson's ``null``),
-    so an answer under a third of the limit is never dumped twice. An
-    in-process app's answer may hold what JSON cannot (a set, an object):
-    such a value counts as its ``repr``; one JSON cannot measure at all (a
-    cycle, too deep) is not refused here.
-    """
-    import orjson  # noqa: PLC0415 - with the connected path only
-
-    try:
-        if 3 * len(orjson.dumps(value)) <= limit:
-            return None
-    except (TypeError, orjson.JSONEncodeError):  # a huge int, a lone surrogate: dump it exactly
-        pass
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=repr)
-    except (ValueError, RecursionError):
-        return None
-    size = len(text.encode("utf-8", "surrogatepass"))
-    return size if size > limit else None
-
-
 @final
 class _RequestSdk:
     """What :meth:`FusionClient._request` uses of anyio, pydantic and the SDK, imported once."""
@@ -171,14 +145,6 @@ def _request_sdk() -> _RequestSdk:
     # Six imports and a generic model's parametrisation per request were a
     # tenth of an in-memory call: resolved once.
     return _RequestSdk()
-
-
-def describe_call(name: str, arguments: Mapping[str, Any] | None) -> str:
-    """``tools/call 'grow' {"n": 5}``: a call as error messages name it (arguments trimmed)."""
-    shown = json.dumps(dict(arguments or {}), ensure_ascii=False, default=repr)
-    if len(shown) > _SHOWN_ARGUMENTS:
-        shown = shown[: _SHOWN_ARGUMENTS - 1] + "…"
-    return f"tools/call {name!r} {shown}"
 
 
 @final

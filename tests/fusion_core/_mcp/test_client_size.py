@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fusion_core._mcp._client import json_size_over
+from fusion_core._mcp._call_limits import json_size_over
 
 
 def _exact(value: Any) -> int:
