@@ -10,6 +10,7 @@ is a :class:`_CliError` naming the argument, the file and the entry.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,19 +37,57 @@ class _UsageError(_CliError):
     """A command line that cannot be run as given: one line on stderr, exit status 2."""
 
 
+class _NotJsonError(ValueError):
+    """What Python's reader takes and JSON is not: NaN, Infinity, 1e400, a key twice."""
+
+
+def _constant(name: str) -> float:
+    msg = f"{name} is not JSON"
+    raise _NotJsonError(msg)
+
+
+def _finite(literal: str) -> float:
+    number = float(literal)
+    if not math.isfinite(number):
+        msg = f"{literal} is too large for a number (a float's limit is about 1.8e308)"
+        raise _NotJsonError(msg)
+    return number
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for twice, _ in pairs:
+            if twice in seen:
+                break
+            seen.add(twice)
+        msg = f"the key {twice!r} is given twice in one object"
+        raise _NotJsonError(msg)
+    return value
+
+
+def _strict_json(text: str) -> Any:
+    """JSON as a server reads it: no NaN, no Infinity, no float overflow, no key twice."""
+    return read_json(text, parse_constant=_constant, parse_float=_finite, object_pairs_hook=_object)
+
+
 def _value(text: str) -> Any:
     try:
-        return read_json(text)
-    except json.JSONDecodeError:
+        return _strict_json(text)
+    except (json.JSONDecodeError, _NotJsonError):
         return text
 
 
 def _json_value(text: str, where: str) -> Any:
     """``text`` as JSON, or an error naming ``where`` it came from."""
     try:
-        return read_json(text)
-    except json.JSONDecodeError as exc:
+        return _strict_json(text)
+    except (json.JSONDecodeError, _NotJsonError) as exc:
         msg = f"{where} is not valid JSON: {exc}"
+        raise _CliError(msg) from None
+    except ValueError as exc:  # an int too long to be read (read_json's limit)
+        msg = f"{where}: {exc}"
         raise _CliError(msg) from None
 
 
