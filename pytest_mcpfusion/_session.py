@@ -25,6 +25,7 @@ from fusion_core import (
     ServerLimitError,
     WireFormatError,
 )
+from fusion_core._mcp._arguments import wire_arguments
 from fusion_core._snapshot._format import block_kinds
 from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, discriminator_of
 from pytest_mcpfusion._keys import GATE_KEY
@@ -340,10 +341,16 @@ class _Caller:
             # A context the transport cannot use (a framework's server, a server
             # process) is this call's mistake: it fails this test, not the session.
             ctx = _context(transport, self._context, context, merge)
+            arguments = self._session.arguments(tool, action, select, args)
+            # What a server reads, on every transport: a NaN is refused here
+            # (the wire would carry null), a set sent as the list a server gets.
+            arguments = wire_arguments(arguments)
         except pytest.UsageError as exc:  # a few lines, not a traceback through the fixture
             failure = str(exc)
+        except ValueError as exc:  # the test's arguments: its mistake, named
+            failure = f"fusion_call({tool!r}): {exc}"
         else:
-            return transport, ctx, self._session.arguments(tool, action, select, args)
+            return transport, ctx, arguments
         pytest.fail(failure, pytrace=False)
 
 

@@ -38,6 +38,7 @@ from fusion_core import (
     parse,
     view_of,
 )
+from fusion_core._mcp._arguments import wire_arguments
 from fusion_core._mcp._call_limits import describe_call, json_size_over
 from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from fusion_core._mcp._frameworks import ServerSource
@@ -165,6 +166,7 @@ class InProcess:
         on the session's loop. From inside a running loop a portal thread
         runs it, since a loop cannot be re-entered.
         """
+        arguments = wire_arguments(arguments)  # what a server would read: the same test anywhere
         start = time.monotonic()
         try:
             response: object
@@ -194,6 +196,7 @@ class InProcess:
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
     ) -> tuple[dict[str, Any], ResponseView]:
         """Await ``app.call`` in the test's own event loop, within the timeout."""
+        arguments = wire_arguments(arguments)
         start = time.monotonic()
         try:
             response = await self._bounded(tool, arguments, ctx)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Self, TextIO, TypeVar, cast, final
 
 from fusion_core._errors import ServerConnectionError, ServerLimitError, ServerResultError, leaves
+from fusion_core._mcp._arguments import check_arguments
 from fusion_core._mcp._call_limits import describe_call, json_size_over
 from fusion_core._mcp._client_raw import RawAnswers
 from fusion_core._mcp._client_stdio import Overflow, ProcessExit, bounded_stdio
@@ -485,6 +486,8 @@ class FusionClient:
         """
         from mcp_types import CallToolRequest, CallToolRequestParams  # noqa: PLC0415
 
+        if arguments:
+            check_arguments(arguments)  # a NaN the SDK would write as null: refused
         request = CallToolRequest(
             params=CallToolRequestParams(
                 name=name, arguments=dict(arguments) if arguments is not None else None

@@ -1,0 +1,73 @@
+"""A call's arguments as the wire carries them, whatever the transport.
+
+The MCP SDK writes a call's arguments as pydantic's JSON: a set or a tuple
+becomes a list, bytes a str, a date its ISO text, a model its fields, an int
+key a str key. In process nothing is written, so a handler got the objects
+themselves: the same test passing ``{1, 2}`` saw a set in process and a list
+over stdio. :func:`wire_arguments` gives every transport the JSON values, and
+refuses what JSON would carry as something else without a word: NaN and the
+infinities, which the wire writes as ``null``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["check_arguments", "wire_arguments"]
+
+
+def wire_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """``arguments`` as JSON values, as a server reads them; ``ValueError`` naming what is not.
+
+    For a call that writes no JSON (a server in this process). A NaN or an
+    infinity is refused naming its place (``arguments['x'][0]``), a value
+    pydantic cannot write as JSON (an ``object()``, bytes that are not UTF-8)
+    naming its type.
+    """
+    from fusion_core._write._numbers import read_json  # noqa: PLC0415
+
+    text = _json(arguments)
+    value: dict[str, Any] = read_json(text)
+    if b"NaN" in text or b"Infinity" in text:  # else no float is one (strings may say so)
+        _refuse_non_finite(value)
+    return value
+
+
+def check_arguments(arguments: Mapping[str, Any]) -> None:
+    """``ValueError`` if the SDK would write ``arguments`` as other values: a NaN as ``null``.
+
+    For a call the SDK writes (it writes the rest as :func:`wire_arguments` reads it).
+    """
+    text = _json(arguments)
+    if b"NaN" in text or b"Infinity" in text:
+        from fusion_core._write._numbers import read_json  # noqa: PLC0415
+
+        _refuse_non_finite(read_json(text))
+
+
+def _json(arguments: Mapping[str, Any]) -> bytes:
+    import pydantic_core  # noqa: PLC0415 - with the client, which needs pydantic anyway
+
+    try:
+        return pydantic_core.to_json(dict(arguments), inf_nan_mode="constants")
+    except pydantic_core.PydanticSerializationError as exc:
+        msg = f"the arguments are not JSON: {exc}"
+        raise ValueError(msg) from None
+
+
+def _refuse_non_finite(arguments: dict[str, Any]) -> None:
+    pending: list[tuple[str, Any]] = [("arguments", arguments)]
+    while pending:
+        path, value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend((f"{path}[{key!r}]", item) for key, item in value.items())
+        elif isinstance(value, list):
+            pending.extend((f"{path}[{index}]", item) for index, item in enumerate(value))
+        elif isinstance(value, float) and not math.isfinite(value):
+            msg = (
+                f"{path} is {value!r}: NaN and the infinities are not JSON "
+                "(the wire would carry null)"
+            )
+            raise ValueError(msg)
