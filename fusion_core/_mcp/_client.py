@@ -62,7 +62,6 @@ __all__ = [
     "ServerConnectionError",
     "ServerLimitError",
     "ServerResultError",
-    "describe_call",
     "tool_result_wire",
 ]
 
