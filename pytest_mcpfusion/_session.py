@@ -25,7 +25,7 @@ from fusion_core import (
     ServerLimitError,
     WireFormatError,
 )
-from fusion_core._mcp._arguments import wire_arguments
+from fusion_core._mcp._arguments import ArgumentsError
 from fusion_core._snapshot._format import block_kinds
 from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, discriminator_of
 from pytest_mcpfusion._keys import GATE_KEY
@@ -341,16 +341,10 @@ class _Caller:
             # A context the transport cannot use (a framework's server, a server
             # process) is this call's mistake: it fails this test, not the session.
             ctx = _context(transport, self._context, context, merge)
-            arguments = self._session.arguments(tool, action, select, args)
-            # What a server reads, on every transport: a NaN is refused here
-            # (the wire would carry null), a set sent as the list a server gets.
-            arguments = wire_arguments(arguments)
         except pytest.UsageError as exc:  # a few lines, not a traceback through the fixture
             failure = str(exc)
-        except ValueError as exc:  # the test's arguments: its mistake, named
-            failure = f"fusion_call({tool!r}): {exc}"
         else:
-            return transport, ctx, arguments
+            return transport, ctx, self._session.arguments(tool, action, select, args)
         pytest.fail(failure, pytrace=False)
 
 
@@ -390,6 +384,8 @@ class FusionCall(_Caller):
             wire, view = transport.call(tool, arguments, ctx)
         except (ServerLimitError, ServerConnectionError) as exc:
             failure = limit_message(exc)
+        except ArgumentsError as exc:  # the test's arguments (a NaN): its mistake, named
+            failure = f"fusion_call({tool!r}): {exc}"
         else:
             return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
         pytest.fail(failure, pytrace=False)  # outside the except: no chained traceback
@@ -422,6 +418,8 @@ class AsyncFusionCall(_Caller):
             wire, view = await transport.call_async(tool, arguments, ctx)
         except (ServerLimitError, ServerConnectionError) as exc:
             failure = limit_message(exc)
+        except ArgumentsError as exc:  # the test's arguments (a NaN): its mistake, named
+            failure = f"fusion_call({tool!r}): {exc}"
         else:
             return self._session.finish(tool, action, arguments, wire, view, checked=self._checked)
         pytest.fail(failure, pytrace=False)  # outside the except: no chained traceback

@@ -177,7 +177,7 @@ class InProcess:
                     self._loop = asyncio.new_event_loop()
                 if self._fusion is not None and self._inline:
                     response = self._fusion.call_sync(
-                        tool, dict(arguments), ctx, loop=self._loop, timeout=self._timeout
+                        tool, arguments, ctx, loop=self._loop, timeout=self._timeout
                     )
                 else:
                     response = self._loop.run_until_complete(self._bounded(tool, arguments, ctx))
@@ -190,7 +190,7 @@ class InProcess:
                 response = self._portal.call(self._bounded, tool, arguments, ctx)
         except TimeoutError:
             raise self._timed_out(tool, arguments) from None
-        return self._in_time(tool, arguments, start, response)
+        return self._within_limits(tool, arguments, start, response)
 
     async def call_async(
         self, tool: str, arguments: Mapping[str, Any], ctx: Any
@@ -202,13 +202,13 @@ class InProcess:
             response = await self._bounded(tool, arguments, ctx)
         except TimeoutError:
             raise self._timed_out(tool, arguments) from None
-        return self._in_time(tool, arguments, start, response)
+        return self._within_limits(tool, arguments, start, response)
 
     async def _bounded(self, tool: str, arguments: Mapping[str, Any], ctx: Any) -> object:
         async with asyncio.timeout(self._timeout):
-            return await self._app.call(tool, dict(arguments), ctx)
+            return await self._app.call(tool, arguments, ctx)
 
-    def _in_time(
+    def _within_limits(
         self, tool: str, arguments: Mapping[str, Any], start: float, response: object
     ) -> tuple[dict[str, Any], ResponseView]:
         took = time.monotonic() - start

@@ -15,36 +15,38 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["check_arguments", "wire_arguments"]
+from fusion_core._write._numbers import read_json
+
+__all__ = ["ArgumentsError", "check_arguments", "wire_arguments"]
+
+
+class ArgumentsError(ValueError):
+    """A call's arguments are not JSON, or not as the wire would carry them; names the place."""
 
 
 def wire_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """``arguments`` as JSON values, as a server reads them; ``ValueError`` naming what is not.
+    """``arguments`` as JSON values, as a server reads them; ``ArgumentsError`` naming what is not.
 
     For a call that writes no JSON (a server in this process). A NaN or an
     infinity is refused naming its place (``arguments['x'][0]``), a value
     pydantic cannot write as JSON (an ``object()``, bytes that are not UTF-8)
     naming its type.
     """
-    from fusion_core._write._numbers import read_json  # noqa: PLC0415
-
     text = _json(arguments)
-    value: dict[str, Any] = read_json(text)
+    value: dict[str, Any] = _read(text)
     if b"NaN" in text or b"Infinity" in text:  # else no float is one (strings may say so)
         _refuse_non_finite(value)
     return value
 
 
 def check_arguments(arguments: Mapping[str, Any]) -> None:
-    """``ValueError`` if the SDK would write ``arguments`` as other values: a NaN as ``null``.
+    """``ArgumentsError`` if the SDK would write ``arguments`` as other values: a NaN as ``null``.
 
     For a call the SDK writes (it writes the rest as :func:`wire_arguments` reads it).
     """
     text = _json(arguments)
     if b"NaN" in text or b"Infinity" in text:
-        from fusion_core._write._numbers import read_json  # noqa: PLC0415
-
-        _refuse_non_finite(read_json(text))
+        _refuse_non_finite(_read(text))
 
 
 def _json(arguments: Mapping[str, Any]) -> bytes:
@@ -54,7 +56,15 @@ def _json(arguments: Mapping[str, Any]) -> bytes:
         return pydantic_core.to_json(dict(arguments), inf_nan_mode="constants")
     except pydantic_core.PydanticSerializationError as exc:
         msg = f"the arguments are not JSON: {exc}"
-        raise ValueError(msg) from None
+        raise ArgumentsError(msg) from None
+
+
+def _read(text: bytes) -> Any:
+    try:
+        return read_json(text)
+    except ValueError as exc:  # an int too long for the wire
+        msg = f"the arguments are not JSON a server reads: {exc}"
+        raise ArgumentsError(msg) from None
 
 
 def _refuse_non_finite(arguments: dict[str, Any]) -> None:
@@ -70,4 +80,4 @@ def _refuse_non_finite(arguments: dict[str, Any]) -> None:
                 f"{path} is {value!r}: NaN and the infinities are not JSON "
                 "(the wire would carry null)"
             )
-            raise ValueError(msg)
+            raise ArgumentsError(msg)
