@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from fusion_core import ui
     from fusion_core._errors import (
         AppLoadError,
+        ArgumentsError,
         CharacterReferenceError,
         CycleError,
         FusionError,
@@ -78,6 +79,7 @@ __all__ = [
     "MAX_RESPONSE_SIZE",
     "Action",
     "AppLoadError",
+    "ArgumentsError",
     "Block",
     "BlockingFusionClient",
     "CharacterReferenceError",
@@ -167,6 +169,7 @@ _SOURCES: dict[str, str] = {
     "BlockingFusionClient": "._mcp._client_blocking",
     "FusionClient": "._mcp._client",
     "AppLoadError": "._errors",
+    "ArgumentsError": "._errors",
     "CharacterReferenceError": "._errors",
     "CycleError": "._errors",
     "FusionError": "._errors",

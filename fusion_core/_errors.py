@@ -13,6 +13,7 @@
     ├── WireFormatError(ValueError)    text that is not a well-formed Fusion block
     │   └── CharacterReferenceError    a character reference no character has (&#x110000;)
     ├── SizeLimitError(ValueError)     a response beyond the size policy (_limits)
+    ├── ArgumentsError(ValueError)     a call's arguments the wire would not carry as given
     ├── SchemaConflictError(TypeError)  two actions give one parameter different types
     ├── AppLoadError(ImportError)      a "pkg.module:app" spec that leads to no app
     ├── ServerConnectionError(ConnectionError)  the client could not reach a server
@@ -39,6 +40,7 @@ from fusion_core._terminal import terminal_safe
 
 __all__ = [
     "AppLoadError",
+    "ArgumentsError",
     "CharacterReferenceError",
     "CycleError",
     "FusionError",
@@ -158,6 +160,10 @@ class SizeLimitError(FusionError, ValueError):
         super().__init__(message)
         self.size = size
         self.limit = limit
+
+
+class ArgumentsError(FusionError, ValueError):
+    """A call's arguments JSON cannot carry as given (a NaN, an ``object()``), named by place."""
 
 
 class SchemaConflictError(FusionError, TypeError):

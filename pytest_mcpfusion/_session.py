@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any, Final, final
 import pytest
 
 from fusion_core import (
+    ArgumentsError,
     ResponseView,
     ServerConnectionError,
     ServerLimitError,
     WireFormatError,
 )
-from fusion_core._mcp._arguments import ArgumentsError
 from fusion_core._snapshot._format import block_kinds
 from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, discriminator_of
 from pytest_mcpfusion._keys import GATE_KEY

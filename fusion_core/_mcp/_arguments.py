@@ -15,13 +15,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from fusion_core._errors import ArgumentsError
 from fusion_core._write._numbers import read_json
 
-__all__ = ["ArgumentsError", "check_arguments", "wire_arguments"]
-
-
-class ArgumentsError(ValueError):
-    """A call's arguments are not JSON, or not as the wire would carry them; names the place."""
+__all__ = ["check_arguments", "wire_arguments"]
 
 
 def wire_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
