@@ -149,6 +149,11 @@ def with_key(key: Any, value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value, **{k: v for k, v in args.items() if k != key}}
 
 
+def _keyed(key: Any, drawn: tuple[Any, Mapping[str, Any]]) -> dict[str, Any]:
+    """``with_key(key, *drawn)``: a fixed key is not drawn (each draw costs a span)."""
+    return with_key(key, *drawn)
+
+
 def without_key(key: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in args.items() if k != key}
 
@@ -492,9 +497,7 @@ def violations(
         out.append(st.tuples(dropped, valid).map(lambda p: without_key(*p)))
     for name, sub in properties.items():
         bad_values = root.wrong(sub, f"#/properties/{name}")
-        out += [
-            st.tuples(st.just(name), bad, valid).map(lambda p: with_key(*p)) for bad in bad_values
-        ]
+        out += [st.tuples(bad, valid).map(functools.partial(_keyed, name)) for bad in bad_values]
     if strict or schema.get("additionalProperties") is False:
         taken = {*properties, *reserved}
         key = st.text(max_size=12).filter(lambda k: k not in taken)

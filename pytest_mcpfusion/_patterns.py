@@ -14,7 +14,11 @@ alternation, repeats and the ``^``/``$`` anchors. A repeated character class
 becomes one ``st.text`` over that class; the classes are hypothesis's own
 (``\d`` is Unicode ``Nd``, ``\w`` the letters, numbers and ``_``, ``\s`` the
 separators and ASCII spaces, every class UTF-8 encodable, as in
-``from_regex``); every draw must still ``fullmatch`` the pattern. Anything
+``from_regex``); every draw must still ``fullmatch`` the pattern, checked by a
+filter unless the pattern is one whose every built string matches (``\d``,
+literals, ranges, edge anchors: an id's pattern), as each filter is one
+more draw with its own span. Literals around one drawn part are added to
+it, not drawn. Anything
 else (flags, lookarounds, backreferences, ``\b``, huge ranges) is left to
 ``from_regex``.
 
@@ -45,6 +49,7 @@ _SPACE_CHARS: Final = " \t\n\r\f\v\x1c\x1d\x1e\x1f\x85"
 _ANCHORS: Final = frozenset(
     getattr(_sre, f"AT_{name}") for name in ("BEGINNING", "BEGINNING_STRING", "END", "END_STRING")
 )
+_STARTS: Final = frozenset((_sre.AT_BEGINNING, _sre.AT_BEGINNING_STRING))
 _REPEATS: Final = frozenset(
     getattr(_sre, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
 )
@@ -70,34 +75,94 @@ def pattern_strings(pattern: re.Pattern[str]) -> SearchStrategy[str]:
     if pattern.flags & ~re.UNICODE:
         return st.from_regex(pattern, fullmatch=True)
     try:
-        built = _sequence(_parser.parse(pattern.pattern, pattern.flags).data)
+        codes = _parser.parse(pattern.pattern, pattern.flags).data
+        built = _sequence(codes)
     except _UnsupportedError:
         return st.from_regex(pattern, fullmatch=True)
+    if _exact(codes, top=True):  # every string built matches: no filter to draw through
+        return built
     return built.filter(pattern.fullmatch)
 
 
+def _exact(codes: list[tuple[Any, Any]], *, top: bool = False) -> bool:
+    r"""Whether every string :func:`_sequence` builds from ``codes`` is a full match.
+
+    So for literals, ``.``, classes of literals, ranges and ``\d`` (Unicode
+    ``Nd``, exactly ``str.isdecimal``, what ``\d`` matches), groups,
+    alternation and greedy or lazy repeats (the regex backtracks through
+    them), with ``^`` or ``\A`` only first and ``$`` or ``\Z`` only last.
+    Not for a possessive repeat (``a*+a`` gives up no character), an anchor
+    elsewhere, nor ``\w`` and ``\s``, whose categories are hypothesis's
+    reading of Python's: the fullmatch filter stays for those.
+    """
+    last = len(codes) - 1
+    for index, (code, value) in enumerate(codes):
+        if code is _sre.AT:
+            at = 0 if value in _STARTS else last  # ^ or \A first, $ or \Z last
+            if not top or index != at:
+                return False
+        elif code is _sre.IN:
+            if any(kind is _sre.CATEGORY and name is not _sre.CATEGORY_DIGIT
+                   for kind, name in value):  # fmt: skip
+                return False
+        elif code is _sre.CATEGORY:
+            if value is not _sre.CATEGORY_DIGIT:
+                return False
+        elif code is _sre.SUBPATTERN:
+            if not _exact(value[3].data):
+                return False
+        elif code is _sre.BRANCH:
+            if not all(_exact(branch.data) for branch in value[1]):
+                return False
+        elif code in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):
+            if not _exact(value[2].data):
+                return False
+        elif code not in (_sre.LITERAL, _sre.NOT_LITERAL, _sre.ANY):
+            return False
+    return True
+
+
 def _sequence(codes: list[tuple[Any, Any]]) -> SearchStrategy[str]:
-    parts: list[SearchStrategy[str]] = []
-    literal: list[str] = []
+    parts: list[str | SearchStrategy[str]] = []  # literal text, or what is drawn
     for code, value in codes:
         if code is _sre.LITERAL:
-            literal.append(_char(value))
-            continue
-        if literal:
-            parts.append(st.just("".join(literal)))
-            literal = []
-        if code is _sre.AT:
+            text = _char(value)
+            if parts and isinstance(parts[-1], str):
+                parts[-1] += text
+            else:
+                parts.append(text)
+        elif code is _sre.AT:
             if value not in _ANCHORS:  # \b, \B
                 raise _UnsupportedError(str(value))
-            continue  # matches the empty string; the fullmatch filter checks its place
-        parts.append(_one(code, value))
-    if literal:
-        parts.append(st.just("".join(literal)))
-    if not parts:
-        return st.just("")
-    if len(parts) == 1:
-        return parts[0]
-    return st.tuples(*parts).map("".join)
+            # matches the empty string; _exact or the fullmatch filter checks its place
+        else:
+            parts.append(_one(code, value))
+    drawn = [part for part in parts if not isinstance(part, str)]
+    if not drawn:
+        return st.just("".join(parts))  # type: ignore[arg-type] # all str
+    if len(drawn) == 1:  # literals around one drawn part: one draw, not one per part
+        # Runs of literals are merged, so the parts are [before,] drawn[, after].
+        at = next(index for index, part in enumerate(parts) if part is drawn[0])
+        before, after = "".join(parts[:at]), "".join(parts[at + 1 :])  # type: ignore[arg-type]
+        return drawn[0].map(_Around(before, after)) if before or after else drawn[0]
+    return st.tuples(*[st.just(part) if isinstance(part, str) else part for part in parts]).map(
+        "".join
+    )
+
+
+class _Around:
+    """``before + drawn + after``, as a named callable (hypothesis prints strategies' maps)."""
+
+    __slots__ = ("after", "before")
+
+    def __init__(self, before: str, after: str) -> None:
+        self.before, self.after = before, after
+
+    def __call__(self, drawn: str) -> str:
+        return f"{self.before}{drawn}{self.after}"
+
+    def __repr__(self) -> str:
+        return f"lambda s: {self.before!r} + s + {self.after!r}"
 
 
 def _one(code: Any, value: Any) -> SearchStrategy[str]:

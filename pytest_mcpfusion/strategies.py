@@ -47,6 +47,7 @@ left out.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar
@@ -225,16 +226,10 @@ def tool_calls(
     invalid_calls: list[SearchStrategy[dict[str, Any]]] = []
     for key in keys:
         action, strict = _action_schema(definition, field, key)
-        root, tag = _js.Schema(action), st.just(key)
-        valid_calls.append(
-            st.tuples(st.just(field), tag, root.objects(action, "#")).map(
-                lambda p: _js.with_key(*p)
-            )
-        )
+        root, tagged = _js.Schema(action), functools.partial(_js.with_key, field, key)
+        valid_calls.append(root.objects(action, "#").map(tagged))
         broken = _js.violations(root, action, strict=strict, reserved=(field, "_select"))
-        invalid_calls += [
-            st.tuples(st.just(field), tag, b).map(lambda p: _js.with_key(*p)) for b in broken
-        ]
+        invalid_calls += [b.map(tagged) for b in broken]
     if valid:
         return st.one_of(valid_calls).map(lambda a: (name, a))
     missing = st.one_of(valid_calls).map(lambda a: _js.without_key(field, a))

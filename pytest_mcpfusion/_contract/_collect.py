@@ -33,6 +33,7 @@ from fusion_core._tools._definitions import (
 )
 from pytest_mcpfusion._contract._answers import level_problems, protocol_refusal
 from pytest_mcpfusion._contract._examples import (
+    IdDraws,
     IdReuse,
     IdSnapshot,
     action_examples,
@@ -365,17 +366,29 @@ class FusionContractItem(pytest.Item):
         reuse = IdReuse(
             ids, _properties(self.definition) if ids else [], _parameter_check(self.definition)
         )
-        drawn = reuse.strategy if reuse.strategy is not None else st.none()
+        # Only what varies is drawn (each draw costs hypothesis a span): a tool
+        # without _select draws no _select, a test with no id to reuse no id.
+        id_keys = list(reuse.choices)
+        parts = [args, *([select] if select is not None else []), *reuse.choices.values()]
+        call = parts[0] if len(parts) == 1 else st.tuples(*parts)
 
-        # One strategy for the whole example (its arguments, _select and reused
+        def unpack(value: Any) -> tuple[dict[str, Any], list[str] | None, IdDraws | None]:
+            if len(parts) == 1:
+                return value, None, None
+            arguments, *rest = value
+            chosen = rest.pop(0) if select is not None else None
+            return arguments, chosen, dict(zip(id_keys, rest, strict=True)) if id_keys else None
+
+        # One strategy for the whole example (its calls' arguments, _select and reused
         # ids): hypothesis checks each given strategy's use of random per example.
         # Every item runs this one function: its examples have a key of its own (its id).
         @_upstream_hypothesis.database_key(self.nodeid)
         @seed(self.seed)
         @settings(**search_settings(examples))
-        @given(batch=st.tuples(*[st.tuples(args, select, drawn)] * BATCH))
-        def run(batch: tuple[tuple[dict[str, Any], list[str] | None, Any], ...]) -> None:
-            for arguments, chosen, ids_drawn in batch:
+        @given(batch=st.tuples(*[call] * BATCH))
+        def run(batch: tuple[Any, ...]) -> None:
+            for value in batch:
+                arguments, chosen, ids_drawn = unpack(value)
                 send(reuse.apply(arguments, ids_drawn), chosen)
 
         app = fusion.transport().app or fusion.spec_app()
@@ -578,12 +591,12 @@ def _rows(data: Any) -> list[Mapping[str, Any]]:
     return []
 
 
-def _selections(keys: list[str]) -> SearchStrategy[list[str] | None]:
-    """``_select`` values to send: none, or a non-empty subset of ``keys``."""
+def _selections(keys: list[str]) -> SearchStrategy[list[str] | None] | None:
+    """``_select`` values to send: none, or a non-empty subset of ``keys`` (``None``: no keys)."""
     from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis loads lazily
 
     if not keys:
-        return st.none()
+        return None
     return st.lists(st.sampled_from(keys), unique=True, min_size=1) | st.none()
 
 

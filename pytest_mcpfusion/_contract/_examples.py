@@ -198,23 +198,23 @@ IdDraws = dict[tuple[str, str], Any]
 
 def id_draws(
     snapshot: IdSnapshot, names: Iterable[str], accepts: Callable[[str, Any], bool]
-) -> SearchStrategy[IdDraws] | None:
-    """What :func:`reuse_ids` puts into the id-like arguments ``names``; ``None``: no id.
+) -> dict[tuple[str, str], SearchStrategy[Any]]:
+    """What :func:`reuse_ids` may put into the id-like arguments ``names``, by argument and type.
 
-    One strategy drawn with the example's other arguments (a draw per
+    Each strategy draws an id the argument's schema accepts, or keeps the
+    generated value. Empty when there is no id to offer. The contract tests
+    draw them in the same tuple as the example's other arguments (a draw per
     argument and type, whether the example has the argument or not), so an
-    example costs no ``data.draw`` of its own. Each may also keep the
-    generated value.
+    example costs no ``data.draw`` of its own, nor one for a dict of them.
     """
     from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis loads lazily
 
-    choices = {  # a name that is not id-like is offered nothing (candidates)
+    return {  # a name that is not id-like is offered nothing (candidates)
         (name, kind): st.sampled_from([*found, _KEEP])
         for name in names
         for kind in _KINDS
         if (found := snapshot.offers(name, kind, accepts))
     }
-    return st.fixed_dictionaries(choices) if choices else None
 
 
 def reuse_ids(arguments: Mapping[str, Any], drawn: IdDraws) -> dict[str, Any]:
@@ -259,7 +259,7 @@ class IdReuse:
     id (the same seed gives the same calls).
     """
 
-    __slots__ = ("_accepts", "_bases", "_names", "_sent", "_snapshot", "strategy")
+    __slots__ = ("_accepts", "_bases", "_names", "_sent", "_snapshot", "choices")
 
     def __init__(
         self, snapshot: IdSnapshot, names: Iterable[str], accepts: Callable[[str, Any], bool]
@@ -269,8 +269,8 @@ class IdReuse:
         self._accepts = accepts
         self._sent: list[tuple[str, Any]] = []
         self._bases: dict[str, dict[str, Any]] = {}
-        self.strategy = id_draws(snapshot, self._names, accepts) if self._names else None
-        """What one example draws for its id-like arguments (``None``: there is no id)."""
+        self.choices = id_draws(snapshot, self._names, accepts) if self._names else {}
+        """What one call draws for each id-like argument and type (empty: there is no id)."""
 
     def apply(self, arguments: dict[str, Any], drawn: IdDraws | None) -> dict[str, Any]:
         """One generated call's arguments with the drawn ids, remembered for :meth:`sweep`."""

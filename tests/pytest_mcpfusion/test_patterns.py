@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from pytest_mcpfusion._patterns import pattern_strings
+from pytest_mcpfusion._patterns import _exact, _parser, _sequence, pattern_strings
 
 # The plain subset the module draws itself, and constructs it leaves to from_regex.
 OWN = [
@@ -70,3 +70,77 @@ def test_the_stdlib_parser_has_the_shape_read() -> None:
     group, add_flags, del_flags, branch = codes[4][1]
     assert (group, add_flags, del_flags) == (1, 0, 0)
     assert branch.data[0][0] is constants.BRANCH
+
+
+_PIECES = st.recursive(
+    st.sampled_from(
+        [
+            "a",
+            "b",
+            "-",
+            r"\d",
+            ".",
+            "[a-c]",
+            "[^a]",
+            r"[\d_]",
+            r"\.",
+            "[0-9A-F]",
+            r"\w",
+            r"\s",
+            "^",
+            "$",
+        ]
+    ),
+    lambda inner: st.one_of(
+        st.tuples(inner, inner).map("".join),
+        st.tuples(inner, inner).map(lambda p: f"(?:{p[0]}|{p[1]})"),
+        st.tuples(
+            inner, st.sampled_from(["*", "+", "?", "{2}", "{1,3}", "*?", "+?", "*+", "++"])
+        ).map(lambda p: f"(?:{p[0]}){p[1]}"),
+    ),
+    max_leaves=6,
+)
+_ANCHORED = st.tuples(
+    st.sampled_from(["", "^", r"\A"]), _PIECES, st.sampled_from(["", "$", r"\Z"])
+).map("".join)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=_ANCHORED, data=st.data())
+def test_a_pattern_drawn_without_the_filter_only_builds_full_matches(
+    pattern: str, data: st.DataObject
+) -> None:
+    r"""Drawn without the fullmatch filter (an exact pattern), every string built matches.
+
+    The class of input: patterns the module builds itself, with the constructs
+    that make a built string fail to match (a possessive repeat gives up no
+    character, an anchor inside, ``\w``/``\s`` as categories) mixed in.
+    """
+    codes = _parser.parse(pattern, 0).data
+    if not _exact(codes, top=True):
+        assert "filter" in repr(pattern_strings(re.compile(pattern)))
+        return
+    text = data.draw(_sequence(codes))
+    assert re.fullmatch(pattern, text), (pattern, text)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "exact"),
+    [
+        (r"^INV-\d{3,}$", True), (r"[a-f0-9]{8}", True), (r"(a|ab)c", True), (r"a*?b[^x]", True),
+        (r"\Aab\Z", True), (r"$a", False), (r"a^", False), (r"a*+a", False), (r"a^b", False),
+        (r"(^a)", False), (r"\w", False), (r"[\s-]", False), (r"\D", False),
+    ],
+)  # fmt: skip
+def test_exact_patterns_are_those_every_built_string_matches(pattern: str, exact: bool) -> None:
+    """The plain subset ids are written in is drawn unfiltered; the rest keeps the filter."""
+    assert _exact(_parser.parse(pattern, 0).data, top=True) is exact
+    assert ("filter" in repr(pattern_strings(re.compile(pattern)))) is not exact
+
+
+def test_digit_is_the_nd_category() -> None:
+    r"""``\d`` matches exactly Unicode ``Nd``, the category drawn for it: it needs no filter."""
+    digits = re.compile(r"\d")
+    for point in range(0x110000):
+        char = chr(point)
+        assert bool(digits.fullmatch(char)) is (unicodedata.category(char) == "Nd"), hex(point)

@@ -70,12 +70,11 @@ def test_id_draws_offer_only_ids_the_parameter_schema_accepts() -> None:
     def accepts(name: str, value: Any) -> bool:
         return name == "client_id" and str(value).startswith("C-")
 
-    strategy = id_draws(snapshot, ["client_id", "note"], accepts)
-    assert strategy is not None
-    offered = find(strategy, lambda drawn: True)
-    assert set(offered) == {("client_id", "string")}  # no integer ids, no draw for "note"
+    choices = id_draws(snapshot, ["client_id", "note"], accepts)
+    assert set(choices) == {("client_id", "string")}  # no integer ids, no draw for "note"
+    assert find(choices["client_id", "string"], lambda drawn: isinstance(drawn, str)) == "C-1"
     assert snapshot.offers("client_id", "string", accepts) == ["C-1"]
-    assert id_draws(snapshot, ["note"], accepts) is None
+    assert id_draws(snapshot, ["note"], accepts) == {}
 
 
 def test_each_offered_id_is_swept_once_after_the_search() -> None:
@@ -87,7 +86,7 @@ def test_each_offered_id_is_swept_once_after_the_search() -> None:
     snapshot = IdSnapshot({"invoice_id": ("INV-1", "INV-2", "INV-3"), "id": (9,)})
     strings = lambda name, value: isinstance(value, str)  # noqa: E731 - the schema's answer
     reuse = IdReuse(snapshot, ["invoice_id", "amount", "client_id"], strings)
-    assert reuse.strategy is not None
+    assert set(reuse.choices) == {("invoice_id", "string"), ("client_id", "string")}
     first = reuse.apply({"invoice_id": "x", "amount": 1}, {("invoice_id", "string"): "INV-2"})
     assert first == {"invoice_id": "INV-2", "amount": 1}
     reuse.apply({"invoice_id": "y", "amount": 2}, {})  # kept its generated value
@@ -100,7 +99,7 @@ def test_each_offered_id_is_swept_once_after_the_search() -> None:
 def test_nothing_is_swept_without_ids() -> None:
     """A test whose pool is empty draws no id and sweeps nothing."""
     reuse = IdReuse(IdSnapshot({}), ["invoice_id"], lambda name, value: True)
-    assert reuse.strategy is None
+    assert reuse.choices == {}
     assert reuse.apply({"invoice_id": "x"}, None) == {"invoice_id": "x"}
     assert reuse.sweep() == []
 
