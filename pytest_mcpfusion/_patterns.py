@@ -15,12 +15,11 @@ becomes one ``st.text`` over that class; the classes are hypothesis's own
 (``\d`` is Unicode ``Nd``, ``\w`` the letters, numbers and ``_``, ``\s`` the
 separators and ASCII spaces, every class UTF-8 encodable, as in
 ``from_regex``); every draw must still ``fullmatch`` the pattern, checked by a
-filter unless the pattern is one whose every built string matches (``\d``,
-literals, ranges, edge anchors: an id's pattern), as each filter is one
-more draw with its own span. Literals around one drawn part are added to
-it, not drawn. Anything
-else (flags, lookarounds, backreferences, ``\b``, huge ranges) is left to
-``from_regex``.
+filter unless every string built from the pattern matches it (literals,
+ranges, ``\d``, edge anchors: an id's pattern), as a filter is one more
+draw with its own span. Literals around one drawn part are added to it,
+not drawn. Anything else (flags, lookarounds, backreferences, ``\b``, huge
+ranges) is left to ``from_regex``.
 
 Upstream coupling: the stdlib's regex parser (``re._parser``, ``re._constants``:
 the module hypothesis's ``from_regex`` reads too), checked against CPython
@@ -142,7 +141,7 @@ def _sequence(codes: list[tuple[Any, Any]]) -> SearchStrategy[str]:
         return st.just("".join(parts))  # type: ignore[arg-type] # all str
     if len(drawn) == 1:  # literals around one drawn part: one draw, not one per part
         # Runs of literals are merged, so the parts are [before,] drawn[, after].
-        at = next(index for index, part in enumerate(parts) if part is drawn[0])
+        at = parts.index(drawn[0])
         before, after = "".join(parts[:at]), "".join(parts[at + 1 :])  # type: ignore[arg-type]
         return drawn[0].map(_Around(before, after)) if before or after else drawn[0]
     return st.tuples(*[st.just(part) if isinstance(part, str) else part for part in parts]).map(
