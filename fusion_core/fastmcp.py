@@ -15,11 +15,17 @@
 Once :func:`use_fusion` is applied, a tool may return a ``ToolResponse`` or a
 builder (``response(...)``, a Presenter's ``make(...)``) and the client gets
 its blocks exactly (FastMCP copies no JSON of it into ``structuredContent``),
-and arguments its input schema refuses are answered with the
+arguments its input schema refuses are answered with the
 ``<validation_error>`` envelope a ``FusionApp`` writes (field names and
-pydantic's messages, not the values sent). Both go through FastMCP's public
-extension points: a server transform (the tools' results) and a middleware
-(argument validation). Everything else is answered by FastMCP as before.
+pydantic's messages, not the values sent), and a tool that raises (a crash:
+not a ``ToolError`` of its own) with the ``INTERNAL_ERROR`` envelope a
+``FusionApp`` writes for a handler: as much of the exception as
+``expose_errors`` allows (by default what FastMCP shows: its message, or
+nothing under ``mask_error_details``), every value a Presenter hid during the
+call replaced by ``***`` (FastMCP alone sends the message as raised). These go
+through FastMCP's public extension points: a server transform (the tools'
+results) and a middleware (argument validation, crashes). Everything else is
+answered by FastMCP as before.
 
 This module is the only one of fusion_core that imports ``fastmcp``
 (``pip install 'pytest-mcpfusion[fastmcp]'``); its one reach past FastMCP's
@@ -36,22 +42,28 @@ from fusion_core._mcp._adapter import MARK, Answers, Integration, adopt
 if TYPE_CHECKING:
     from fastmcp import FastMCP
 
+    from fusion_core._present._redact import ErrorExposure
+
 __all__ = ["use_fusion"]
 
 _S = TypeVar("_S", bound="FastMCP[Any]")
 
 
-def use_fusion(server: _S) -> _S:
-    """Let ``server``'s tools return Fusion responses and answer bad arguments in the format.
+def use_fusion(server: _S, *, expose_errors: ErrorExposure | None = None) -> _S:
+    """Let ``server``'s tools return Fusion responses and answer failures in the format.
 
     Applies to every tool, registered before or after; calling it again does
-    nothing. Returns ``server``, so it can wrap the constructor.
+    nothing but set ``expose_errors`` when given. Returns ``server``, so it can
+    wrap the constructor. ``expose_errors`` (``"message"``, ``"type"`` or
+    ``"none"``, as ``FusionApp``'s; docs/errors.md): how much of a crash's
+    exception the client sees; by default ``"none"`` when the server masks
+    error details (``mask_error_details``), else ``"message"``.
     """
-    return adopt(server, _FASTMCP)
+    return adopt(server, _FASTMCP, expose_errors)
 
 
 def _install(server: Any, answers: Answers) -> None:
-    """A transform (each tool's results) and a middleware (argument validation)."""
+    """A transform (each tool's results) and a middleware (argument validation, crashes)."""
     from fastmcp.exceptions import ValidationError  # noqa: PLC0415 - with the integration only
     from fastmcp.server.middleware import Middleware  # noqa: PLC0415
     from fastmcp.server.transforms import Transform  # noqa: PLC0415
@@ -68,16 +80,27 @@ def _install(server: Any, answers: Answers) -> None:
             return tool
 
     class FusionValidation(Middleware):
-        """Arguments the input schema refuses: the ``<validation_error>`` envelope."""
+        """Refused arguments and crashes: ``<validation_error>``, ``INTERNAL_ERROR`` envelopes.
+
+        The tool runs inside a record of what its Presenters do (a sync tool
+        in FastMCP's worker thread, which gets a copy of this context).
+        """
 
         async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+            record, recording = answers.recording()
             try:
-                return await call_next(context)
+                with recording:
+                    return await call_next(context)
             except ValidationError as exc:
                 refused = answers.refused(context.message.name, exc)
                 if refused is None:
                     raise
                 return refused
+            except Exception as exc:
+                crash = upstream.crash_of(exc)
+                if crash is None:
+                    raise  # FastMCP's own answers (a ToolError raised on purpose...)
+                return answers.crashed(context.message.name, crash, record)
 
     server.add_transform(FusionResults())
     server.add_middleware(FusionValidation())
@@ -90,5 +113,10 @@ def _result_of(result: Any) -> Any:
 
 
 _FASTMCP = Integration(
-    kind="FastMCP", needs="a fastmcp.FastMCP", install=_install, result_of=_result_of
+    kind="FastMCP",
+    needs="a fastmcp.FastMCP",
+    install=_install,
+    result_of=_result_of,
+    exposure_of=lambda server: "none" if upstream.masks_error_details(server) else "message",
+    logs_crashes=True,  # FastMCP.call_tool logs a crash with its traceback before raising
 )

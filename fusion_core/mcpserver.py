@@ -16,9 +16,13 @@ Once :func:`use_fusion` is applied, a tool may return a ``ToolResponse``, a
 builder (``response(...)``, a Presenter's ``make(...)``) and the client gets its
 blocks exactly, and arguments its input schema refuses are answered with the
 ``<validation_error>`` envelope a ``FusionApp`` writes (field names and
-pydantic's messages, not the values sent) instead of pydantic's text.
-Everything else (plain values, ``CallToolResult``, a tool's own errors) is
-answered by ``MCPServer`` as before.
+pydantic's messages, not the values sent) instead of pydantic's text. A tool
+that raises (a crash: not ``ToolError``) is answered with the ``INTERNAL_ERROR``
+envelope a ``FusionApp`` writes for a handler, as much of the exception as
+``expose_errors`` allows (``"none"`` by default: ``MCPServer`` never shows a
+crash's text either), and logged with its traceback.
+Everything else (plain values, ``CallToolResult``, a ``ToolError`` the tool
+raised on purpose) is answered by ``MCPServer`` as before.
 
 Without it, ``MCPServer`` would send a ``ToolResponse`` as one text block
 holding its JSON: a Fusion response reaching its serializer is an error
@@ -38,18 +42,23 @@ from fusion_core._mcp._adapter import Answers, Integration, adopt
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+    from fusion_core._present._redact import ErrorExposure
+
 __all__ = ["use_fusion"]
 
 _S = TypeVar("_S", bound="MCPServer[Any]")
 
 
-def use_fusion(server: _S) -> _S:
-    """Let ``server``'s tools return Fusion responses and answer bad arguments in the format.
+def use_fusion(server: _S, *, expose_errors: ErrorExposure | None = None) -> _S:
+    """Let ``server``'s tools return Fusion responses and answer failures in the format.
 
     Applies to every tool, registered before or after; calling it again does
-    nothing. Returns ``server``, so it can wrap the constructor.
+    nothing but set ``expose_errors`` when given. Returns ``server``, so it can
+    wrap the constructor. ``expose_errors`` (``"message"``, ``"type"`` or
+    ``"none"``, as ``FusionApp``'s; docs/errors.md): how much of a crash's
+    exception the client sees; by default ``"none"``, as ``MCPServer`` does.
     """
-    return adopt(server, _MCPSERVER)
+    return adopt(server, _MCPSERVER, expose_errors)
 
 
 def _install(server: Any, answers: Answers) -> None:
@@ -64,9 +73,14 @@ def _install(server: Any, answers: Answers) -> None:
             return await original(name, arguments, context)
         if context is None:
             context = upstream.context_for(server)
+        record, recording = answers.recording()
         try:
-            raw = await upstream.run_unconverted(tool, arguments, context)
+            with recording:
+                raw = await upstream.run_unconverted(tool, arguments, context)
         except ToolError as exc:
+            crash = upstream.crash_of(exc)
+            if crash is not None:
+                return answers.crashed(name, crash, record)
             refused = answers.refused(name, exc)
             if refused is None:
                 raise
@@ -77,5 +91,10 @@ def _install(server: Any, answers: Answers) -> None:
 
 
 _MCPSERVER = Integration(
-    kind="MCPServer", needs="an MCPServer", install=_install, result_of=lambda result: result
+    kind="MCPServer",
+    needs="an MCPServer",
+    install=_install,
+    result_of=lambda result: result,
+    exposure_of=lambda _server: "none",
+    logs_crashes=False,  # its handler logs what call_tool raises: the envelope is returned
 )

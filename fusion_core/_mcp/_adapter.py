@@ -3,9 +3,13 @@
 ``fusion_core.mcpserver`` and ``fusion_core.fastmcp`` each say only how their
 framework is hooked (an :class:`Integration`); this module does the rest, once:
 the runtime check of the server's class, calling it twice doing nothing, and
-the two answers every integration gives in the framework's own result type —
-a tool's Fusion response with its blocks as built (:meth:`Answers.result`) and
-refused arguments as the ``<validation_error>`` envelope (:meth:`Answers.refused`).
+the three answers every integration gives in the framework's own result type —
+a tool's Fusion response with its blocks as built (:meth:`Answers.result`),
+refused arguments as the ``<validation_error>`` envelope (:meth:`Answers.refused`)
+and a tool that raised as the ``INTERNAL_ERROR`` envelope (:meth:`Answers.crashed`),
+which says as much of the exception as ``expose_errors`` allows and never a
+value a Presenter hid during the call (:meth:`Answers.recording`), as a
+``FusionApp``'s does.
 
 The framework's private parts an integration touches are not here: each has
 its own ``_upstream_*`` module, which names the version it was checked against.
@@ -14,19 +18,22 @@ its own ``_upstream_*`` module, which names the version it was checked against.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final
 
 from fusion_core._mcp._frameworks import server_kind
+from fusion_core._present._redact import ERROR_EXPOSURES, ErrorExposure
 
 if TYPE_CHECKING:
+    from fusion_core._present._presenter import CallRecord
     from fusion_core._write._response import ToolResponse
 
 __all__ = ["Answers", "Integration", "adopt", "fusion_answer", "validation_answer"]
 
 _S = TypeVar("_S")
 MARK: Final = "_fusion_answers"
-"""The attribute set on a server (and, for FastMCP, on a tool) once hooked."""
+"""Set on a server once hooked (its :class:`Answers`), and on a FastMCP tool (``True``)."""
 
 
 @final
@@ -42,14 +49,25 @@ class Integration:
     """Hooks one server (called once per server)."""
     result_of: Callable[[Any], Any]
     """The framework's result type made from an MCP ``CallToolResult``."""
+    exposure_of: Callable[[Any], ErrorExposure]
+    """How much of a tool's exception the framework itself would show for a server."""
+    logs_crashes: bool
+    """Whether the framework has logged a tool's exception before the integration sees it."""
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Answers:
-    """The answers an integration gives, in its framework's result type."""
+    """The answers an integration gives, in its framework's result type.
+
+    Kept on the hooked server (its ``MARK`` attribute): ``use_fusion`` called
+    again with ``expose_errors`` changes :attr:`exposure` for every tool.
+    """
 
     result_of: Callable[[Any], Any]
+    exposure: ErrorExposure
+    """How much of a tool's exception :meth:`crashed` shows (``expose_errors``)."""
+    logs_crashes: bool
 
     def result(self, raw: object, otherwise: Callable[[Any], Any]) -> Any:
         """A Fusion response's blocks as built; anything else is ``otherwise(raw)``."""
@@ -71,21 +89,59 @@ class Answers:
             return None
         return self._wrapped(validation_answer(tool, cause))
 
+    @staticmethod
+    def recording() -> tuple[CallRecord, AbstractContextManager[CallRecord]]:
+        """A record of what Presenters do while a tool runs (for :meth:`crashed`).
+
+        Entered around the framework's run of the tool: a Presenter's
+        ``make()`` in the tool then records the data it was given and what it
+        hid (in a worker thread too: the framework copies the context).
+        """
+        from fusion_core._present._presenter import CallRecord, recording  # noqa: PLC0415
+
+        record = CallRecord()
+        return record, recording(record)
+
+    def crashed(self, tool: str, error: BaseException, record: CallRecord) -> Any:
+        """The ``INTERNAL_ERROR`` answer of a tool that raised ``error``.
+
+        As a ``FusionApp`` writes it for a handler (``[tool] message``), as
+        much of the message as :attr:`exposure` allows, every value a
+        Presenter hid during the call (``record``) replaced by ``***``.
+        """
+        from fusion_core._tools._pipeline import failure  # noqa: PLC0415 - with the integration
+
+        given = [(pair[0], pair[1]) for pair in record.given]
+        return self._wrapped(failure(tool, error, self.exposure, given, log=not self.logs_crashes))
+
     def _wrapped(self, answer: ToolResponse) -> Any:
         from mcp_types import CallToolResult  # noqa: PLC0415 - mcp is slow to import
 
         return self.result_of(CallToolResult.model_validate(dict(answer)))
 
 
-def adopt(server: _S, integration: Integration) -> _S:
-    """Hook ``server`` once; refuse, naming it, anything but the integration's kind."""
+def adopt(server: _S, integration: Integration, expose_errors: ErrorExposure | None = None) -> _S:
+    """Hook ``server`` once; refuse, naming it, anything but the integration's kind.
+
+    ``expose_errors`` (``"message"``, ``"type"``, ``"none"``, as
+    ``FusionApp(expose_errors=)``): how much of a tool's exception the client
+    sees; ``None`` keeps what the framework itself shows for this server.
+    """
     if server_kind(server) != integration.kind:  # a runtime check of what typing says
         msg = f"use_fusion() needs {integration.needs}, got {type(server).__qualname__}"
         raise TypeError(msg)
-    if getattr(server, MARK, False):
+    if expose_errors is not None and expose_errors not in ERROR_EXPOSURES:
+        msg = f"expose_errors must be one of {ERROR_EXPOSURES} or None, got {expose_errors!r}"
+        raise ValueError(msg)
+    hooked = getattr(server, MARK, None)
+    if isinstance(hooked, Answers):
+        if expose_errors is not None:
+            hooked.exposure = expose_errors
         return server
-    integration.install(server, Answers(integration.result_of))
-    setattr(server, MARK, True)
+    exposure = expose_errors if expose_errors is not None else integration.exposure_of(server)
+    answers = Answers(integration.result_of, exposure, integration.logs_crashes)
+    integration.install(server, answers)
+    setattr(server, MARK, answers)
     return server
 
 

@@ -9,6 +9,11 @@ hands out (tools are frozen pydantic models, so through ``object.__setattr__``).
 That reach is one function here; :func:`shape_problems` says what of it is
 missing, and a test fails loudly on any (tests/fusion_core/_mcp/test_upstream.py).
 
+A tool that crashed reaches the middleware as the ``ToolError`` FastMCP
+made of it (``Error calling tool 'name'``, then ``: message`` unless the server
+masks error details), raised from what the tool raised: :func:`crash_of` reads
+that, and :func:`masks_error_details` the server's private setting.
+
 The pytest plugin also names one of FastMCP's log records:
 :func:`refused_arguments_unlogged` drops its warning for a call whose
 arguments it refused, while the contract tests' own calls run (the gate
@@ -28,6 +33,8 @@ from typing import Any, Final
 __all__ = [
     "CHECKED_AGAINST",
     "REFUSED_ARGUMENTS_LOGGER",
+    "crash_of",
+    "masks_error_details",
     "refused_arguments_unlogged",
     "replace_convert_result",
     "shape_problems",
@@ -37,6 +44,8 @@ CHECKED_AGAINST: Final = "fastmcp 4.2.3"
 REFUSED_ARGUMENTS_LOGGER: Final = "fastmcp.server.server"
 """The logger of ``FastMCP.call_tool``'s "Invalid arguments for tool" warning."""
 _REFUSED_ARGUMENTS: Final = "Invalid arguments for tool"
+_CRASHED: Final = "Error calling tool "
+"""How ``FastMCP.call_tool`` starts the ``ToolError`` it raises from a tool's crash."""
 
 
 def _not_refused_arguments(record: logging.LogRecord) -> bool:
@@ -58,6 +67,44 @@ def refused_arguments_unlogged() -> Iterator[None]:
         logger.removeFilter(_not_refused_arguments)
 
 
+def crash_of(error: BaseException) -> BaseException | None:
+    """What a tool raised when ``error`` is how FastMCP passes on its crash, else ``None``.
+
+    FastMCP raises a plain ``ToolError`` whose text starts ``Error calling
+    tool`` from what the tool raised (not one of FastMCP's own errors). When
+    that text cannot be written (the tool's exception has a ``__str__`` that
+    raises), FastMCP's own f-string raises instead, while it handles the
+    crash: an exception that is none of FastMCP's, the SDK's or its lookups'
+    (``NotFoundError``, ``DisabledError``), raised in the handling of
+    another. A ``ToolError`` the tool raised on purpose, FastMCP's texts for
+    an upstream's 429 or time-out, and everything else, are not crashes
+    (FastMCP answers them as before).
+    """
+    from fastmcp.exceptions import (  # noqa: PLC0415
+        DisabledError,
+        FastMCPError,
+        NotFoundError,
+        ToolError,
+    )
+    from mcp import MCPError  # noqa: PLC0415
+
+    if type(error) is ToolError:
+        cause = error.__cause__
+        message = error.args[0] if error.args else None
+        if cause is None or isinstance(cause, FastMCPError) or not isinstance(message, str):
+            return None
+        return cause if message.startswith(_CRASHED) else None
+    own = (FastMCPError, MCPError, NotFoundError, DisabledError)
+    if isinstance(error, own) or not isinstance(error, Exception) or error.__context__ is None:
+        return None
+    return error
+
+
+def masks_error_details(server: Any) -> bool:
+    """Whether ``server`` hides a crash's text (private: ``FastMCP._mask_error_details``)."""
+    return bool(getattr(server, "_mask_error_details", False))
+
+
 def replace_convert_result(tool: Any, convert_result: Callable[[Any], Any]) -> None:
     """Make ``tool.convert_result`` (FastMCP's result conversion) ``convert_result``."""
     object.__setattr__(tool, "convert_result", convert_result)
@@ -65,6 +112,7 @@ def replace_convert_result(tool: Any, convert_result: Callable[[Any], Any]) -> N
 
 def shape_problems() -> list[str]:
     """What the integration relies on and FastMCP no longer has (``[]``: all there)."""
+    from fastmcp import FastMCP  # noqa: PLC0415
     from fastmcp.server.middleware import Middleware  # noqa: PLC0415
     from fastmcp.server.transforms import Transform  # noqa: PLC0415
     from fastmcp.tools.base import Tool, ToolResult  # noqa: PLC0415
@@ -78,4 +126,6 @@ def shape_problems() -> list[str]:
         problems.append("Transform.get_tool(name, call_next, *, version)")
     if not callable(getattr(Middleware, "on_call_tool", None)):
         problems.append("Middleware.on_call_tool")
+    if not isinstance(getattr(FastMCP("shape"), "_mask_error_details", None), bool):
+        problems.append("FastMCP._mask_error_details")
     return problems

@@ -21,6 +21,7 @@ __all__ = [
     "CHECKED_AGAINST",
     "context_for",
     "converted",
+    "crash_of",
     "replace_call_tool",
     "run_unconverted",
     "shape_problems",
@@ -48,6 +49,21 @@ async def run_unconverted(tool: Any, arguments: dict[str, Any], context: Any) ->
     return await tool.run(arguments, context, convert_result=False)
 
 
+def crash_of(error: BaseException) -> BaseException | None:
+    """What a tool raised when ``error`` says it crashed (``UnexpectedToolError``), else ``None``.
+
+    ``Tool.run`` raises ``UnexpectedToolError`` (a ``ToolError``) from any
+    exception but ``ToolError``, ``ResourceError`` and ``MCPError``: a crash of
+    the tool, of a validator or of a default factory; its ``__cause__`` is
+    what was raised.
+    """
+    from mcp.server.mcpserver.exceptions import UnexpectedToolError  # noqa: PLC0415
+
+    if not isinstance(error, UnexpectedToolError):
+        return None
+    return error.__cause__ if error.__cause__ is not None else error
+
+
 def converted(tool: Any, raw: Any) -> Any:
     """``raw`` as ``MCPServer`` would have sent it (``fn_metadata.convert_result``)."""
     return tool.fn_metadata.convert_result(raw)
@@ -60,11 +76,14 @@ def replace_call_tool(server: Any, call_tool: Callable[..., Awaitable[Any]]) -> 
 
 def shape_problems() -> list[str]:
     """What this module relies on and the installed ``mcp`` no longer has (``[]``: all there)."""
-    from mcp.server.mcpserver import Context, MCPServer  # noqa: PLC0415
+    from mcp.server.mcpserver import Context, MCPServer, exceptions  # noqa: PLC0415
     from mcp.server.mcpserver.tools import Tool  # noqa: PLC0415
     from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata  # noqa: PLC0415
 
     problems: list[str] = []
+    unexpected = getattr(exceptions, "UnexpectedToolError", None)
+    if not (isinstance(unexpected, type) and issubclass(unexpected, exceptions.ToolError)):
+        problems.append("mcp.server.mcpserver.exceptions.UnexpectedToolError(ToolError)")
     server = MCPServer("shape")
     if not callable(getattr(getattr(server, "_tool_manager", None), "get_tool", None)):
         problems.append("MCPServer._tool_manager.get_tool")

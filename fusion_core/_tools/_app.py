@@ -45,7 +45,6 @@ import asyncio
 import copy
 import functools
 import inspect
-import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -60,11 +59,10 @@ from fusion_core._tools._inline import Inline, drive
 from fusion_core._tools._input_schema import non_finite_numbers
 from fusion_core._tools._middleware import Middleware, run_middleware
 from fusion_core._tools._pipeline import (
-    RETRY_HINT,
     ROOT,
     check_select,
+    failure,
     field_problems,
-    internal_error,
     invalid_discriminator,
     missing_discriminator,
     sent,
@@ -76,12 +74,9 @@ from fusion_core._tools._pipeline import (
 )
 from fusion_core._tools._tool import SELECT_PARAM, Action, Tool
 from fusion_core._tools._workers import WorkerPool
-from fusion_core._write._one_call import tool_error
 from fusion_core._write._response import ToolResponse
 
 __all__ = ["FusionApp"]
-
-logger = logging.getLogger("fusion_core")
 
 ContextFactory = Callable[[], Any]
 
@@ -266,7 +261,7 @@ class FusionApp:
             )
         except Exception as exc:  # noqa: BLE001 - every failure of a call is an envelope
             given = [(pair[0], pair[1]) for pair in record.given]
-            return _failure(label, exc, self.expose_errors, given)
+            return failure(label, exc, self.expose_errors, given)
 
     # ------------------------------------------------------------ internals
 
@@ -423,37 +418,6 @@ def _parameter_names(tool: Tool, action: Action) -> tuple[str, ...]:
         return ()
     model = tool.arguments_model(action) if action.takes_kwargs else action.fields_model
     return tuple(model.model_fields)
-
-
-def _failure(
-    label: Any, exc: Exception, exposure: ErrorExposure, given: Iterable[tuple[Any, Any]]
-) -> ToolResponse:
-    """The ``INTERNAL_ERROR`` envelope for ``exc``; falls back to one that cannot fail.
-
-    The usual envelope quotes the exception's message; if that message (or
-    the label an attacker chose) cannot be written — a lone surrogate, a
-    ``__str__`` that raises — the fallback names the label in ASCII only.
-    """
-    shown = _ascii(label)
-    logger.error("tool call %s failed", shown, exc_info=exc)
-    try:
-        return internal_error(str(label), exc, exposure, given)
-    except Exception:
-        logger.exception("the INTERNAL_ERROR envelope of %s could not be written", shown)
-    return tool_error(
-        "INTERNAL_ERROR",
-        f"[{shown}] the tool failed and its error could not be shown",
-        suggestion=RETRY_HINT,
-    )
-
-
-def _ascii(value: Any) -> str:
-    """``value`` as text that any writer accepts (ASCII, non-ASCII escaped)."""
-    try:
-        text = value if isinstance(value, str) else repr(value)
-        return text.encode("ascii", "backslashreplace").decode("ascii")
-    except Exception:  # noqa: BLE001 - a hostile __repr__
-        return "?"
 
 
 def _state(tool: Tool) -> tuple[object, ...]:

@@ -27,6 +27,7 @@ The ``INTERNAL_ERROR`` envelope says as much of the exception as the app's
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
@@ -50,6 +51,7 @@ from fusion_core._write._text import escape_attr, escape_text
 from fusion_core._write._view import ErrorEnvelope, ResponseView, ValidationFailure, ValidationField
 
 __all__ = [
+    "failure",
     "internal_error",
     "invalid_discriminator",
     "missing_discriminator",
@@ -59,6 +61,7 @@ __all__ = [
     "wrap",
 ]
 
+logger = logging.getLogger("fusion_core")
 RETRY_HINT: Final = "This may be a transient error. Retry the same call with identical parameters."
 VALIDATION_RECOVERY: Final = (
     "Fix the fields above and call the tool again. Do not explain the error."
@@ -148,6 +151,45 @@ def internal_error(
     # reference does (``[tool/action] ``); the label still says where it failed.
     message = exception_text(exc, exposure, given)
     return tool_error("INTERNAL_ERROR", f"[{label}] {message}", suggestion=RETRY_HINT)
+
+
+def failure(
+    label: Any,
+    exc: BaseException,
+    exposure: ErrorExposure,
+    given: Iterable[tuple[Any, Any]] = (),
+    *,
+    log: bool = True,
+) -> ToolResponse:
+    """The ``INTERNAL_ERROR`` envelope for ``exc``; falls back to one that cannot fail.
+
+    The usual envelope quotes the exception's message; if that message (or
+    the label an attacker chose) cannot be written — a lone surrogate, a
+    ``__str__`` that raises — the fallback names the label in ASCII only.
+    ``log``: the exception is logged with its traceback (the ``fusion_core``
+    logger), unless the framework that ran the tool has logged it already.
+    """
+    shown = _ascii(label)
+    if log:
+        logger.error("tool call %s failed", shown, exc_info=exc)
+    try:
+        return internal_error(str(label), exc, exposure, given)
+    except Exception:
+        logger.exception("the INTERNAL_ERROR envelope of %s could not be written", shown)
+    return tool_error(
+        "INTERNAL_ERROR",
+        f"[{shown}] the tool failed and its error could not be shown",
+        suggestion=RETRY_HINT,
+    )
+
+
+def _ascii(value: Any) -> str:
+    """``value`` as text that any writer accepts (ASCII, non-ASCII escaped)."""
+    try:
+        text = value if isinstance(value, str) else repr(value)
+        return text.encode("ascii", "backslashreplace").decode("ascii")
+    except Exception:  # noqa: BLE001 - a hostile __repr__
+        return "?"
 
 
 def sent(value: Any) -> str:
