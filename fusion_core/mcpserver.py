@@ -63,7 +63,8 @@ def use_fusion(server: _S, *, expose_errors: ErrorExposure | None = None) -> _S:
 
 def _install(server: Any, answers: Answers) -> None:
     """``call_tool`` runs the tool unconverted and answers Fusion results itself."""
-    from mcp.server.mcpserver.exceptions import ToolError  # noqa: PLC0415 - mcp is slow to import
+    from mcp import MCPError  # noqa: PLC0415 - mcp is slow to import
+    from mcp.server.mcpserver.exceptions import ToolError  # noqa: PLC0415
 
     original = server.call_tool
 
@@ -77,6 +78,7 @@ def _install(server: Any, answers: Answers) -> None:
         try:
             with recording:
                 raw = await upstream.run_unconverted(tool, arguments, context)
+                return answers.result(raw, lambda value: upstream.converted(tool, value))
         except ToolError as exc:
             crash = upstream.crash_of(exc)
             if crash is not None:
@@ -85,7 +87,11 @@ def _install(server: Any, answers: Answers) -> None:
             if refused is None:
                 raise
             return refused
-        return answers.result(raw, lambda value: upstream.converted(tool, value))
+        except MCPError:
+            raise  # a protocol error, as MCPServer answers it
+        except Exception as exc:  # noqa: BLE001 - converting the result crashed: as Tool.run's
+            # A builder whose build() raises: MCPServer's handler would send str(exc) as is.
+            return answers.crashed(name, exc, record)
 
     upstream.replace_call_tool(server, call_tool)
 

@@ -24,7 +24,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as MCPServerToolError
 from pydantic import BaseModel, field_validator
 
-from fusion_core import BlockingFusionClient, Presenter, check, parse
+from fusion_core import BlockingFusionClient, Presenter, ResponseBuilder, check, parse, response
 from fusion_core import fastmcp as fusion_fastmcp
 from fusion_core import mcpserver as fusion_mcpserver
 from fusion_core._present._forms import text_forms
@@ -49,6 +49,13 @@ class Strict(BaseModel):
 
 
 TICKET = Presenter("Ticket", schema=Ticket)
+
+
+class Opaque:
+    """A value JSON cannot hold (a builder's ``build()`` refuses it)."""
+
+    def __repr__(self) -> str:
+        return f"Opaque({HIDDEN})"
 
 
 class UnprintableError(Exception):
@@ -103,6 +110,10 @@ def _server(
     @decorate
     def validated(value: Strict) -> str:
         return value.code
+
+    @decorate
+    def unbuildable() -> ResponseBuilder:
+        return response({"id": 1, "when": Opaque()})
 
     if install:
         hook(server, expose_errors=expose)
@@ -243,3 +254,15 @@ def test_each_crash_is_logged_once_with_its_traceback(
     crashes = [record for record in caplog.records if record.exc_info is not None]
     assert len(crashes) == 1, [record.getMessage() for record in crashes]
     assert crashes[0].name == ("fusion_core" if kind == "MCPServer" else "fastmcp.server.server")
+
+
+def test_a_builder_that_cannot_build_is_a_crash(kind: str) -> None:
+    """Converting the result failed: the envelope (MCPServer's handler sent ``str(exc)``)."""
+    with BlockingFusionClient.in_memory(_server(kind, expose="message")) as opened:
+        message = _message(opened.call("unbuildable", {}))
+    assert message.startswith("[unbuildable] cannot serialize a Opaque to JSON")
+    assert "(at $.when)" in message
+    assert HIDDEN not in message
+    with BlockingFusionClient.in_memory(_server(kind, expose="none")) as opened:
+        message = _message(opened.call("unbuildable", {}))
+    assert message == "[unbuildable] The tool failed; the server's log has the details."
