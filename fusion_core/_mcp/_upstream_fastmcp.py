@@ -11,8 +11,10 @@ missing, and a test fails loudly on any (tests/fusion_core/_mcp/test_upstream.py
 
 A tool that crashed reaches the middleware as the ``ToolError`` FastMCP
 made of it (``Error calling tool 'name'``, then ``: message`` unless the server
-masks error details), raised from what the tool raised: :func:`crash_of` reads
-that, and :func:`masks_error_details` the server's private setting.
+masks error details), raised from what the tool raised (a ``ValidationError``
+of the tool's body through FastMCP's private ``_ToolBodyError``, whose text
+quotes the input): :func:`crash_of` reads that, and :func:`masks_error_details`
+the server's private setting.
 
 The pytest plugin also names one of FastMCP's log records:
 :func:`refused_arguments_unlogged` drops its warning for a call whose
@@ -93,11 +95,28 @@ def crash_of(error: BaseException) -> BaseException | None:
         message = error.args[0] if error.args else None
         if cause is None or isinstance(cause, FastMCPError) or not isinstance(message, str):
             return None
-        return cause if message.startswith(_CRASHED) else None
+        if not message.startswith(_CRASHED):
+            return None
+        if type(cause) is _body_error() and cause.__cause__ is not None:
+            return cause.__cause__  # the tool's own ValidationError, not its str() (input values)
+        return cause
     own = (FastMCPError, MCPError, NotFoundError, DisabledError)
     if isinstance(error, own) or not isinstance(error, Exception) or error.__context__ is None:
         return None
     return error
+
+
+def _body_error() -> type | None:
+    """FastMCP's wrapper of a ``ValidationError`` a tool's body raised (private), if any.
+
+    ``_ToolBodyError(str(e)) from e`` tells it from a refusal of the
+    arguments; its text is pydantic's ``str()``, which quotes the input: the
+    crash answer reads the ``ValidationError`` itself.
+    """
+    from fastmcp.tools import function_tool  # noqa: PLC0415
+
+    found = getattr(function_tool, "_ToolBodyError", None)
+    return found if isinstance(found, type) else None
 
 
 def masks_error_details(server: Any) -> bool:
@@ -128,4 +147,6 @@ def shape_problems() -> list[str]:
         problems.append("Middleware.on_call_tool")
     if not isinstance(getattr(FastMCP("shape"), "_mask_error_details", None), bool):
         problems.append("FastMCP._mask_error_details")
+    if _body_error() is None:
+        problems.append("fastmcp.tools.function_tool._ToolBodyError")
     return problems

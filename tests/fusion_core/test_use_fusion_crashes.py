@@ -112,6 +112,14 @@ def _server(
         return value.code
 
     @decorate
+    def misshapen() -> ResponseBuilder:
+        return TICKET.make({"id": HIDDEN, "title": "printer"})  # the Presenter refuses it
+
+    @decorate
+    def loaded() -> str:
+        return Ticket.model_validate({"id": HIDDEN, "title": "printer"}).title
+
+    @decorate
     def unbuildable() -> ResponseBuilder:
         return response({"id": 1, "when": Opaque()})
 
@@ -266,3 +274,22 @@ def test_a_builder_that_cannot_build_is_a_crash(kind: str) -> None:
     with BlockingFusionClient.in_memory(_server(kind, expose="none")) as opened:
         message = _message(opened.call("unbuildable", {}))
     assert message == "[unbuildable] The tool failed; the server's log has the details."
+
+
+def test_a_presenter_refusing_the_data_never_quotes_it(kind: str) -> None:
+    """The Presenter's own error: field paths and pydantic's wording, never the data."""
+    with BlockingFusionClient.in_memory(_server(kind, expose="message")) as opened:
+        message = _message(opened.call("misshapen", {}))
+    assert message.startswith("[misshapen] [Ticket Presenter] Validation failed:")
+    assert "'id': Input should be a valid integer" in message
+    assert HIDDEN not in message
+
+
+def test_a_validation_error_of_the_tool_s_own_never_quotes_the_data(kind: str) -> None:
+    """pydantic's ``str()`` quotes ``input_value``: the envelope names the field only."""
+    with BlockingFusionClient.in_memory(_server(kind, expose="message")) as opened:
+        message = _message(opened.call("loaded", {}))
+    assert message.startswith("[loaded] 1 validation error for Ticket")
+    assert "'id': Input should be a valid integer" in message
+    assert HIDDEN not in message
+    assert "input_value" not in message

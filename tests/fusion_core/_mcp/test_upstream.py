@@ -12,8 +12,10 @@ import importlib.metadata
 from types import ModuleType
 
 import pytest
+from fastmcp import FastMCP
+from fastmcp.tools import function_tool
 from fastmcp.tools.base import Tool
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import MCPServer, exceptions
 
 from fusion_core._mcp import _upstream_fastmcp, _upstream_mcpserver
 
@@ -65,3 +67,23 @@ def test_a_changed_fastmcp_signature_is_named(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(Tool, "convert_result", convert_result)
     assert _upstream_fastmcp.shape_problems() == ["Tool.convert_result(raw_value)"]
+
+
+def test_the_crash_shapes_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the crash answers read: MCPServer's crash error, FastMCP's body wrapper and mask."""
+    monkeypatch.delattr(exceptions, "UnexpectedToolError")
+    assert _upstream_mcpserver.shape_problems() == [
+        "mcp.server.mcpserver.exceptions.UnexpectedToolError(ToolError)"
+    ]
+    monkeypatch.delattr(function_tool, "_ToolBodyError")
+    original = FastMCP.__init__
+
+    def unmasked(self: FastMCP, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        del self._mask_error_details
+
+    monkeypatch.setattr(FastMCP, "__init__", unmasked)
+    assert _upstream_fastmcp.shape_problems() == [
+        "FastMCP._mask_error_details",
+        "fastmcp.tools.function_tool._ToolBodyError",
+    ]
