@@ -6,7 +6,10 @@ key a str key. In process nothing is written, so a handler got the objects
 themselves: the same test passing ``{1, 2}`` saw a set in process and a list
 over stdio. :func:`wire_arguments` gives every transport the JSON values, and
 refuses what JSON would carry as something else without a word: NaN and the
-infinities, which the wire writes as ``null``.
+infinities, which the wire writes as ``null`` — written as such by pydantic's
+JSON too for a pydantic model or dataclass (its ``ser_json_inf_nan`` config,
+``"null"`` by default, wins over the call's), so where the JSON holds a
+``null``, the arguments' models are read again as Python values to find one.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ def wire_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     value: dict[str, Any] = _read(text)
     if b"NaN" in text or b"Infinity" in text:  # else no float is one (strings may say so)
         _refuse_non_finite(value)
+    if b"null" in text:  # a model's NaN is written as null: look in the models
+        _refuse_non_finite(_models_read(arguments))
     return value
 
 
@@ -44,6 +49,8 @@ def check_arguments(arguments: Mapping[str, Any]) -> None:
     text = _json(arguments)
     if b"NaN" in text or b"Infinity" in text:
         _refuse_non_finite(_read(text))
+    if b"null" in text:  # a model's NaN is written as null: look in the models
+        _refuse_non_finite(_models_read(arguments))
 
 
 def _json(arguments: Mapping[str, Any]) -> bytes:
@@ -62,6 +69,26 @@ def _read(text: bytes) -> Any:
     except ValueError as exc:  # an int too long for the wire
         msg = f"the arguments are not JSON a server reads: {exc}"
         raise ArgumentsError(msg) from None
+
+
+def _models_read(value: Any) -> Any:
+    """``value`` with each pydantic model or dataclass as the Python values it holds.
+
+    Their own serializer gives those (``to_python``: a float stays a float, a
+    NaN a NaN), keyed as their JSON is; containers are walked, other values
+    kept. Only for :func:`_refuse_non_finite` to find a NaN the JSON hid.
+    """
+    if isinstance(value, Mapping):
+        return {key: _models_read(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_models_read(item) for item in value]
+    serializer = getattr(type(value), "__pydantic_serializer__", None)
+    if serializer is not None and not isinstance(value, type):
+        try:
+            return _models_read(serializer.to_python(value))
+        except Exception:  # noqa: BLE001 - its JSON was written: nothing else to find here
+            return None
+    return value
 
 
 def _refuse_non_finite(arguments: dict[str, Any]) -> None:
