@@ -387,18 +387,33 @@ class Tool(_Registrar):
 
         Several builders of one namespace (``users.list``, ``users.get``)
         become one tool: the first one's description and options win, each
-        action keeps its own description.
+        action keeps its own description. All or nothing: when one action
+        cannot be added (defined twice, a parameter the others publish
+        differently...), the error names it and the tool is as it was.
         """
         if other.name != self.name:
             msg = f"cannot merge tool {other.name!r} into tool {self.name!r}: names differ"
             raise ValueError(msg)
-        for key, action in other._actions.items():
-            group = key.split(".", 1)[0] if other._groups else None
-            if group is not None:
-                self._groups.setdefault(group, [])
-            self._add(action, group=group, inherit=False)
-            if other.middleware_of(key):  # its own tool's middleware stays with it
-                self._merged_middleware[key] = other.middleware_of(key)
+        actions, merged = dict(self._actions), dict(self._merged_middleware)
+        groups, has_flat = {name: list(keys) for name, keys in self._groups.items()}, self._has_flat
+        try:
+            for key, action in other._actions.items():
+                group = key.split(".", 1)[0] if other._groups else None
+                if group is not None:
+                    self._groups.setdefault(group, [])
+                self._add(action, group=group, inherit=False)
+                if other.middleware_of(key):  # its own tool's middleware stays with it
+                    self._merged_middleware[key] = other.middleware_of(key)
+        except BaseException:
+            self._actions.clear()
+            self._actions.update(actions)
+            self._merged_middleware.clear()
+            self._merged_middleware.update(merged)
+            self._groups.clear()
+            self._groups.update(groups)
+            self._has_flat, self._merge = has_flat, None  # the merge is rebuilt from the actions
+            self._args_models.clear()
+            raise
         return self
 
     def use(self, *middleware: Middleware) -> Tool:

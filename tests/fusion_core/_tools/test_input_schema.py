@@ -206,9 +206,11 @@ def test_a_tool_grown_action_by_action_publishes_the_full_merge(
     _same(tool)
     expected = _refusal(tool.common, [*_pairs(tool), *_pairs(clashes)])
     assert expected is not None
+    before = dict(tool.actions)
     with pytest.raises(SchemaConflictError, match=re.escape(expected[0])):
-        tool.merge(clashes)  # the actions before the refused one stay, as before
-    assert f"{'g3.' if grouped else ''}clashes_ok" in tool.actions
+        tool.merge(clashes)  # all or nothing: the actions before the refused one go too
+    assert f"{'g3.' if grouped else ''}clashes_ok" not in tool.actions
+    assert tool.actions == before
     _same(tool)
     _grow(tool, targets, rng, 10, "b")  # and the merge keeps growing after
     _same(tool)

@@ -7,6 +7,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
+from fusion_core._errors import SchemaConflictError
 from fusion_core._present._presenter import Presenter
 from fusion_core._tools._tool import Tool
 
@@ -258,6 +259,55 @@ def test_merge_keeps_each_actions_description_and_the_first_tools_settings() -> 
     assert "'get'" not in description
     with pytest.raises(ValueError, match="twice"):
         merged.merge(Tool("users").action("get", dict))
+
+
+def _limit(limit: int) -> None:
+    """A ``limit`` that is an int."""
+
+
+def _limit_text(limit: str) -> None:
+    """A ``limit`` that is a str: it cannot share the published parameter."""
+
+
+def _grouped() -> Tool:
+    tool = Tool("users")
+    tool.group("admin").action("get", dict)
+    return tool
+
+
+def _middleware(ctx: object, args: object) -> None:
+    """Middleware that lets every call through."""
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        pytest.param(
+            lambda: Tool("users").use(_middleware).action("new", dict).action("list", dict),
+            id="defined-twice",
+        ),
+        pytest.param(
+            lambda: Tool("users").action("new", dict).action("page", _limit_text),
+            id="a-parameter-published-differently",
+        ),
+        pytest.param(_grouped, id="groups-into-flat"),
+    ],
+)
+def test_a_merge_that_fails_leaves_the_tool_as_it_was(other: object) -> None:
+    """All or nothing: the actions before the failing one are not kept either."""
+    from fusion_core import FusionApp  # noqa: PLC0415 - the app serves the tool after the merge
+
+    tool = Tool("users", "Users").action("list", list).action("find", _limit)
+    app = FusionApp([tool])
+    before = (tool.definition(), list(tool.actions), app.definitions())
+    assert callable(other)
+    with pytest.raises((ValueError, SchemaConflictError), match=r"twice|limit|flat actions or"):
+        tool.merge(other())
+    assert (tool.definition(), list(tool.actions), app.definitions()) == before
+    assert app.call_sync("users", {"action": "new"}).is_error  # never added
+    assert app.call_sync("users", {"action": "find", "limit": 3}).is_error is False
+    tool.merge(Tool("users").action("new", dict))  # the tool still takes a good merge
+    assert list(tool.actions) == ["list", "find", "new"]
 
 
 def test_explicit_annotations_win_over_derived_hints() -> None:
