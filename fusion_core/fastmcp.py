@@ -20,9 +20,10 @@ arguments its input schema refuses are answered with the
 pydantic's messages, not the values sent), and a tool that raises (a crash:
 not a ``ToolError`` of its own) with the ``INTERNAL_ERROR`` envelope a
 ``FusionApp`` writes for a handler: as much of the exception as
-``expose_errors`` allows (by default what FastMCP shows: its message, or
-nothing under ``mask_error_details``), every value a Presenter hid during the
-call replaced by ``***`` (FastMCP alone sends the message as raised). These go
+``expose_errors`` allows (by default what FastMCP shows: its message), every
+value a Presenter hid during the call replaced by ``***`` (FastMCP alone sends
+the message as raised), and nothing of it where FastMCP masked it
+(``mask_error_details`` on this server or on a mounted one). These go
 through FastMCP's public extension points: a server transform (the tools'
 results) and a middleware (argument validation, crashes). Everything else is
 answered by FastMCP as before.
@@ -57,7 +58,9 @@ def use_fusion(server: _S, *, expose_errors: ErrorExposure | None = None) -> _S:
     wrap the constructor. ``expose_errors`` (``"message"``, ``"type"`` or
     ``"none"``, as ``FusionApp``'s; docs/errors.md): how much of a crash's
     exception the client sees; by default ``"none"`` when the server masks
-    error details (``mask_error_details``), else ``"message"``.
+    error details (``mask_error_details``), else ``"message"``. A crash FastMCP
+    masked (this server's or a mounted server's setting) shows nothing of its
+    exception, whatever ``expose_errors`` says.
     """
     return adopt(server, _FASTMCP, expose_errors)
 
@@ -100,7 +103,10 @@ def _install(server: Any, answers: Answers) -> None:
                 crash = upstream.crash_of(exc)
                 if crash is None:
                     raise  # FastMCP's own answers (a ToolError raised on purpose...)
-                return answers.crashed(context.message.name, crash, record)
+                raised, masked = crash
+                # What FastMCP masked (this server's or a mounted one's setting) stays hidden.
+                hidden: ErrorExposure | None = "none" if masked else None
+                return answers.crashed(context.message.name, raised, record, hidden)
 
     server.add_transform(FusionResults())
     server.add_middleware(FusionValidation())

@@ -102,17 +102,25 @@ class Answers:
         record = CallRecord()
         return record, recording(record)
 
-    def crashed(self, tool: str, error: BaseException, record: CallRecord) -> Any:
+    def crashed(
+        self,
+        tool: str,
+        error: BaseException,
+        record: CallRecord,
+        exposure: ErrorExposure | None = None,
+    ) -> Any:
         """The ``INTERNAL_ERROR`` answer of a tool that raised ``error``.
 
         As a ``FusionApp`` writes it for a handler (``[tool] message``), as
-        much of the message as :attr:`exposure` allows, every value a
-        Presenter hid during the call (``record``) replaced by ``***``.
+        much of the message as :attr:`exposure` (or ``exposure``, for this
+        crash) allows, every value a Presenter hid during the call
+        (``record``) replaced by ``***``.
         """
         from fusion_core._tools._pipeline import failure  # noqa: PLC0415 - with the integration
 
         given = [(pair[0], pair[1]) for pair in record.given]
-        return self._wrapped(failure(tool, error, self.exposure, given, log=not self.logs_crashes))
+        shown = exposure if exposure is not None else self.exposure
+        return self._wrapped(failure(tool, error, shown, given, log=not self.logs_crashes))
 
     def _wrapped(self, answer: ToolResponse) -> Any:
         from mcp_types import CallToolResult  # noqa: PLC0415 - mcp is slow to import

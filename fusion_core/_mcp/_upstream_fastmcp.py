@@ -69,18 +69,21 @@ def refused_arguments_unlogged() -> Iterator[None]:
         logger.removeFilter(_not_refused_arguments)
 
 
-def crash_of(error: BaseException) -> BaseException | None:
-    """What a tool raised when ``error`` is how FastMCP passes on its crash, else ``None``.
+def crash_of(error: BaseException) -> tuple[BaseException, bool] | None:
+    """``(what the tool raised, masked)`` when ``error`` is how FastMCP passes on a crash.
 
     FastMCP raises a plain ``ToolError`` whose text starts ``Error calling
-    tool`` from what the tool raised (not one of FastMCP's own errors). When
-    that text cannot be written (the tool's exception has a ``__str__`` that
-    raises), FastMCP's own f-string raises instead, while it handles the
-    crash: an exception that is none of FastMCP's, the SDK's or its lookups'
-    (``NotFoundError``, ``DisabledError``), raised in the handling of
-    another. A ``ToolError`` the tool raised on purpose, FastMCP's texts for
-    an upstream's 429 or time-out, and everything else, are not crashes
-    (FastMCP answers them as before).
+    tool`` from what the tool raised (not one of FastMCP's own errors), ending
+    with ``: `` and its message unless the server that ran the tool masks error
+    details: ``masked`` is read from that text, since that server may be a
+    mounted one with its own ``mask_error_details``. When the text cannot be
+    written (the tool's exception has a ``__str__`` that raises), FastMCP's own
+    f-string raises instead, while it handles the crash: an exception that is
+    none of FastMCP's, the SDK's or its lookups' (``NotFoundError``,
+    ``DisabledError``), raised in the handling of another (``masked``: nothing
+    of it could be shown). A ``ToolError`` the tool raised on purpose, FastMCP's
+    texts for an upstream's 429 or time-out, and everything else, are not
+    crashes (FastMCP answers them as before): ``None``.
     """
     from fastmcp.exceptions import (  # noqa: PLC0415
         DisabledError,
@@ -97,13 +100,17 @@ def crash_of(error: BaseException) -> BaseException | None:
             return None
         if not message.startswith(_CRASHED):
             return None
+        try:
+            masked = not message.endswith(f": {cause}")
+        except Exception:  # noqa: BLE001 - a __str__ that raises now: nothing of it is shown
+            masked = True
         if type(cause) is _body_error() and cause.__cause__ is not None:
-            return cause.__cause__  # the tool's own ValidationError, not its str() (input values)
-        return cause
+            cause = cause.__cause__  # the tool's own ValidationError, not its str() (input values)
+        return cause, masked
     own = (FastMCPError, MCPError, NotFoundError, DisabledError)
     if isinstance(error, own) or not isinstance(error, Exception) or error.__context__ is None:
         return None
-    return error
+    return error, True
 
 
 def _body_error() -> type | None:

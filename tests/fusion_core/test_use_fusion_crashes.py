@@ -286,10 +286,47 @@ def test_a_presenter_refusing_the_data_never_quotes_it(kind: str) -> None:
 
 
 def test_a_validation_error_of_the_tool_s_own_never_quotes_the_data(kind: str) -> None:
-    """pydantic's ``str()`` quotes ``input_value``: the envelope names the field only."""
+    """Pydantic's ``str()`` quotes ``input_value``: the envelope names the field only."""
     with BlockingFusionClient.in_memory(_server(kind, expose="message")) as opened:
         message = _message(opened.call("loaded", {}))
     assert message.startswith("[loaded] 1 validation error for Ticket")
     assert "'id': Input should be a valid integer" in message
     assert HIDDEN not in message
     assert "input_value" not in message
+
+
+def _mounted(*, child_masks: bool, expose: str | None) -> Any:
+    """A hooked FastMCP server (not masking) with a child mounted, which may mask."""
+    child = FastMCP("child", mask_error_details=child_masks)
+
+    @child.tool
+    def get() -> str:
+        row = {"id": 1, "title": "printer", "owner": HIDDEN}
+        TICKET.make(row)
+        raise RuntimeError(f"db refused {row}")
+
+    parent = fusion_fastmcp.use_fusion(FastMCP("parent"), expose_errors=expose)  # type: ignore[arg-type]
+    parent.mount(child, namespace="c")
+    return parent
+
+
+@pytest.mark.parametrize("expose", [None, "message", "type"])
+def test_what_a_mounted_server_masked_stays_hidden(expose: str | None) -> None:
+    """FastMCP wrote the child's crash without its text: no exposure brings it back."""
+    with BlockingFusionClient.in_memory(_mounted(child_masks=True, expose=expose)) as opened:
+        message = _message(opened.call("c_get", {}))
+    assert message == "[c_get] The tool failed; the server's log has the details."
+
+
+def test_a_mounted_server_that_shows_its_crashes_is_cleaned_like_any() -> None:
+    """An unmasked child: its message, every value a Presenter hid replaced."""
+    with BlockingFusionClient.in_memory(_mounted(child_masks=False, expose=None)) as opened:
+        message = _message(opened.call("c_get", {}))
+    assert message == "[c_get] db refused {'id': 1, 'title': 'printer', '***': '***'}"
+
+
+def test_what_the_server_itself_masked_stays_hidden_whatever_expose_errors_says() -> None:
+    """``mask_error_details=True`` with ``expose_errors="message"``: FastMCP's mask wins."""
+    with BlockingFusionClient.in_memory(_server("FastMCP", mask=True, expose="message")) as opened:
+        message = _message(opened.call("bill", {"ticket": 7}))
+    assert message == "[bill] The tool failed; the server's log has the details."
