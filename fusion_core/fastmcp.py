@@ -78,7 +78,10 @@ def _install(server: Any, answers: Answers) -> None:
             tool = await call_next(name, version=version)
             if tool is not None and not getattr(tool, MARK, False):
                 convert = tool.convert_result
-                upstream.replace_convert_result(tool, lambda raw: answers.result(raw, convert))
+                schema = upstream.schema_conversion(tool, convert)
+                upstream.replace_convert_result(
+                    tool, lambda raw: answers.result(raw, convert, schema=schema)
+                )
                 object.__setattr__(tool, MARK, True)
             return tool
 

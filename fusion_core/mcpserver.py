@@ -34,6 +34,7 @@ This module is the only one of fusion_core that imports ``mcp.server.mcpserver``
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fusion_core._mcp import _upstream_mcpserver as upstream
@@ -78,7 +79,9 @@ def _install(server: Any, answers: Answers) -> None:
         try:
             with recording:
                 raw = await upstream.run_unconverted(tool, arguments, context)
-                return answers.result(raw, lambda value: upstream.converted(tool, value))
+                convert = functools.partial(upstream.converted, tool)
+                schema = convert if tool.output_schema is not None else None
+                return answers.result(raw, convert, schema=schema)
         except ToolError as exc:
             crash = upstream.crash_of(exc)
             if crash is not None:

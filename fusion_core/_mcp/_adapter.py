@@ -17,7 +17,7 @@ its own ``_upstream_*`` module, which names the version it was checked against.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final
@@ -69,11 +69,30 @@ class Answers:
     """How much of a tool's exception :meth:`crashed` shows (``expose_errors``)."""
     logs_crashes: bool
 
-    def result(self, raw: object, otherwise: Callable[[Any], Any]) -> Any:
-        """A Fusion response's blocks as built; anything else is ``otherwise(raw)``."""
+    def result(
+        self,
+        raw: object,
+        otherwise: Callable[[Any], Any],
+        *,
+        schema: Callable[[Any], Any] | None = None,
+    ) -> Any:
+        """A Fusion response's blocks as built; anything else is ``otherwise(raw)``.
+
+        ``schema``, when the tool publishes an ``outputSchema`` (both
+        frameworks make one from a return annotation such as ``-> Ticket``):
+        the framework's conversion of a value for it. A success must carry
+        ``structuredContent`` or clients refuse it, so a response without one
+        gets its data as the framework writes it for that schema
+        (``schema(data).structured_content``: wrapped, aliased, validated as
+        the framework does); data that does not fit raises
+        ``OutputSchemaError`` naming the fix, which the integration answers as
+        a crash.
+        """
         answer = fusion_answer(raw)
         if answer is None:
             return otherwise(raw)
+        if schema is not None and not answer.is_error and "structuredContent" not in answer:
+            return self._wrapped({**answer, "structuredContent": _structured(answer, schema)})
         return self._wrapped(answer)
 
     def refused(self, tool: str, error: BaseException) -> Any | None:
@@ -122,10 +141,32 @@ class Answers:
         shown = exposure if exposure is not None else self.exposure
         return self._wrapped(failure(tool, error, shown, given, log=not self.logs_crashes))
 
-    def _wrapped(self, answer: ToolResponse) -> Any:
+    def _wrapped(self, answer: Mapping[str, Any]) -> Any:
         from mcp_types import CallToolResult  # noqa: PLC0415 - mcp is slow to import
 
         return self.result_of(CallToolResult.model_validate(dict(answer)))
+
+
+def _structured(answer: ToolResponse, convert: Callable[[Any], Any]) -> Any:
+    """The ``structuredContent`` the framework writes for the data of ``answer``."""
+    from fusion_core._errors import OutputSchemaError  # noqa: PLC0415
+    from fusion_core._write._response import view_of  # noqa: PLC0415
+
+    fix = (
+        "the tool publishes an outputSchema (made from its return annotation), so its "
+        "answer must carry structuredContent: return data that fits the schema, "
+        "success_structured(...), or annotate the tool -> ResponseBuilder or "
+        "-> ToolResponse to publish no outputSchema"
+    )
+    try:
+        structured = getattr(convert(view_of(answer).data), "structured_content", None)
+    except Exception as exc:
+        msg = f"the Fusion response's data does not fit its outputSchema; {fix}"
+        raise OutputSchemaError(msg) from exc
+    if structured is None:
+        msg = f"the Fusion response's data gives no structuredContent; {fix}"
+        raise OutputSchemaError(msg)
+    return structured
 
 
 def adopt(server: _S, integration: Integration, expose_errors: ErrorExposure | None = None) -> _S:

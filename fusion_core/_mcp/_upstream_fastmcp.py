@@ -27,6 +27,7 @@ back, nothing breaks.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import logging
 from collections.abc import Callable, Iterator
@@ -39,6 +40,7 @@ __all__ = [
     "masks_error_details",
     "refused_arguments_unlogged",
     "replace_convert_result",
+    "schema_conversion",
     "shape_problems",
 ]
 
@@ -129,6 +131,35 @@ def _body_error() -> type | None:
 def masks_error_details(server: Any) -> bool:
     """Whether ``server`` hides a crash's text (private: ``FastMCP._mask_error_details``)."""
     return bool(getattr(server, "_mask_error_details", False))
+
+
+def schema_conversion(
+    tool: Any, convert_result: Callable[[Any], Any]
+) -> Callable[[Any], Any] | None:
+    """How FastMCP writes a value for ``tool``'s ``outputSchema``; ``None`` when it has none.
+
+    ``convert_result`` serializes a value as the tool's return type: given the
+    Presenter's JSON data (a dict) for ``-> Ticket``, pydantic warns on every
+    call that a dict is not a ``Ticket``. The data is validated as the return
+    type first (by alias or by name, as ``MCPServer`` does), which is also
+    where data that does not fit the schema is refused.
+    """
+    if tool.output_schema is None:
+        return None
+    returns: Any = getattr(tool, "return_type", None)
+
+    @functools.cache
+    def adapter() -> Any:  # built on the first Fusion answer that needs it
+        from pydantic import TypeAdapter  # noqa: PLC0415
+
+        return TypeAdapter(returns)
+
+    def convert(data: Any) -> Any:
+        if returns is not None:
+            data = adapter().validate_python(data, by_alias=True, by_name=True)
+        return convert_result(data)
+
+    return convert
 
 
 def replace_convert_result(tool: Any, convert_result: Callable[[Any], Any]) -> None:

@@ -8,6 +8,7 @@ never the values sent; everything else is the framework's own answer.
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import uuid
@@ -224,3 +225,98 @@ def test_importing_fusion_core_imports_no_framework() -> None:
         "assert 'mcp.server.mcpserver' not in sys.modules, 'mcpserver'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+class Owner(BaseModel):
+    id: int
+    owner_email: str  # a field the Presenter hides: the data cannot fit this schema
+
+
+def _typed_server(kind: str) -> Any:
+    """Tools whose return annotation makes the framework publish an ``outputSchema``."""
+    server: Any
+    if kind == "MCPServer":
+        server = fusion_mcpserver.use_fusion(MCPServer("helpdesk"), expose_errors="message")
+        decorate: Callable[[Any], Any] = server.tool()
+    else:
+        server = fusion_fastmcp.use_fusion(FastMCP("helpdesk"), expose_errors="message")
+        decorate = server.tool
+
+    @decorate
+    def one(ticket: int) -> Ticket:
+        """A Presenter's result where the annotation says Ticket."""
+        return TICKET.make({**ROW, "id": ticket})  # type: ignore[return-value]
+
+    @decorate
+    def many(count: int) -> list[Ticket]:
+        """A list: both frameworks wrap it as {"result": [...]}."""
+        return TICKET.make([{**ROW, "id": n} for n in range(count)])  # type: ignore[return-value]
+
+    @decorate
+    def missing(ticket: int) -> Ticket:
+        """An error envelope needs no structured content."""
+        return tool_error("NOT_FOUND", f"No ticket {ticket}.")  # type: ignore[return-value]
+
+    @decorate
+    def hidden(ticket: int) -> Owner:
+        """The schema wants a field the Presenter drops."""
+        return TICKET.make({**ROW, "id": ticket, "owner_email": "ann@example.com"})  # type: ignore[return-value]
+
+    return server
+
+
+async def _through_the_framework_client(
+    kind: str, calls: list[tuple[str, dict[str, Any]]]
+) -> list[Any]:
+    """The framework's own client, which refuses a success without the structured content."""
+    from fastmcp import Client as FastMCPClient  # noqa: PLC0415
+    from mcp import Client as MCPClient  # noqa: PLC0415
+
+    server = _typed_server(kind)
+    client: Any = MCPClient(server) if kind == "MCPServer" else FastMCPClient(server)
+    async with client:
+        if kind == "MCPServer":
+            return [await client.call_tool(name, arguments) for name, arguments in calls]
+        return [
+            await client.call_tool(name, arguments, raise_on_error=False)
+            for name, arguments in calls
+        ]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_typed_tool_answers_with_the_structured_content_its_schema_asks(kind: str) -> None:
+    """``-> Ticket``: the blocks as built, and the masked data as structuredContent."""
+    one, many, missing = _calls(
+        _typed_server(kind),
+        ("one", {"ticket": 7}),
+        ("many", {"count": 2}),
+        ("missing", {"ticket": 3}),
+    )
+    assert one["content"] == TICKET.make({**ROW, "id": 7}).build()["content"]
+    assert one["structuredContent"] == {"id": 7, "title": "printer"}
+    assert many["structuredContent"] == {
+        "result": [{"id": 0, "title": "printer"}, {"id": 1, "title": "printer"}]
+    }
+    assert missing["isError"] is True
+    assert "structuredContent" not in missing
+    for wire in (one, many, missing):
+        assert check(wire, strict=True) == []
+        assert "never on the wire" not in str(wire)
+    results = asyncio.run(
+        _through_the_framework_client(kind, [("one", {"ticket": 7}), ("many", {"count": 1})])
+    )
+    assert [result.is_error for result in results] == [False, False]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_data_that_does_not_fit_the_schema_is_an_error_naming_the_fix(kind: str) -> None:
+    """The hidden field never reaches the schema: an INTERNAL_ERROR that says what to do."""
+    (wire,) = _calls(_typed_server(kind), ("hidden", {"ticket": 7}))
+    assert wire["isError"] is True
+    assert check(wire, strict=True) == []
+    error = parse(wire).view.error
+    assert error is not None
+    assert error.code == "INTERNAL_ERROR"
+    assert "does not fit its outputSchema" in error.message
+    assert "annotate the tool -> ResponseBuilder" in error.message
+    assert "ann@example.com" not in str(wire)
