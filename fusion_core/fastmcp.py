@@ -71,11 +71,15 @@ def _install(server: Any, answers: Answers) -> None:
     from fastmcp.server.middleware import Middleware  # noqa: PLC0415
     from fastmcp.server.transforms import Transform  # noqa: PLC0415
 
+    schemas: dict[str, Any] = {}  # each tool's input schema, by the name it is called by
+
     class FusionResults(Transform):
         """Each tool's ``convert_result`` builds Fusion answers first."""
 
         async def get_tool(self, name: str, call_next: Any, *, version: Any = None) -> Any:
             tool = await call_next(name, version=version)
+            if tool is not None:
+                schemas[name] = tool.parameters  # what a refusal's paths are read against
             if tool is not None and not getattr(tool, MARK, False):
                 convert = tool.convert_result
                 schema = upstream.schema_conversion(tool, convert)
@@ -98,7 +102,8 @@ def _install(server: Any, answers: Answers) -> None:
                 with recording:
                     return await call_next(context)
             except ValidationError as exc:
-                refused = answers.refused(context.message.name, exc)
+                name = context.message.name
+                refused = answers.refused(name, exc, schemas.get(name))
                 if refused is None:
                     raise
                 return refused

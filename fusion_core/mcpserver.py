@@ -86,7 +86,7 @@ def _install(server: Any, answers: Answers) -> None:
             crash = upstream.crash_of(exc)
             if crash is not None:
                 return answers.crashed(name, crash, record)
-            refused = answers.refused(name, exc)
+            refused = answers.refused(name, exc, tool.parameters)
             if refused is None:
                 raise
             return refused

@@ -95,18 +95,22 @@ class Answers:
             return self._wrapped({**answer, "structuredContent": _structured(answer, schema)})
         return self._wrapped(answer)
 
-    def refused(self, tool: str, error: BaseException) -> Any | None:
+    def refused(
+        self, tool: str, error: BaseException, schema: Mapping[str, Any] | None
+    ) -> Any | None:
         """The ``<validation_error>`` answer when ``error`` is the framework's argument validation.
 
         That is: its ``__cause__`` is pydantic's ``ValidationError``. ``None``
-        for any other error (the framework answers it as before).
+        for any other error (the framework answers it as before). ``schema``:
+        the tool's input schema, which says which parts of a location are
+        declared names (a ``dict`` argument's keys are data: ``*``).
         """
         from pydantic import ValidationError  # noqa: PLC0415 - with the integration
 
         cause = error.__cause__
         if not isinstance(cause, ValidationError):
             return None
-        return self._wrapped(validation_answer(tool, cause))
+        return self._wrapped(validation_answer(tool, cause, schema))
 
     @staticmethod
     def recording() -> tuple[CallRecord, AbstractContextManager[CallRecord]]:
@@ -211,12 +215,18 @@ def fusion_answer(value: object) -> ToolResponse | None:
     return None
 
 
-def validation_answer(tool: str, error: Any) -> ToolResponse:
+def validation_answer(tool: str, error: Any, schema: Mapping[str, Any] | None) -> ToolResponse:
     """The ``<validation_error>`` envelope of a framework's argument validation.
 
     The one a ``FusionApp`` writes (``action`` is the tool's name), with the
-    field names and pydantic's messages, never the values sent.
+    field names and pydantic's messages, never the values sent: a part of a
+    location the input ``schema`` does not declare (a ``dict`` argument's key)
+    is ``*``.
     """
+    from fusion_core._mcp._field_paths import declared_path  # noqa: PLC0415
     from fusion_core._tools._pipeline import field_problems, validation_error  # noqa: PLC0415
 
-    return validation_error(tool, field_problems(error, values=False))
+    def path(loc: Any) -> str:
+        return declared_path(loc, schema)
+
+    return validation_error(tool, field_problems(error, values=False, path=path))

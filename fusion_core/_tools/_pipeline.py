@@ -28,7 +28,7 @@ The ``INTERNAL_ERROR`` envelope says as much of the exception as the app's
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from pydantic import ValidationError
@@ -204,21 +204,32 @@ def sent(value: Any) -> str:
     return "object"
 
 
-def field_problems(error: ValidationError, *, values: bool = True) -> list[tuple[str, str]]:
+def field_problems(
+    error: ValidationError,
+    *,
+    values: bool = True,
+    path: Callable[[Sequence[int | str]], str] | None = None,
+) -> list[tuple[str, str]]:
     """``(field, message)`` per problem, unrecognized keys merged into ``(root)``.
 
     With ``values=False`` the messages do not quote what was sent (a framework's
     validation, whose inputs this library did not choose to show): pydantic's
     messages that quote some of the input are written without it (``_unquoted``).
+    ``path`` writes a location (the integrations': the parts the input schema
+    does not declare, such as a ``dict`` argument's keys, as ``*``); an
+    unrecognized key is named as sent, as the reference does, after its path.
     """
     problems: list[tuple[str, str]] = []
     unknown: list[str] = []
     for detail in error.errors(include_url=False):
         loc = detail["loc"]
         if detail["type"] == "extra_forbidden":
-            unknown.append(".".join(str(part) for part in loc))
+            if path is not None and len(loc) > 1:
+                unknown.append(f"{path(loc[:-1])}.{loc[-1]}")
+            else:
+                unknown.append(".".join(str(part) for part in loc))
             continue
-        name = ".".join(str(part) for part in loc) or ROOT
+        name = path(loc) if path is not None else ".".join(str(part) for part in loc) or ROOT
         if not values:
             problems.append((name, f"{message_without_input(detail)}."))
             continue

@@ -320,3 +320,91 @@ def test_data_that_does_not_fit_the_schema_is_an_error_naming_the_fix(kind: str)
     assert "does not fit its outputSchema" in error.message
     assert "annotate the tool -> ResponseBuilder" in error.message
     assert "ann@example.com" not in str(wire)
+
+
+class Query(BaseModel, extra="forbid"):
+    status: int
+
+
+class Labelled(BaseModel):
+    kind: Literal["labelled"]
+    tags: dict[str, int]
+
+
+KEY = "sk-live-" + CANARY
+"""A key of a ``dict`` argument: data the caller sent, never named in a field."""
+
+
+def _keyed_server(kind: str) -> Any:
+    """Tools whose arguments hold mappings, so pydantic's locations hold the keys sent."""
+    server: Any
+    if kind == "MCPServer":
+        server = fusion_mcpserver.use_fusion(MCPServer("helpdesk"))
+        decorate: Callable[[Any], Any] = server.tool()
+    else:
+        server = fusion_fastmcp.use_fusion(FastMCP("helpdesk"))
+        decorate = server.tool
+
+    @decorate
+    def tagged(meta: dict[str, int]) -> str:
+        return str(meta)
+
+    @decorate
+    def rows(items: list[dict[str, int]]) -> str:
+        return str(items)
+
+    @decorate
+    def maybe(meta: dict[str, int] | None = None) -> str:
+        return str(meta)
+
+    @decorate
+    def either(x: int | dict[str, int]) -> str:
+        return str(x)
+
+    @decorate
+    def pets(pet: Annotated[Cat | Labelled, Field(discriminator="kind")]) -> str:
+        return pet.kind
+
+    @decorate
+    def keyed(numbers: dict[int, int]) -> str:
+        return str(numbers)
+
+    @decorate
+    def queries(q: dict[str, Query]) -> str:
+        return str(q)
+
+    return server
+
+
+KEYED = [
+    pytest.param("tagged", {"meta": {KEY: "x"}}, ["meta.*"], id="dict"),
+    pytest.param("rows", {"items": [{"a": 1}, {KEY: "x"}]}, ["items.1.*"], id="dicts-in-a-list"),
+    pytest.param("maybe", {"meta": {KEY: "x"}}, ["meta.*"], id="optional-dict"),
+    pytest.param("either", {"x": {KEY: "x"}}, ["x.int", "x.dict[str,int].*"], id="union-labels"),
+    pytest.param("pets", {"pet": {"kind": "cat", "lives": "x"}}, ["pet.cat.lives"], id="tag"),
+    pytest.param(
+        "pets",
+        {"pet": {"kind": "labelled", "tags": {KEY: "x"}}},
+        ["pet.labelled.tags.*"],
+        id="tag-dict",
+    ),
+    pytest.param("keyed", {"numbers": {KEY: 1}}, ["numbers.*.[key]"], id="bad-key"),
+    pytest.param("queries", {"q": {KEY: {"status": "x"}}}, ["q.*.status"], id="model-in-a-dict"),
+    pytest.param(
+        "queries", {"q": {KEY: {"status": 1, "extra": 2}}}, ["(root)"], id="unknown-key-in-a-dict"
+    ),
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("tool", "arguments", "fields"), KEYED)
+def test_a_key_sent_in_a_mapping_is_never_named(
+    kind: str, tool: str, arguments: dict[str, Any], fields: list[str]
+) -> None:
+    """Field paths show what the input schema declares; a mapping's keys are ``*``."""
+    (wire,) = _calls(_keyed_server(kind), (tool, arguments))
+    validation = parse(wire).view.validation
+    assert validation is not None, wire
+    assert [field.name for field in validation.fields] == fields
+    assert "s3cr3t" not in str(wire)
+    assert check(wire, strict=True) == []

@@ -1,0 +1,85 @@
+"""A refusal's field paths name what the input schema declares, never a key the caller sent.
+
+pydantic's locations hold a ``dict`` argument's keys as they were sent
+(``meta.sk-live-...``): the integrations' ``<validation_error>`` promises no
+value sent, so :func:`declared_path` walks the location along the published
+input schema and writes every undeclared part as ``*``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel, ValidationError
+
+from fusion_core._mcp._field_paths import declared_path
+from fusion_core._tools._pipeline import field_problems
+
+
+class Query(BaseModel):
+    status: int
+
+
+class Arguments(BaseModel):
+    meta: dict[str, int] = {}
+    nested: list[dict[str, Query]] = []
+    maybe: dict[str, int] | None = None
+
+
+SCHEMA = Arguments.model_json_schema()
+DECLARED = {"meta", "nested", "maybe", "status", "[key]"}
+
+
+def _paths(arguments: dict[str, Any]) -> list[str]:
+    try:
+        Arguments.model_validate(arguments)
+    except ValidationError as exc:
+        return [
+            name
+            for name, _ in field_problems(
+                exc, values=False, path=lambda loc: declared_path(loc, SCHEMA)
+            )
+        ]
+    return []
+
+
+@given(st.text(min_size=1), st.sampled_from(["meta", "nested", "maybe"]))
+def test_no_key_sent_is_named_whatever_it_is(key: str, where: str) -> None:
+    """Any key, in any mapping of the arguments: the paths hold declared names, positions, ``*``."""
+    shapes: dict[str, dict[str, Any]] = {
+        "meta": {"meta": {key: "not a number"}},
+        "nested": {"nested": [{key: {"status": "x"}}]},
+        "maybe": {"maybe": {key: []}},
+    }
+    arguments = shapes[where]
+    paths = _paths(arguments)
+    assert paths, arguments
+    for path in paths:
+        for part in path.split("."):
+            assert part in DECLARED or part == "*" or part.isdigit(), (key, path)
+
+
+@pytest.mark.parametrize(
+    ("loc", "expected"),
+    [
+        ((), "(root)"),
+        (("meta", "secret"), "meta.*"),
+        (("nested", 0, "secret", "status"), "nested.0.*.status"),
+        (("maybe", "secret"), "maybe.*"),
+        (("unknown",), "*"),
+    ],
+)
+def test_declared_path_table(loc: tuple[int | str, ...], expected: str) -> None:
+    """Each construct the walk follows: properties, items, optional, a mapping, undeclared."""
+    assert declared_path(loc, SCHEMA) == expected
+
+
+def test_a_schema_that_cannot_be_walked_shows_positions_only() -> None:
+    """No schema, a ``$ref`` cycle, a missing definition: names become ``*``, never an error."""
+    cycle = {"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/a"}}}
+    missing = {"$ref": "#/$defs/nowhere"}
+    for schema in (None, cycle, missing, {"properties": "not a mapping"}):
+        assert declared_path(("x", 3, "y"), schema) == "*.3.*"
