@@ -105,5 +105,5 @@ _MCPSERVER = Integration(
     install=_install,
     result_of=lambda result: result,
     exposure_of=lambda _server: "none",
-    logs_crashes=False,  # its handler logs what call_tool raises: the envelope is returned
+    logs_crashes=False,  # MCPServer's handler logs only what call_tool raises: fusion_core logs it
 )
