@@ -326,7 +326,8 @@ def _through_the_plugin(
     """
     source = source_of(server, "app")
     assert source is not None
-    transport = InMemory(source, Limits())
+    # As the plugin's session makes it: its time limit, watched (``_watchdog``).
+    transport = InMemory(source, Limits(stalled=lambda call, seconds: None))
 
     def calls() -> None:
         for _ in range(CALLS):

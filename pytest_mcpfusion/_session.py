@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import faulthandler
 import inspect
 import json
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, final
 
@@ -69,7 +71,36 @@ class FusionSession:
             timeout=options.timeout,
             max_response_bytes=options.max_response_bytes,
             env=options.server_env,
+            stalled=self._stalled,
         )
+
+    def _stalled(self, call: str, seconds: float) -> None:
+        """Say on the terminal that ``call`` holds its thread in process (``_watchdog``).
+
+        Output capture is suspended for it, as pytest-timeout does, since the
+        test it would be captured for may never end; where every thread is
+        follows (``faulthandler``), the tool's frame among them.
+        """
+        limit = self.options.timeout or 0.0
+        message = (
+            f"\npytest-mcpfusion: {call} has had no answer for {seconds:.0f} s, past the "
+            f"{limit:g} s limit (--fusion-timeout). The tool holds the thread that runs the "
+            "server in process (MCPServer runs a sync tool on its event loop; a FusionApp, a "
+            "test's sync handler in the test's thread), so it cannot be cut short here: the "
+            "run waits for its answer, which fails the test when it comes. Serve the server "
+            '(--fusion-server="python server.py") to have every call cut at the limit. '
+            "Where each thread is now:\n"
+        )
+        capture = self.config.pluginmanager.getplugin("capturemanager")
+        if capture is not None:
+            capture.suspend_global_capture(in_=True)
+        try:
+            sys.stderr.write(message)
+            sys.stderr.flush()
+            faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+        finally:
+            if capture is not None:
+                capture.resume_global_capture()
 
     @property
     def app_spec(self) -> str | None:

@@ -44,6 +44,7 @@ from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from fusion_core._mcp._frameworks import ServerSource
 from fusion_core._mcp._server import load_target
 from fusion_core._terminal import terminal_safe
+from pytest_mcpfusion._watchdog import Watchdog
 
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
@@ -86,6 +87,8 @@ class Limits:
     max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES
     env: Sequence[str] = ("*",)
     """Names (``fnmatch`` patterns) of the variables passed to a server started by command."""
+    stalled: Callable[[str, float], None] | None = None
+    """Told ``(call, seconds)`` when a call in process holds its thread past ``timeout``."""
 
     def server_env(self) -> dict[str, str]:
         """The variables of this process that ``env`` names."""
@@ -142,6 +145,7 @@ class InProcess:
         limits = limits or Limits()
         self._timeout, self._max_bytes = limits.timeout, limits.max_response_bytes
         self._inline = True  # the user's tests; contract tests call as a server does
+        self._watchdog = Watchdog(limits.stalled) if limits.stalled is not None else None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._portal: BlockingPortal | None = None
         self._portal_cm: contextlib.AbstractContextManager[BlockingPortal] | None = None
@@ -175,12 +179,15 @@ class InProcess:
             except RuntimeError:
                 if self._loop is None:
                     self._loop = asyncio.new_event_loop()
-                if self._fusion is not None and self._inline:
-                    response = self._fusion.call_sync(
-                        tool, arguments, ctx, loop=self._loop, timeout=self._timeout
-                    )
-                else:
-                    response = self._loop.run_until_complete(self._bounded(tool, arguments, ctx))
+                with self._watched(tool, arguments):
+                    if self._fusion is not None and self._inline:
+                        response = self._fusion.call_sync(
+                            tool, arguments, ctx, loop=self._loop, timeout=self._timeout
+                        )
+                    else:
+                        response = self._loop.run_until_complete(
+                            self._bounded(tool, arguments, ctx)
+                        )
             else:
                 if self._portal is None:
                     from anyio.from_thread import start_blocking_portal  # noqa: PLC0415 - lazy
@@ -203,6 +210,14 @@ class InProcess:
         except TimeoutError:
             raise self._timed_out(tool, arguments) from None
         return self._within_limits(tool, arguments, start, response)
+
+    def _watched(
+        self, tool: str, arguments: Mapping[str, Any]
+    ) -> contextlib.AbstractContextManager[None]:
+        """The call watched for holding this thread past the limit (see ``_watchdog``)."""
+        if self._watchdog is None:
+            return contextlib.nullcontext()
+        return self._watchdog.watch(self._timeout, lambda: describe_call(tool, arguments))
 
     async def _bounded(self, tool: str, arguments: Mapping[str, Any], ctx: Any) -> object:
         async with asyncio.timeout(self._timeout):

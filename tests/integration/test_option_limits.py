@@ -263,3 +263,54 @@ def test_in_process_a_fusion_app_answer_over_the_size_limit_fails(
     result.stdout.fnmatch_lines(
         ["*tools/call 'text' {*}: the answer passed 1,000 bytes, 5,0* bytes read*"]
     )
+
+
+@pytest.mark.parametrize(
+    ("module", "spec", "call"),
+    [
+        pytest.param(
+            HOLDING_SERVER, "holding:mcp", "fusion_call('hold', seconds=3.5)", id="MCPServer"
+        ),
+        pytest.param(
+            SLEEPING_APP, "holding:app", "fusion_call('slow', 'hold', seconds=3.5)", id="FusionApp"
+        ),
+    ],
+)
+def test_in_process_a_call_holding_its_thread_past_the_limit_is_said_while_it_waits(
+    pytester: pytest.Pytester, module: str, spec: str, call: str
+) -> None:
+    """A call that could hold the run for ever says so on the terminal, with where it is.
+
+    Once past the limit and a grace (1 s), the watchdog writes which call, why it
+    cannot be cut short in process, what bounds it, and every thread's frames
+    (the tool's among them); the call's late answer still fails the test.
+    """
+    pytester.makepyfile(holding=module, test_user=f"def test_late(fusion_call):\n    {call}\n")
+    result = pytester.runpytest_subprocess(
+        f"--fusion-app={spec}", "--fusion-timeout=0.5", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(failed=1)
+    err = result.stderr.str()
+    assert "pytest-mcpfusion: tools/call " in err, err
+    assert "has had no answer for" in err
+    assert "past the 0.5 s limit (--fusion-timeout)" in err
+    assert '--fusion-server="python server.py"' in err
+    assert "in hold" in err  # faulthandler's line for the tool's frame
+    assert err.count("pytest-mcpfusion: tools/call") == 1  # once per call
+
+
+def test_a_call_within_its_limit_is_never_said(pytester: pytest.Pytester) -> None:
+    """The watchdog says nothing of calls that answer (here: many, each quick)."""
+    pytester.makepyfile(
+        holding=HOLDING_SERVER,
+        test_user=(
+            "def test_many(fusion_call):\n"
+            "    for _ in range(200):\n"
+            "        assert fusion_call('hold', seconds=0).data == 'done'\n"
+        ),
+    )
+    result = pytester.runpytest_subprocess(
+        "--fusion-app=holding:mcp", "--fusion-timeout=0.5", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(passed=1)
+    assert "pytest-mcpfusion:" not in result.stderr.str()

@@ -1,0 +1,83 @@
+"""A call in process that holds its thread past the time limit is said, not waited out in silence.
+
+In process, a tool that blocks the thread the server runs on cannot be cut
+short: ``MCPServer`` runs a sync tool on its event loop, a ``FusionApp`` a
+test's sync handler in the test's thread, so no timer can fire. Its answer
+fails the test when it comes; one that never comes would hang the run with
+nothing on the screen. :class:`Watchdog` watches each such call from one
+daemon thread: once a call is past its limit (and a grace, for the answer
+that was on its way), it says which call, why it cannot be cut here and what
+bounds it (``--fusion-server``), with where every thread is, once per call.
+It never stops the run or the call.
+
+The watched call costs two attribute writes and no lock: the thread looks
+at least once a second (a sleeping daemon thread, never woken by a call).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from typing import Final
+
+__all__ = ["Watchdog"]
+
+_GRACE: Final = 1.0  # seconds past the limit before a call is said to hold its thread
+_GRACE_SHARE: Final = 0.1  # ... or this share of the limit, if longer
+_LOOK: Final = 1.0  # seconds between two looks of the thread at most
+
+
+class Watchdog:
+    """Says, once per call, that a call in process is holding its thread past its limit."""
+
+    def __init__(self, say: Callable[[str, float], None]) -> None:
+        self._say = say
+        self._active: tuple[float, float, Callable[[], str]] | None = None
+        self._thread: threading.Thread | None = None
+
+    def watch(self, limit: float | None, what: Callable[[], str]) -> _Watch:
+        """Watch the ``with`` block as one call of ``limit`` seconds (``None``: not watched)."""
+        if limit and self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="fusion-watchdog", daemon=True)
+            self._thread.start()
+        return _Watch(self, limit, what)
+
+    def _run(self) -> None:
+        said: tuple[float, float, Callable[[], str]] | None = None
+        while True:
+            active = self._active
+            if active is None or active is said:
+                time.sleep(_LOOK)
+                continue
+            remaining = active[1] - time.monotonic()
+            if remaining > 0:
+                time.sleep(min(remaining, _LOOK))
+                continue
+            said = active
+            self._tell(active)
+
+    def _tell(self, active: tuple[float, float, Callable[[], str]]) -> None:
+        start, _deadline, what = active
+        with contextlib.suppress(Exception):  # a report that cannot be written changes nothing
+            self._say(what(), time.monotonic() - start)
+
+
+class _Watch:
+    """One watched call (a class: a generator context manager costs more than the watch)."""
+
+    __slots__ = ("_dog", "_limit", "_what")
+
+    def __init__(self, dog: Watchdog, limit: float | None, what: Callable[[], str]) -> None:
+        self._dog, self._limit, self._what = dog, limit, what
+
+    def __enter__(self) -> None:
+        if self._limit:
+            start = time.monotonic()
+            grace = max(_GRACE, self._limit * _GRACE_SHARE)
+            self._dog._active = (start, start + self._limit + grace, self._what)
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._limit:
+            self._dog._active = None
