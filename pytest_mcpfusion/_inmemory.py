@@ -164,9 +164,11 @@ class InMemory:
             session.close()
 
     def close(self) -> None:
-        """Close every scope's session (and the loop thread each runs on)."""
+        """Close every scope's session (and the loop thread each runs on), stop the watchdog."""
         for key in list(self._sessions):
             self._close(key)
+        if self._watchdog is not None:
+            self._watchdog.close()
 
 
 class _Session:

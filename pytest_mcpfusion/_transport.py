@@ -249,7 +249,9 @@ class InProcess:
         return ServerLimitError(msg, call=call, kind="timeout", limit=limit, took=took)
 
     def close(self) -> None:
-        """Close the session's loop and stop the portal thread."""
+        """Close the session's loop, stop the portal thread and the watchdog."""
+        if self._watchdog is not None:
+            self._watchdog.close()
         if self._loop is not None:
             self._loop.run_until_complete(self._loop.shutdown_asyncgens())
             self._loop.close()

@@ -32,28 +32,40 @@ _LOOK: Final = 1.0  # seconds between two looks of the thread at most
 class Watchdog:
     """Says, once per call, that a call in process is holding its thread past its limit."""
 
-    def __init__(self, say: Callable[[str, float], None]) -> None:
+    def __init__(
+        self, say: Callable[[str, float], None], *, grace: float = _GRACE, look: float = _LOOK
+    ) -> None:
         self._say = say
+        self.grace = grace
+        """Seconds past the limit before a call is said to hold its thread (at least)."""
+        self._look = look
         self._active: tuple[float, float, Callable[[], str]] | None = None
         self._thread: threading.Thread | None = None
+        self._closed = threading.Event()
 
     def watch(self, limit: float | None, what: Callable[[], str]) -> _Watch:
         """Watch the ``with`` block as one call of ``limit`` seconds (``None``: not watched)."""
-        if limit and self._thread is None:
+        if limit and self._thread is None and not self._closed.is_set():
             self._thread = threading.Thread(target=self._run, name="fusion-watchdog", daemon=True)
             self._thread.start()
         return _Watch(self, limit, what)
 
+    def close(self) -> None:
+        """Stop watching (with the transport): the thread ends at once."""
+        self._closed.set()
+        if self._thread is not None:
+            self._thread.join(timeout=self._look)
+
     def _run(self) -> None:
         said: tuple[float, float, Callable[[], str]] | None = None
-        while True:
+        while not self._closed.is_set():
             active = self._active
             if active is None or active is said:
-                time.sleep(_LOOK)
+                self._closed.wait(self._look)
                 continue
             remaining = active[1] - time.monotonic()
             if remaining > 0:
-                time.sleep(min(remaining, _LOOK))
+                self._closed.wait(min(remaining, self._look))
                 continue
             said = active
             self._tell(active)
@@ -75,7 +87,7 @@ class _Watch:
     def __enter__(self) -> None:
         if self._limit:
             start = time.monotonic()
-            grace = max(_GRACE, self._limit * _GRACE_SHARE)
+            grace = max(self._dog.grace, self._limit * _GRACE_SHARE)
             self._dog._active = (start, start + self._limit + grace, self._what)
 
     def __exit__(self, *_exc: object) -> None:
