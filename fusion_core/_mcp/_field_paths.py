@@ -108,15 +108,19 @@ def _branches(node: Mapping[str, Any] | None, definitions: Mapping[str, Any]) ->
     return found
 
 
-def _properties(node: Mapping[str, Any] | None, definitions: Mapping[str, Any]) -> dict[str, Any]:
-    if node is None:
+def _properties(
+    node: Mapping[str, Any] | None, definitions: Mapping[str, Any], depth: int = 0
+) -> dict[str, Any]:
+    """The properties ``node`` declares, its ``allOf`` parts' too (a cycle ends at the bound)."""
+    if node is None or depth > _REF_DEPTH:
         return {}
     found: dict[str, Any] = {}
     own = node.get("properties")
     if isinstance(own, Mapping):
         found.update({key: value for key, value in own.items() if isinstance(key, str)})
-    for part in node.get("allOf") or ():
-        found.update(_properties(_resolved(part, definitions), definitions))
+    parts = node.get("allOf")
+    for part in parts if isinstance(parts, list) else ():
+        found.update(_properties(_resolved(part, definitions), definitions, depth + 1))
     return found
 
 

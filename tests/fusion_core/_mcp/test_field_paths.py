@@ -80,6 +80,42 @@ def test_declared_path_table(loc: tuple[int | str, ...], expected: str) -> None:
 def test_a_schema_that_cannot_be_walked_shows_positions_only() -> None:
     """No schema, a ``$ref`` cycle, a missing definition: names become ``*``, never an error."""
     cycle = {"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/a"}}}
+    all_of = {"$ref": "#/$defs/a", "$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}]}}}
+    any_of = {"$ref": "#/$defs/a", "$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}]}}}
     missing = {"$ref": "#/$defs/nowhere"}
-    for schema in (None, cycle, missing, {"properties": "not a mapping"}):
+    shapes = (None, cycle, all_of, any_of, missing, {"properties": "not a mapping"}, {"allOf": 3})
+    for schema in shapes:
         assert declared_path(("x", 3, "y"), schema) == "*.3.*"
+
+
+KEYWORDS = st.sampled_from(
+    ["properties", "items", "anyOf", "oneOf", "allOf", "additionalProperties", "$ref", "title"]
+)
+NAMES = st.text(st.characters(blacklist_characters="."), min_size=1, max_size=4)
+SCHEMAS = st.recursive(
+    st.none() | st.booleans() | NAMES | st.just("#/$defs/a"),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(KEYWORDS | NAMES, inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@given(SCHEMAS, st.lists(st.integers(-2, 5) | NAMES, max_size=6))
+def test_any_schema_and_location_give_a_path_never_an_error(
+    schema: Any, loc: list[int | str]
+) -> None:
+    """Hostile or broken schemas ($ref cycles through any keyword): a path, ``*`` where unsure.
+
+    Each part of the location is in its place: a position as written, a name as
+    sent or ``*``.
+    """
+    document = {"$defs": {"a": schema}, "$ref": "#/$defs/a"} if isinstance(schema, dict) else schema
+    path = declared_path(tuple(loc), document)
+    if not loc:
+        assert path == "(root)"
+        return
+    parts = path.split(".")
+    assert len(parts) == len(loc), (loc, path)
+    for part, sent in zip(parts, loc, strict=True):
+        assert part == str(sent) if isinstance(sent, int) else part in (sent, "*")
