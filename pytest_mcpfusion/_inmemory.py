@@ -35,9 +35,8 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import pytest
 
 from fusion_core import ResponseView, ServerConnectionError, ServerLimitError
-from fusion_core._mcp._call_limits import describe_call
 from pytest_mcpfusion._transport import CONTRACT_SCOPE, TESTS_SCOPE, Limits, StartupError
-from pytest_mcpfusion._watchdog import Watchdog
+from pytest_mcpfusion._watchdog import Watchdog, watch_call
 
 if TYPE_CHECKING:
     from fusion_core import FusionClient, ToolApp
@@ -62,7 +61,7 @@ class InMemory:
         self._limits = limits
         self._scope = scope
         self._sessions: dict[str, _Session] = {}
-        self._watchdog = Watchdog(limits.stalled) if limits.stalled is not None else None
+        self._watchdog = Watchdog.of(limits.stalled)
 
     @property
     def target(self) -> Any:
@@ -133,11 +132,8 @@ class InMemory:
             # nothing the contract test's verdict does not. Only the contract
             # scope's calls: the user's own tests log exactly as FastMCP does.
             quiet = refused_arguments_unlogged()
-        watched: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-        if self._watchdog is not None:  # a sync MCPServer tool holds the loop: no timer fires
-            watched = self._watchdog.watch(
-                self._limits.timeout, lambda: describe_call(tool, arguments)
-            )
+        # A sync MCPServer tool holds the loop, where no timer fires: watched.
+        watched = watch_call(self._watchdog, self._limits.timeout, tool, arguments)
         with quiet, watched:
             return self._guarded(lambda session: session.call(tool, arguments)), None
 

@@ -44,7 +44,7 @@ from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from fusion_core._mcp._frameworks import ServerSource
 from fusion_core._mcp._server import load_target
 from fusion_core._terminal import terminal_safe
-from pytest_mcpfusion._watchdog import Watchdog
+from pytest_mcpfusion._watchdog import Watchdog, watch_call
 
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
@@ -145,7 +145,7 @@ class InProcess:
         limits = limits or Limits()
         self._timeout, self._max_bytes = limits.timeout, limits.max_response_bytes
         self._inline = True  # the user's tests; contract tests call as a server does
-        self._watchdog = Watchdog(limits.stalled) if limits.stalled is not None else None
+        self._watchdog = Watchdog.of(limits.stalled)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._portal: BlockingPortal | None = None
         self._portal_cm: contextlib.AbstractContextManager[BlockingPortal] | None = None
@@ -179,7 +179,7 @@ class InProcess:
             except RuntimeError:
                 if self._loop is None:
                     self._loop = asyncio.new_event_loop()
-                with self._watched(tool, arguments):
+                with watch_call(self._watchdog, self._timeout, tool, arguments):
                     if self._fusion is not None and self._inline:
                         response = self._fusion.call_sync(
                             tool, arguments, ctx, loop=self._loop, timeout=self._timeout
@@ -210,14 +210,6 @@ class InProcess:
         except TimeoutError:
             raise self._timed_out(tool, arguments) from None
         return self._within_limits(tool, arguments, start, response)
-
-    def _watched(
-        self, tool: str, arguments: Mapping[str, Any]
-    ) -> contextlib.AbstractContextManager[None]:
-        """The call watched for holding this thread past the limit (see ``_watchdog``)."""
-        if self._watchdog is None:
-            return contextlib.nullcontext()
-        return self._watchdog.watch(self._timeout, lambda: describe_call(tool, arguments))
 
     async def _bounded(self, tool: str, arguments: Mapping[str, Any], ctx: Any) -> object:
         async with asyncio.timeout(self._timeout):

@@ -19,10 +19,11 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from typing import Any, Final
 
-__all__ = ["Watchdog"]
+__all__ = ["Watchdog", "watch_call"]
 
 _GRACE: Final = 1.0  # seconds past the limit before a call is said to hold its thread
 _GRACE_SHARE: Final = 0.1  # ... or this share of the limit, if longer
@@ -42,6 +43,11 @@ class Watchdog:
         self._active: tuple[float, float, Callable[[], str]] | None = None
         self._thread: threading.Thread | None = None
         self._closed = threading.Event()
+
+    @classmethod
+    def of(cls, say: Callable[[str, float], None] | None) -> Watchdog | None:
+        """A watchdog that tells ``say``; ``None`` without one (nothing is watched)."""
+        return cls(say) if say is not None else None
 
     def watch(self, limit: float | None, what: Callable[[], str]) -> _Watch:
         """Watch the ``with`` block as one call of ``limit`` seconds (``None``: not watched)."""
@@ -93,3 +99,14 @@ class _Watch:
     def __exit__(self, *_exc: object) -> None:
         if self._limit:
             self._dog._active = None
+
+
+def watch_call(
+    dog: Watchdog | None, limit: float | None, tool: str, arguments: Mapping[str, Any]
+) -> AbstractContextManager[None]:
+    """The ``tools/call`` of ``tool`` watched by ``dog`` (not watched without one)."""
+    if dog is None:
+        return contextlib.nullcontext()
+    from fusion_core._mcp._call_limits import describe_call  # noqa: PLC0415 - only when said
+
+    return dog.watch(limit, lambda: describe_call(tool, arguments))

@@ -36,8 +36,7 @@ def wire_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     value: dict[str, Any] = _read(text)
     if b"NaN" in text or b"Infinity" in text:  # else no float is one (strings may say so)
         _refuse_non_finite(value)
-    if b"null" in text:  # a model's NaN is written as null: look in the models
-        _refuse_non_finite(_models_read(arguments))
+    _refuse_hidden_non_finite(text, arguments)
     return value
 
 
@@ -49,8 +48,7 @@ def check_arguments(arguments: Mapping[str, Any]) -> None:
     text = _json(arguments)
     if b"NaN" in text or b"Infinity" in text:
         _refuse_non_finite(_read(text))
-    if b"null" in text:  # a model's NaN is written as null: look in the models
-        _refuse_non_finite(_models_read(arguments))
+    _refuse_hidden_non_finite(text, arguments)
 
 
 def _json(arguments: Mapping[str, Any]) -> bytes:
@@ -69,6 +67,12 @@ def _read(text: bytes) -> Any:
     except ValueError as exc:  # an int too long for the wire
         msg = f"the arguments are not JSON a server reads: {exc}"
         raise ArgumentsError(msg) from None
+
+
+def _refuse_hidden_non_finite(text: bytes, arguments: Mapping[str, Any]) -> None:
+    """A NaN a model's JSON wrote as ``null`` (its config wins): looked for in the models."""
+    if b"null" in text:
+        _refuse_non_finite(_models_read(arguments))
 
 
 def _models_read(value: Any) -> Any:

@@ -43,7 +43,7 @@ def declared_path(loc: Sequence[int | str], schema: Mapping[str, Any] | None) ->
         node = _plain(node, definitions)
         if isinstance(part, int):
             parts.append(str(part))
-            node = _items(node, definitions)
+            node = _child(node, "items", "prefixItems")
             continue
         properties = _properties(node, definitions)
         if part in properties:
@@ -56,7 +56,7 @@ def declared_path(loc: Sequence[int | str], schema: Mapping[str, Any] | None) ->
             node = _branch(branches, part, definitions)
             continue
         parts.append(part if part in _MARKERS else "*")
-        node = _additional(node)
+        node = _child(node, "additionalProperties", "patternProperties")
     return ".".join(parts) or "(root)"
 
 
@@ -124,27 +124,21 @@ def _properties(
     return found
 
 
-def _items(node: Mapping[str, Any] | None, definitions: Mapping[str, Any]) -> Any:
+def _child(node: Mapping[str, Any] | None, one: str, many: str) -> Any:
+    """The schema of ``node``'s members: under ``one``, else any of those under ``many``.
+
+    ``items`` / ``prefixItems`` for a list's positions, ``additionalProperties`` /
+    ``patternProperties`` for a mapping's values (its keys are data).
+    """
     if node is None:
         return None
-    items = node.get("items")
-    if isinstance(items, Mapping):
-        return items
-    prefix = node.get("prefixItems")
-    return {"anyOf": list(prefix)} if isinstance(prefix, list) and prefix else None
-
-
-def _additional(node: Mapping[str, Any] | None) -> Any:
-    """The schema of a mapping's values (its keys are data), if ``node`` is a mapping."""
-    if node is None:
-        return None
-    extra = node.get("additionalProperties")
-    if isinstance(extra, Mapping):
-        return extra
-    patterns = node.get("patternProperties")
-    if isinstance(patterns, Mapping) and patterns:
-        return {"anyOf": list(patterns.values())}
-    return None
+    single = node.get(one)
+    if isinstance(single, Mapping):
+        return single
+    several = node.get(many)
+    if isinstance(several, Mapping):
+        several = list(several.values())
+    return {"anyOf": several} if isinstance(several, list) and several else None
 
 
 def _branch(branches: list[Any], label: str, definitions: Mapping[str, Any]) -> Any:

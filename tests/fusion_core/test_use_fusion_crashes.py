@@ -137,6 +137,12 @@ def _message(wire: dict[str, Any]) -> str:
     return error.message
 
 
+def _crash_message(tool: str, arguments: dict[str, Any], kind: str, **options: Any) -> str:
+    """The envelope's message for one call of ``tool`` on a fresh ``_server(kind, **options)``."""
+    with BlockingFusionClient.in_memory(_server(kind, **options)) as opened:
+        return _message(opened.call(tool, arguments))
+
+
 @pytest.fixture(params=KINDS)
 def kind(request: pytest.FixtureRequest) -> str:
     """Each framework."""
@@ -203,14 +209,12 @@ def test_no_form_of_a_hidden_value_reaches_the_client(kind: str) -> None:
 )
 def test_expose_errors_decides_what_is_shown(kind: str, expose: str, shown: str) -> None:
     """The three levels a FusionApp has, on either framework."""
-    with BlockingFusionClient.in_memory(_server(kind, expose=expose)) as opened:
-        assert _message(opened.call("bill", {"ticket": 7})) == shown
+    assert _crash_message("bill", {"ticket": 7}, kind, expose=expose) == shown
 
 
 def test_fastmcp_masking_error_details_shows_nothing_by_default() -> None:
     """``mask_error_details=True``: the default exposure is ``"none"``, as FastMCP's own."""
-    with BlockingFusionClient.in_memory(_server("FastMCP", mask=True)) as opened:
-        message = _message(opened.call("bill", {"ticket": 7}))
+    message = _crash_message("bill", {"ticket": 7}, "FastMCP", mask=True)
     assert message == "[bill] The tool failed; the server's log has the details."
 
 
@@ -249,8 +253,7 @@ def test_a_tool_error_raised_on_purpose_is_the_frameworks_answer(kind: str) -> N
 
 def test_an_exception_without_text_still_gets_an_envelope(kind: str) -> None:
     """A ``__str__`` that raises: the envelope that cannot fail, naming the tool."""
-    with BlockingFusionClient.in_memory(_server(kind, expose="message")) as opened:
-        message = _message(opened.call("unprintable", {}))
+    message = _crash_message("unprintable", {}, kind, expose="message")
     assert message.startswith("[unprintable] ")
     assert "Traceback" not in message
 
@@ -275,20 +278,17 @@ def test_each_crash_is_logged_once_with_its_traceback(
 
 def test_a_builder_that_cannot_build_is_a_crash(kind: str) -> None:
     """Converting the result failed: the envelope (MCPServer's handler sent ``str(exc)``)."""
-    with BlockingFusionClient.in_memory(_server(kind, expose="message")) as opened:
-        message = _message(opened.call("unbuildable", {}))
+    message = _crash_message("unbuildable", {}, kind, expose="message")
     assert message.startswith("[unbuildable] cannot serialize a Opaque to JSON")
     assert "(at $.when)" in message
     assert HIDDEN not in message
-    with BlockingFusionClient.in_memory(_server(kind, expose="none")) as opened:
-        message = _message(opened.call("unbuildable", {}))
+    message = _crash_message("unbuildable", {}, kind, expose="none")
     assert message == "[unbuildable] The tool failed; the server's log has the details."
 
 
 def test_a_presenter_refusing_the_data_never_quotes_it(kind: str) -> None:
     """The Presenter's own error: field paths and pydantic's wording, never the data."""
-    with BlockingFusionClient.in_memory(_server(kind, expose="message")) as opened:
-        message = _message(opened.call("misshapen", {}))
+    message = _crash_message("misshapen", {}, kind, expose="message")
     assert message.startswith("[misshapen] [Ticket Presenter] Validation failed:")
     assert "'id': Input should be a valid integer" in message
     assert HIDDEN not in message
@@ -296,8 +296,7 @@ def test_a_presenter_refusing_the_data_never_quotes_it(kind: str) -> None:
 
 def test_a_validation_error_of_the_tool_s_own_never_quotes_the_data(kind: str) -> None:
     """Pydantic's ``str()`` quotes ``input_value``: the envelope names the field only."""
-    with BlockingFusionClient.in_memory(_server(kind, expose="message")) as opened:
-        message = _message(opened.call("loaded", {}))
+    message = _crash_message("loaded", {}, kind, expose="message")
     assert message.startswith("[loaded] 1 validation error for Ticket")
     assert "'id': Input should be a valid integer" in message
     assert HIDDEN not in message
@@ -336,6 +335,5 @@ def test_a_mounted_server_that_shows_its_crashes_is_cleaned_like_any() -> None:
 
 def test_what_the_server_itself_masked_stays_hidden_whatever_expose_errors_says() -> None:
     """``mask_error_details=True`` with ``expose_errors="message"``: FastMCP's mask wins."""
-    with BlockingFusionClient.in_memory(_server("FastMCP", mask=True, expose="message")) as opened:
-        message = _message(opened.call("bill", {"ticket": 7}))
+    message = _crash_message("bill", {"ticket": 7}, "FastMCP", mask=True, expose="message")
     assert message == "[bill] The tool failed; the server's log has the details."
