@@ -153,7 +153,10 @@ def test_invalid_arguments_break_each_rule() -> None:
     strategy = invalid_arguments(schema)
     fast = settings(max_examples=2000, database=None, phases=[Phase.generate])
     assert "count" not in find(strategy, lambda a: "count" not in a, settings=fast)
-    assert find(strategy, lambda a: a.get("name") == [], settings=fast)["name"] == []
+    # Mistyped: any value but a string for the string field (pinning one such
+    # value, an empty list, failed now and then under xdist's module set).
+    mistyped = find(strategy, lambda a: not isinstance(a.get("name", ""), str), settings=fast)
+    assert not isinstance(mistyped["name"], str)
     high = find(
         strategy, lambda a: isinstance(a.get("count"), int) and a["count"] > 99, settings=fast
     )
