@@ -1,7 +1,8 @@
 """The in-process transport of a framework's server: ``MCPServer``, ``FastMCP``, ``Server``.
 
-The server is reached through its framework's own in-memory client (see
-``FusionClient.in_memory``), one session per isolation scope, opened on first
+The server is reached through the ``mcp`` SDK's in-memory client (a FastMCP
+server on the SDK ``Server`` it is built on: see ``FusionClient.in_memory``),
+one session per isolation scope, opened on first
 use and kept for the scope's calls. Server and client run on one private
 event loop, which each call runs in the calling thread until its answer is
 there (no thread hand-off per call: a portal thread cost more than the call);
@@ -51,7 +52,7 @@ _PAGES: Final = {"FastMCP": "docs/fastmcp.md"}  # the state section of the kind'
 
 
 class InMemory:
-    """Calls a framework's server through its own in-memory client, a session per scope."""
+    """Calls a framework's server through the SDK's in-memory client, a session per scope."""
 
     name = "inproc"
 

@@ -45,7 +45,6 @@ from fusion_core._terminal import one_line, terminal_safe
 if TYPE_CHECKING:
     from types import ModuleType, TracebackType
 
-    from fastmcp import Client as FastMCPClient
     from mcp import Client
     from mcp.client import Transport
     from mcp.server.lowlevel import Server
@@ -212,10 +211,10 @@ class FusionClient:
         self._overflow_marks: tuple[str, str] | None = None
         self._ended: ProcessExit | None = None
         self._raw = RawAnswers()  # the transport's record of the bytes (stdio, bounded HTTP)
-        self._client: Client | FastMCPClient[Any] | None = None
+        self._client: Client | None = None
         self._lost: str | None = None
         self._faults: Faults = Faults()
-        self._fastmcp = False  # a FastMCP server, reached through fastmcp.Client
+        self._fastmcp = False  # a FastMCP server, reached through its low-level SDK Server
         self._in_memory = False  # a server in this process: no bytes parsed
 
     @classmethod
@@ -323,9 +322,12 @@ class FusionClient:
 
         An app is served with ``build_server``. An ``MCPServer`` or the SDK's
         ``Server`` is reached through the SDK's own in-memory client
-        (``mcp.Client(server)``), a ``FastMCP`` through ``fastmcp.Client(server)``,
-        so the results are those the framework sends over stdio. What a spec
-        naming a server's factory loads gives its server (a fresh one).
+        (``mcp.Client(server)``); a ``FastMCP`` through the same client on the
+        SDK ``Server`` it is built on, which ``fastmcp.Client(server)`` drives
+        too (FastMCP's lifespan entered as that client enters it, every request
+        through FastMCP's whole dispatch, without that client's JSON-RPC over
+        memory streams). The results are those the framework sends over stdio.
+        What a spec naming a server's factory loads gives its server (a fresh one).
 
         ``mode="auto"`` calls an SDK server directly (2026-07-28, no JSON);
         ``mode="legacy"`` goes through JSON-RPC messages in memory.
@@ -352,22 +354,19 @@ class FusionClient:
         if self._client is not None:
             msg = "this FusionClient is already connected; make a new one for a second connection"
             raise RuntimeError(msg)
-        client: Any
-        if self._fastmcp:  # its own client: it enters the server's lifespan as fastmcp does
-            from fastmcp import Client as FastMCPClient  # noqa: PLC0415 - only for its servers
+        target = self._target
+        if self._fastmcp:  # the SDK Server under it, whose lifespan is FastMCP's own
+            from fusion_core._mcp._upstream_fastmcp import lowlevel_server  # noqa: PLC0415
 
-            client = FastMCPClient(
-                self._target, timeout=self._timeout, message_handler=self._faults.handle
-            )
-        else:
-            client = Client(
-                self._target,
-                mode=self._mode,
-                # In memory this is the only deadline (see _request): the SDK's
-                # dispatcher bounds the whole request, the server's work included.
-                read_timeout_seconds=self._timeout,
-                message_handler=self._faults.handle,
-            )
+            target = lowlevel_server(target)
+        client = Client(
+            target,
+            mode=self._mode,
+            # In memory this is the only deadline (see _request): the SDK's
+            # dispatcher bounds the whole request, the server's work included.
+            read_timeout_seconds=self._timeout,
+            message_handler=self._faults.handle,
+        )
         try:
             await client.__aenter__()
         except Exception as exc:
@@ -427,38 +426,22 @@ class FusionClient:
     def sdk_client(self) -> Client:
         """The connected ``mcp.Client``, for anything this class does not cover.
 
-        For a ``FastMCP`` server it is a ``fastmcp.Client`` (:attr:`fastmcp_client`),
-        and this raises ``TypeError`` saying so.
+        For a ``FastMCP`` server in this process it is connected to the server's
+        low-level SDK ``Server`` (see :meth:`in_memory`).
         """
-        client = self._connected
-        if self._fastmcp:
-            msg = "this FusionClient reaches a FastMCP server by fastmcp_client, not mcp.Client"
-            raise TypeError(msg)
-        return cast("Client", client)
-
-    @property
-    def fastmcp_client(self) -> FastMCPClient[Any]:
-        """The connected ``fastmcp.Client`` of a ``FastMCP`` server (``TypeError`` otherwise)."""
-        client = self._connected
-        if not self._fastmcp:
-            msg = "this FusionClient reaches its server through sdk_client, not fastmcp.Client"
-            raise TypeError(msg)
-        return cast("FastMCPClient[Any]", client)
-
-    @property
-    def _connected(self) -> Client | FastMCPClient[Any]:
-        if self._client is None:
+        client = self._client
+        if client is None:
             if self._lost is not None:
                 msg = f"the connection to the MCP server {self._label!r} ended: {self._lost}"
                 raise self._lost_error(msg)
             msg = "the FusionClient is not connected: use it in 'async with'"
             raise RuntimeError(msg)
-        return self._client
+        return client
 
     @property
     def protocol_version(self) -> str:
         """The MCP protocol version negotiated with the server."""
-        return self._connected.protocol_version or ""
+        return self.sdk_client.protocol_version or ""
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool definition the server lists, as sent (all pages)."""
@@ -552,7 +535,7 @@ class FusionClient:
         """
         sdk = _request_sdk()
         call = named if isinstance(named, str) else None
-        session = self._connected.session
+        session = self.sdk_client.session
         try:
             # A root model of a plain dict: the SDK checks the result against
             # the protocol version's schema, then hands the JSON over unmodelled.

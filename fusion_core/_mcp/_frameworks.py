@@ -4,9 +4,10 @@ The ``mcp`` SDK's ``MCPServer`` and low-level ``Server``, and the standalone
 ``fastmcp`` package's ``FastMCP``.
 
 Such a server is not a :class:`~fusion_core.ToolApp` (it has no ``definitions()``
-and ``call()``): it is driven through its framework's own in-memory client
-(``mcp.Client(server)``, ``fastmcp.Client(server)``), so what a test sees is what
-the framework sends over stdio, ``isError: false`` included.
+and ``call()``): it is driven through the ``mcp`` SDK's in-memory client
+(``mcp.Client(server)``; for a ``FastMCP``, on the SDK ``Server`` it is built on,
+which ``fastmcp.Client(server)`` drives too), so what a test sees is what the
+framework sends over stdio, ``isError: false`` included.
 
 A spec may name the server itself or a zero-argument factory of one (a
 function that builds and returns it). A factory lets every isolation scope of

@@ -16,6 +16,14 @@ of the tool's body through FastMCP's private ``_ToolBodyError``, whose text
 quotes the input): :func:`crash_of` reads that, and :func:`masks_error_details`
 the server's private setting.
 
+A client in this process reaches a FastMCP server through the ``mcp`` SDK's
+in-memory client on the server's low-level SDK ``Server`` (FastMCP's private
+``_mcp_server``, the very attribute ``fastmcp.Client``'s in-memory transport
+drives): :func:`lowlevel_server`. That ``Server``'s lifespan is FastMCP's own
+(entered as ``fastmcp.Client`` enters it) and every request runs FastMCP's
+whole dispatch; what is left out is ``fastmcp.Client``'s JSON-RPC over memory
+streams (about a third of an in-memory call), not anything of the server's.
+
 The pytest plugin also names one of FastMCP's log records:
 :func:`refused_arguments_unlogged` drops its warning for a call whose
 arguments it refused, while the contract tests' own calls run (the gate
@@ -37,6 +45,7 @@ __all__ = [
     "CHECKED_AGAINST",
     "REFUSED_ARGUMENTS_LOGGER",
     "crash_of",
+    "lowlevel_server",
     "masks_error_details",
     "refused_arguments_unlogged",
     "replace_convert_result",
@@ -167,6 +176,25 @@ def replace_convert_result(tool: Any, convert_result: Callable[[Any], Any]) -> N
     object.__setattr__(tool, "convert_result", convert_result)
 
 
+def lowlevel_server(server: Any) -> Any:
+    """The ``mcp`` SDK ``Server`` under a ``FastMCP`` server: what ``fastmcp.Client`` drives.
+
+    A ``TypeError`` naming the FastMCP version when it is not there (a shape
+    this module was not checked against).
+    """
+    from mcp.server import Server  # noqa: PLC0415 - mcp loads lazily
+
+    lowlevel = getattr(server, "_mcp_server", None)
+    if not isinstance(lowlevel, Server):
+        msg = (
+            f"{type(server).__qualname__} has no low-level MCP Server where FastMCP keeps it "
+            f"(_mcp_server; checked against {CHECKED_AGAINST}): this FastMCP version is not "
+            "supported in process (docs/fastmcp.md names the supported ones)"
+        )
+        raise TypeError(msg)
+    return lowlevel
+
+
 def shape_problems() -> list[str]:
     """What the integration relies on and FastMCP no longer has (``[]``: all there)."""
     from fastmcp import FastMCP  # noqa: PLC0415
@@ -183,8 +211,13 @@ def shape_problems() -> list[str]:
         problems.append("Transform.get_tool(name, call_next, *, version)")
     if not callable(getattr(Middleware, "on_call_tool", None)):
         problems.append("Middleware.on_call_tool")
-    if not isinstance(getattr(FastMCP("shape"), "_mask_error_details", None), bool):
+    from mcp.server import Server  # noqa: PLC0415
+
+    shape = FastMCP("shape")
+    if not isinstance(getattr(shape, "_mask_error_details", None), bool):
         problems.append("FastMCP._mask_error_details")
+    if not isinstance(getattr(shape, "_mcp_server", None), Server):
+        problems.append("FastMCP._mcp_server (an mcp.server.Server)")
     if _body_error() is None:
         problems.append("fastmcp.tools.function_tool._ToolBodyError")
     return problems

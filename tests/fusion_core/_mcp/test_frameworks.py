@@ -6,6 +6,7 @@ in-memory client.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 from pathlib import Path
@@ -14,18 +15,22 @@ from typing import Any
 
 import anyio
 import pytest
+from fastmcp import Context, FastMCP
+from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 from fusion_core import (
     AppLoadError,
     BlockingFusionClient,
     FusionApp,
+    FusionClient,
     ServerLimitError,
     load_app,
 )
 from fusion_core._cli._main import main as fusion_main
 from fusion_core._mcp._frameworks import ServerSource, server_kind, source_of
 from fusion_core._mcp._server import load_target
+from fusion_core._mcp._upstream_fastmcp import CHECKED_AGAINST, lowlevel_server
 from tests._support.frameworks import FRAMEWORK_SOURCES
 
 KINDS = sorted(FRAMEWORK_SOURCES)
@@ -234,3 +239,65 @@ def test_the_cli_lists_and_calls_a_framework_server(
     spec = f"{module.__name__}:make_server"
     assert fusion_main(["call", spec, "open_ticket", "--json", '{"title": "cli"}']) == 0
     assert "#1 cli" in capsys.readouterr().out
+
+
+def _context_server(events: list[str]) -> Any:
+    """A FastMCP server with a lifespan whose one tool reads its ``Context`` (state, ids, logs)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(server: Any) -> Any:
+        events.append("entered")
+        yield {"db": "tickets.db"}
+        events.append("left")
+
+    server = FastMCP("context", lifespan=lifespan)
+
+    @server.tool
+    async def probe(n: int, ctx: Context) -> str:
+        """Reads what FastMCP gives a tool."""
+        await ctx.info(f"probing {n}")
+        await ctx.report_progress(1, 2)
+        await ctx.set_state("n", n)
+        state = await ctx.get_state("n")
+        ids = bool(ctx.session_id) and bool(ctx.request_id)
+        return f"state={state} lifespan={ctx.lifespan_context['db']} ids={ids}"
+
+    return server
+
+
+# ctx.info: the SDK deprecates logging (2026-07-28), FastMCP still sends it
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+def test_a_fastmcp_tool_gets_its_context_and_lifespan_in_process() -> None:
+    """In process a FastMCP tool has what FastMCP gives it: the lifespan, state, ids, logging.
+
+    The lifespan is entered once for the connection and left when it closes,
+    as ``fastmcp.Client(server)`` does; the SDK client is there for the rest.
+    """
+    events: list[str] = []
+    with BlockingFusionClient.in_memory(_context_server(events)) as client:
+        answer = client.call("probe", {"n": 3})
+        assert events == ["entered"]
+    assert events == ["entered", "left"]
+    assert answer["content"] == [{"type": "text", "text": "state=3 lifespan=tickets.db ids=True"}]
+    assert answer["isError"] is False
+
+
+@pytest.mark.anyio
+async def test_the_sdk_client_of_a_fastmcp_server_is_the_mcp_client() -> None:
+    """``sdk_client`` reaches a FastMCP server too: the SDK client on its low-level Server."""
+    server = FastMCP("plain")
+    server.tool(lambda: "pong", name="ping")
+    async with FusionClient.in_memory(server) as client:
+        assert isinstance(client.sdk_client, Client)
+        model = await client.sdk_client.call_tool("ping", {})
+    assert model.content[0].text == "pong"  # type: ignore[union-attr]
+
+
+def test_a_fastmcp_without_its_low_level_server_is_refused_by_name() -> None:
+    """A FastMCP whose SDK Server is not where it was checked: a TypeError naming the version."""
+    server = FastMCP("moved")
+    del server._mcp_server
+    with pytest.raises(TypeError, match="_mcp_server") as caught:
+        lowlevel_server(server)
+    assert CHECKED_AGAINST in str(caught.value)
+    assert "docs/fastmcp.md" in str(caught.value)

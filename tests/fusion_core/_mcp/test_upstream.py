@@ -87,3 +87,17 @@ def test_the_crash_shapes_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
         "FastMCP._mask_error_details",
         "fastmcp.tools.function_tool._ToolBodyError",
     ]
+
+
+def test_the_low_level_server_in_process_clients_reach_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a FastMCP server is reached through in process (its SDK Server) is checked too."""
+    original = FastMCP.__init__
+
+    def without_lowlevel(self: FastMCP, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        del self._mcp_server
+
+    monkeypatch.setattr(FastMCP, "__init__", without_lowlevel)
+    assert _upstream_fastmcp.shape_problems() == ["FastMCP._mcp_server (an mcp.server.Server)"]
