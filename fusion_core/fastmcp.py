@@ -47,13 +47,18 @@ if TYPE_CHECKING:
 
 __all__ = ["use_fusion"]
 
+_MOUNTED_MARK = "_fusion_mounted_results"
+"""Set on a server mounted on a hooked one once it converts results too."""
+
 _S = TypeVar("_S", bound="FastMCP[Any]")
 
 
 def use_fusion(server: _S, *, expose_errors: ErrorExposure | None = None) -> _S:
     """Let ``server``'s tools return Fusion responses and answer failures in the format.
 
-    Applies to every tool, registered before or after; calling it again does
+    Applies to every tool, registered before or after, and to the tools of
+    servers mounted on ``server`` and transformed tools, whose values another
+    server or tool converts (docs/fastmcp.md); calling it again does
     nothing but set ``expose_errors`` when given. Returns ``server``, so it can
     wrap the constructor. ``expose_errors`` (``"message"``, ``"type"`` or
     ``"none"``, as ``FusionApp``'s; docs/errors.md): how much of a crash's
@@ -69,25 +74,8 @@ def _install(server: Any, answers: Answers) -> None:
     """A transform (each tool's results) and a middleware (argument validation, crashes)."""
     from fastmcp.exceptions import ValidationError  # noqa: PLC0415 - with the integration only
     from fastmcp.server.middleware import Middleware  # noqa: PLC0415
-    from fastmcp.server.transforms import Transform  # noqa: PLC0415
 
     schemas: dict[str, Any] = {}  # each tool's input schema, by the name it is called by
-
-    class FusionResults(Transform):
-        """Each tool's ``convert_result`` builds Fusion answers first."""
-
-        async def get_tool(self, name: str, call_next: Any, *, version: Any = None) -> Any:
-            tool = await call_next(name, version=version)
-            if tool is not None:
-                schemas[name] = tool.parameters  # what a refusal's paths are read against
-            if tool is not None and not getattr(tool, MARK, False):
-                convert = tool.convert_result
-                schema = upstream.schema_conversion(tool, convert)
-                upstream.replace_convert_result(
-                    tool, lambda raw: answers.result(raw, convert, schema=schema)
-                )
-                object.__setattr__(tool, MARK, True)
-            return tool
 
     class FusionValidation(Middleware):
         """Refused arguments and crashes: ``<validation_error>``, ``INTERNAL_ERROR`` envelopes.
@@ -116,8 +104,53 @@ def _install(server: Any, answers: Answers) -> None:
                 hidden: ErrorExposure | None = "none" if masked else None
                 return answers.crashed(context.message.name, raised, record, hidden)
 
-    server.add_transform(FusionResults())
+    server.add_transform(_results(answers, schemas))
     server.add_middleware(FusionValidation())
+
+
+def _results(answers: Answers, schemas: dict[str, Any]) -> Any:
+    """The transform that makes each tool's ``convert_result`` build Fusion answers first.
+
+    A tool may not convert its own value: a transformed tool (``Tool.from_tool``)
+    forwards to its parent tool, which converts it, and a mounted server's tool
+    runs on that server, which converts it with its own transforms. Both are
+    reached: the parent tools are hooked too, and a mounted server gets this
+    transform (its results only: its validation and crashes reach this
+    server's middleware, as FastMCP passes them on).
+    """
+    from fastmcp.server.transforms import Transform  # noqa: PLC0415 - with the integration only
+
+    class FusionResults(Transform):
+        """Each tool's ``convert_result`` builds Fusion answers first."""
+
+        async def get_tool(self, name: str, call_next: Any, *, version: Any = None) -> Any:
+            tool = await call_next(name, version=version)
+            if tool is None:
+                return None
+            schemas[name] = tool.parameters  # what a refusal's paths are read against
+            for each in upstream.converted_by(tool):
+                _hook(each, answers)
+            mounted = upstream.mounted_server(tool)
+            if (
+                mounted is not None
+                and not hasattr(mounted, MARK)
+                and not hasattr(mounted, _MOUNTED_MARK)
+            ):
+                object.__setattr__(mounted, _MOUNTED_MARK, True)
+                mounted.add_transform(_results(answers, {}))
+            return tool
+
+    return FusionResults()
+
+
+def _hook(tool: Any, answers: Answers) -> None:
+    """``tool.convert_result`` answers a Fusion response with its blocks (once per tool)."""
+    if getattr(tool, MARK, False):
+        return
+    convert = tool.convert_result
+    schema = upstream.schema_conversion(tool, convert)
+    upstream.replace_convert_result(tool, lambda raw: answers.result(raw, convert, schema=schema))
+    object.__setattr__(tool, MARK, True)
 
 
 def _result_of(result: Any) -> Any:

@@ -9,6 +9,12 @@ hands out (tools are frozen pydantic models, so through ``object.__setattr__``).
 That reach is one function here; :func:`shape_problems` says what of it is
 missing, and a test fails loudly on any (tests/fusion_core/_mcp/test_upstream.py).
 
+A tool's value is not always converted by the tool the transform hands out:
+a mounted server's tool (``FastMCPProviderTool``) runs on the mounted server,
+whose private ``_server`` it keeps (:func:`mounted_server`: that server gets
+the transform too), and a transformed tool forwards to its ``parent_tool``
+(:func:`converted_by`: the whole chain is hooked).
+
 A tool that crashed reaches the middleware as the ``ToolError`` FastMCP
 made of it (``Error calling tool 'name'``, then ``: message`` unless the server
 masks error details), raised from what the tool raised (a ``ValidationError``
@@ -44,9 +50,11 @@ from typing import Any, Final
 __all__ = [
     "CHECKED_AGAINST",
     "REFUSED_ARGUMENTS_LOGGER",
+    "converted_by",
     "crash_of",
     "lowlevel_server",
     "masks_error_details",
+    "mounted_server",
     "refused_arguments_unlogged",
     "replace_convert_result",
     "schema_conversion",
@@ -57,6 +65,7 @@ CHECKED_AGAINST: Final = "fastmcp 4.2.3"
 REFUSED_ARGUMENTS_LOGGER: Final = "fastmcp.server.server"
 """The logger of ``FastMCP.call_tool``'s "Invalid arguments for tool" warning."""
 _REFUSED_ARGUMENTS: Final = "Invalid arguments for tool"
+_CHAIN_MAX: Final = 64  # transformed tools followed to the one they forward to
 _CRASHED: Final = "Error calling tool "
 """How ``FastMCP.call_tool`` starts the ``ToolError`` it raises from a tool's crash."""
 
@@ -176,6 +185,41 @@ def replace_convert_result(tool: Any, convert_result: Callable[[Any], Any]) -> N
     object.__setattr__(tool, "convert_result", convert_result)
 
 
+def converted_by(tool: Any) -> list[Any]:
+    """``tool`` and every tool whose ``convert_result`` runs when it runs, outermost first.
+
+    A transformed tool (``Tool.from_tool``, a server's tool transforms)
+    forwards to its ``parent_tool``, whose ``run`` converts the tool body's
+    value with its own ``convert_result``: the whole chain (bounded).
+    """
+    from fastmcp.tools.tool_transform import TransformedTool  # noqa: PLC0415
+
+    chain = [tool]
+    while isinstance(chain[-1], TransformedTool) and len(chain) < _CHAIN_MAX:
+        parent = getattr(chain[-1], "parent_tool", None)
+        if parent is None or any(parent is seen for seen in chain):
+            break
+        chain.append(parent)
+    return chain
+
+
+def mounted_server(tool: Any) -> Any | None:
+    """The FastMCP server a mounted tool runs on (it calls that server's ``call_tool``), if any.
+
+    ``FastMCP.mount(child)`` hands out each of the child's tools as a
+    ``FastMCPProviderTool`` that keeps the child in the private ``_server``:
+    the child runs the tool and converts its value, with the child's own
+    transforms.
+    """
+    from fastmcp import FastMCP  # noqa: PLC0415
+    from fastmcp.server.providers.fastmcp_provider import FastMCPProviderTool  # noqa: PLC0415
+
+    if not isinstance(tool, FastMCPProviderTool):
+        return None
+    server = getattr(tool, "_server", None)
+    return server if isinstance(server, FastMCP) else None
+
+
 def lowlevel_server(server: Any) -> Any:
     """The ``mcp`` SDK ``Server`` under a ``FastMCP`` server: what ``fastmcp.Client`` drives.
 
@@ -218,6 +262,23 @@ def shape_problems() -> list[str]:
         problems.append("FastMCP._mask_error_details")
     if not isinstance(getattr(shape, "_mcp_server", None), Server):
         problems.append("FastMCP._mcp_server (an mcp.server.Server)")
+    problems.extend(_delegate_problems())
     if _body_error() is None:
         problems.append("fastmcp.tools.function_tool._ToolBodyError")
+    return problems
+
+
+def _delegate_problems() -> list[str]:
+    """What :func:`converted_by` and :func:`mounted_server` read of delegating tools."""
+    from fastmcp import FastMCP  # noqa: PLC0415
+    from fastmcp.server.providers.fastmcp_provider import FastMCPProviderTool  # noqa: PLC0415
+    from fastmcp.tools import Tool  # noqa: PLC0415
+
+    problems: list[str] = []
+    child = FastMCP("child")
+    probe = Tool.from_function(lambda: None, name="probe")
+    if mounted_server(FastMCPProviderTool.wrap(child, probe)) is not child:
+        problems.append("FastMCPProviderTool._server (a mounted tool's server)")
+    if converted_by(Tool.from_tool(probe, name="transformed"))[1:] != [probe]:
+        problems.append("TransformedTool.parent_tool")
     return problems

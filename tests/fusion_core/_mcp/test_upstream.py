@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.metadata
 from types import ModuleType
+from typing import Any
 
 import pytest
 from fastmcp import FastMCP
@@ -101,3 +102,19 @@ def test_the_low_level_server_in_process_clients_reach_is_named(
 
     monkeypatch.setattr(FastMCP, "__init__", without_lowlevel)
     assert _upstream_fastmcp.shape_problems() == ["FastMCP._mcp_server (an mcp.server.Server)"]
+
+
+def test_what_a_mounted_tool_keeps_of_its_server_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mounted tool that no longer keeps its server where it was checked is named."""
+    from fastmcp.server.providers.fastmcp_provider import FastMCPProviderTool  # noqa: PLC0415
+
+    original = FastMCPProviderTool.__init__
+
+    def elsewhere(self: FastMCPProviderTool, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self._server = None
+
+    monkeypatch.setattr(FastMCPProviderTool, "__init__", elsewhere)
+    assert _upstream_fastmcp.shape_problems() == [
+        "FastMCPProviderTool._server (a mounted tool's server)"
+    ]
