@@ -67,6 +67,8 @@ VALIDATION_RECOVERY: Final = (
     "Fix the fields above and call the tool again. Do not explain the error."
 )
 ROOT: Final = "(root)"
+_UNRECOGNIZED: Final = frozenset({"extra_forbidden", "unexpected_keyword_argument"})
+"""pydantic's errors for a key the schema does not have: a model's, a function's arguments'."""
 
 
 def _inline_actions(code: str, message: str, actions: Sequence[str], recovery: str) -> ToolResponse:
@@ -223,7 +225,7 @@ def field_problems(
     unknown: list[str] = []
     for detail in error.errors(include_url=False):
         loc = detail["loc"]
-        if detail["type"] == "extra_forbidden":
+        if detail["type"] in _UNRECOGNIZED:
             if path is not None and len(loc) > 1:
                 unknown.append(f"{path(loc[:-1])}.{loc[-1]}")
             else:

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 import pytest
 from fastmcp import FastMCP
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from fusion_core import (
     BlockingFusionClient,
@@ -408,3 +408,62 @@ def test_a_key_sent_in_a_mapping_is_never_named(
     assert [field.name for field in validation.fields] == fields
     assert "s3cr3t" not in str(wire)
     assert check(wire, strict=True) == []
+
+
+class Closed(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    status: int
+
+
+def _unknown_keys_server(kind: str) -> Any:
+    def lookup(ticket: int, query: Closed | None = None) -> str:
+        return f"{ticket} {query}"
+
+    if kind == "MCPServer":
+        server: Any = fusion_mcpserver.use_fusion(MCPServer("helpdesk"))
+        server.tool(name="lookup")(lookup)
+    else:
+        server = fusion_fastmcp.use_fusion(FastMCP("helpdesk"))
+        server.tool(lookup)
+    return server
+
+
+def _fusionapp_fields(arguments: dict[str, Any]) -> list[tuple[str, str]]:
+    """What a FusionApp's envelope says of the same arguments, field by field."""
+    from fusion_core import FusionApp, Tool  # noqa: PLC0415
+
+    def lookup(ticket: int, query: Closed | None = None) -> str:
+        return f"{ticket} {query}"
+
+    tool = Tool("lookup", "Look one up.")
+    tool.action("run", lookup, description="Look one up.")
+    wire = asyncio.run(FusionApp([tool]).call("lookup", {"action": "run", **arguments}))
+    validation = parse(wire).view.validation
+    assert validation is not None
+    return [(field.name, field.message) for field in validation.fields]
+
+
+UNKNOWN_KEYS = [
+    # MCPServer's published schema lets unknown top-level keys through (no refusal).
+    pytest.param("FastMCP", {"ticket": 1, "zz": 2, "sk-live-9": 3}, id="top-level"),
+    pytest.param("FastMCP", {"ticket": 1, "query": {"status": 1, "zz": 2}}, id="nested"),
+    pytest.param("MCPServer", {"ticket": 1, "query": {"status": 1, "zz": 2}}, id="nested"),
+]
+
+
+@pytest.mark.parametrize(("kind", "arguments"), UNKNOWN_KEYS)
+def test_unknown_keys_are_listed_as_a_fusionapp_lists_them(
+    kind: str, arguments: dict[str, Any]
+) -> None:
+    """A key the schema lacks is named as sent, in one ``(root)`` field, as a FusionApp says it.
+
+    The caller needs the name to fix its call (the reference's wording); the
+    value sent under it is never quoted.
+    """
+    (wire,) = _calls(_unknown_keys_server(kind), ("lookup", arguments))
+    validation = parse(wire).view.validation
+    assert validation is not None
+    fields = [(field.name, field.message) for field in validation.fields]
+    assert fields == _fusionapp_fields(arguments)
+    assert fields[-1][0] == "(root)"
+    assert fields[-1][1].startswith("Unrecognized key")
