@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from types import GeneratorType
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final
 
 from fusion_core._mcp._frameworks import server_kind
@@ -78,6 +79,11 @@ class Answers:
     ) -> Any:
         """A Fusion response's blocks as built; anything else is ``otherwise(raw)``.
 
+        Anything else but a list, tuple, dict or generator holding a builder,
+        which is no response: ``SerializationError`` naming where it sits
+        (:func:`_refuse_nested_builder`), which the integration answers as a
+        crash.
+
         ``schema``, when the tool publishes an ``outputSchema`` (both
         frameworks make one from a return annotation such as ``-> Ticket``):
         the framework's conversion of a value for it. A success must carry
@@ -90,6 +96,11 @@ class Answers:
         """
         answer = fusion_answer(raw)
         if answer is None:
+            if isinstance(raw, GeneratorType):  # read once here: the framework sends its items
+                items = list(raw)
+                _refuse_nested_builder(items)
+                return otherwise(iter(items))
+            _refuse_nested_builder(raw)
             return otherwise(raw)
         if schema is not None and not answer.is_error and "structuredContent" not in answer:
             return self._wrapped({**answer, "structuredContent": _structured(answer, schema)})
@@ -213,6 +224,60 @@ def fusion_answer(value: object) -> ToolResponse | None:
     if isinstance(value, ResponseBuilder):
         return value.build()
     return None
+
+
+_NESTED_LOOKED_AT: Final = 256
+"""Members of a returned list, tuple or dict looked at for a builder inside (a bound per call)."""
+_NESTED_DEPTH: Final = 3
+
+
+def _refuse_nested_builder(value: object) -> None:
+    """Raise ``SerializationError`` for a builder inside a returned list, tuple or dict.
+
+    ``[TICKET.make(a), TICKET.make(b)]`` is not a response: the framework
+    would send each builder's ``repr`` as data. A ``FusionApp``'s JSON writer
+    refuses the same value; here its first members (breadth first, a bounded
+    number, so a large plain value costs a few microseconds) are looked at.
+    """
+    if type(value) not in _CONTAINERS:
+        return
+    from fusion_core._errors import SerializationError  # noqa: PLC0415 - only on a hit
+    from fusion_core._write._builder import ResponseBuilder  # noqa: PLC0415 - with the integration
+
+    level: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    looked_at = 0
+    for _ in range(_NESTED_DEPTH):
+        deeper: list[tuple[Any, tuple[Any, ...]]] = []
+        for container, where in level:
+            members = container.items() if type(container) is dict else enumerate(container)
+            for key, member in members:
+                looked_at += 1
+                if looked_at > _NESTED_LOOKED_AT:
+                    return
+                if isinstance(member, ResponseBuilder):
+                    path = _path_of((*where, key))
+                    msg = (
+                        "the tool returned a ResponseBuilder inside a "
+                        f"{type(value).__name__}, which is no response: return one response "
+                        "(a Presenter's make(rows) takes the whole list; response(...) holds "
+                        "many UI blocks) or build the value as data"
+                    )
+                    raise SerializationError(msg, path=path, value=member)
+                if type(member) in _CONTAINERS:
+                    deeper.append((member, (*where, key)))
+        level = deeper
+
+
+_CONTAINERS: Final = (list, tuple, dict)
+
+
+def _path_of(keys: tuple[Any, ...]) -> str:
+    from fusion_core._write._json import child_path  # noqa: PLC0415 - only on a hit
+
+    path = "$"
+    for key in keys:
+        path = f"{path}[{key}]" if isinstance(key, int) else child_path(path, key)
+    return path
 
 
 def validation_answer(tool: str, error: Any, schema: Mapping[str, Any] | None) -> ToolResponse:

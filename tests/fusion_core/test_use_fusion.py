@@ -467,3 +467,67 @@ def test_unknown_keys_are_listed_as_a_fusionapp_lists_them(
     assert fields == _fusionapp_fields(arguments)
     assert fields[-1][0] == "(root)"
     assert fields[-1][1].startswith("Unrecognized key")
+
+
+def _returning(kind: str, value: Callable[[], Any], *, fusion: bool = True) -> Any:
+    """A server whose one tool ``give`` returns ``value()``, its crashes' messages shown."""
+
+    def give() -> Any:
+        return value()
+
+    if kind == "MCPServer":
+        server: Any = MCPServer("helpdesk")
+        if fusion:
+            fusion_mcpserver.use_fusion(server, expose_errors="message")
+        server.tool(name="give")(give)
+    else:
+        server = FastMCP("helpdesk")
+        if fusion:
+            fusion_fastmcp.use_fusion(server, expose_errors="message")
+        server.tool(give)
+    return server
+
+
+def _generated() -> Any:
+    yield {"id": 1}
+    yield TICKET.make(ROW)
+
+
+NESTED = [
+    pytest.param(lambda: [TICKET.make(ROW), TICKET.make(ROW)], "list", "$[0]", id="list"),
+    pytest.param(lambda: ("ok", response({"a": 1})), "tuple", "$[1]", id="tuple"),
+    pytest.param(lambda: {"first": TICKET.make(ROW)}, "dict", "$.first", id="dict"),
+    pytest.param(lambda: {"my key": TICKET.make(ROW)}, "dict", '$["my key"]', id="quoted-key"),
+    pytest.param(lambda: [{"rows": [1, TICKET.make(ROW)]}], "list", "$[0].rows[1]", id="deeper"),
+    pytest.param(_generated, "list", "$[1]", id="generator"),
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("value", "container", "path"), NESTED)
+def test_a_builder_inside_a_returned_value_is_an_error_naming_where(
+    kind: str, value: Callable[[], Any], container: str, path: str
+) -> None:
+    """Builders inside a list, tuple or dict are no response: an envelope says where.
+
+    As a FusionApp's JSON writer refuses the same value; never each builder's
+    repr sent as data.
+    """
+    (wire,) = _calls(_returning(kind, value), ("give", {}))
+    text = wire["content"][0]["text"]
+    assert wire["isError"] is True
+    assert text.startswith('<tool_error code="INTERNAL_ERROR"')
+    assert f"returned a ResponseBuilder inside a {container}" in text
+    assert f"(at {path})" in text
+    assert "ResponseBuilder(data=" not in text
+    assert "never on the wire" not in text
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_large_plain_value_is_the_frameworks_own_answer(kind: str) -> None:
+    """The look for builders is bounded and changes nothing of a plain value, however large."""
+    rows = [{"id": number, "tags": [str(number)]} for number in range(5_000)]
+    (hooked,) = _calls(_returning(kind, lambda: rows), ("give", {}))
+    (plain,) = _calls(_returning(kind, lambda: rows, fusion=False), ("give", {}))
+    assert hooked == plain
+    assert hooked["isError"] is False

@@ -201,6 +201,10 @@ def make_server():
     def unbuilt():
         return response({"id": 1})
 
+    @decorate
+    def listed():
+        return {"first": response({"id": 1}), "second": response({"id": 2})}
+
     return server
 """
 
@@ -215,7 +219,7 @@ def test_a_response_sent_without_the_integration_fails_naming_it(
         test_plain="""
 import pytest
 
-@pytest.mark.parametrize("tool", ["built", "unbuilt"])
+@pytest.mark.parametrize("tool", ["built", "unbuilt", "listed"])
 def test_call(fusion_call, tool):
     fusion_call(tool)
 """
@@ -230,11 +234,12 @@ def test_call(fusion_call, tool):
         "test_call",
         "-rA",
     )
-    result.assert_outcomes(failed=2)
+    result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines(
         [
             "*[[]unadapted[]] block 0 is the JSON of a whole tool result*apply use_fusion(server)*",
             "*[[]unadapted[]] block 0 is the repr of a ResponseBuilder*apply use_fusion(server)*",
+            "*[[]unadapted[]] block 0 holds the repr of a ResponseBuilder*use_fusion(server)*",
         ],
         consecutive=False,
     )
