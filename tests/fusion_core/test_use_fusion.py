@@ -9,6 +9,7 @@ never the values sent; everything else is the framework's own answer.
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 import uuid
@@ -17,6 +18,8 @@ from typing import Annotated, Any, Literal
 
 import pytest
 from fastmcp import FastMCP
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +27,7 @@ from fusion_core import (
     BlockingFusionClient,
     Presenter,
     ResponseBuilder,
+    SerializationError,
     ToolResponse,
     check,
     parse,
@@ -32,6 +36,7 @@ from fusion_core import (
 )
 from fusion_core import fastmcp as fusion_fastmcp
 from fusion_core import mcpserver as fusion_mcpserver
+from fusion_core._mcp._adapter import Answers
 
 CANARY = "s3cr3t-canary-<&>"
 """A value sent as a bad argument: it must never come back in an envelope."""
@@ -531,3 +536,70 @@ def test_a_large_plain_value_is_the_frameworks_own_answer(kind: str) -> None:
     (plain,) = _calls(_returning(kind, lambda: rows, fusion=False), ("give", {}))
     assert hooked == plain
     assert hooked["isError"] is False
+
+
+_PATH_PART = re.compile(r'\[(\d+)\]|\.([A-Za-z_$][A-Za-z0-9_$]*)|\["((?:[^"\\]|\\.)*)"\]')
+
+
+def _at_path(value: Any, path: str) -> Any:
+    """The member of ``value`` that a JSON path of the error names (``$[0].rows["a b"]``)."""
+    assert path.startswith("$")
+    rest = path[1:]
+    while rest:
+        part = _PATH_PART.match(rest)
+        assert part is not None, path
+        index, name, quoted = part.groups()
+        if index is not None:
+            value = value[int(index)]
+        else:
+            key = name if name is not None else re.sub(r"\\(.)", r"\1", quoted)
+            value = value[key]
+        rest = rest[part.end() :]
+    return value
+
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=5)
+_PLAIN = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@st.composite
+def _with_a_builder(draw: st.DrawFn) -> Any:
+    """A plain container with a builder put somewhere at most two levels down."""
+    value = draw(st.lists(_PLAIN, min_size=1, max_size=4))
+    target: Any = value
+    for _ in range(draw(st.integers(0, 2))):
+        members = target.values() if isinstance(target, dict) else target
+        children = [item for item in members if isinstance(item, list | dict)]
+        if not children:
+            break
+        target = draw(st.sampled_from(children))
+    if isinstance(target, dict):
+        target[draw(st.text(max_size=6))] = TICKET.make(ROW)
+    else:
+        target.insert(draw(st.integers(0, len(target))), TICKET.make(ROW))
+    return value
+
+
+_ANSWERS = Answers(result_of=lambda result: result, exposure="none", logs_crashes=False)
+
+
+@given(_with_a_builder())
+def test_the_path_of_a_refused_builder_leads_to_a_builder(value: Any) -> None:
+    """Wherever a builder sits in a small returned value, the error's path leads to one."""
+    with pytest.raises(SerializationError) as caught:
+        _ANSWERS.result(value, lambda raw: raw)
+    assert isinstance(_at_path(value, caught.value.path), ResponseBuilder)
+
+
+@given(_PLAIN)
+def test_a_plain_value_goes_to_the_framework_unchanged(value: Any) -> None:
+    """No builder in it: the framework's own conversion gets the very value."""
+    assert _ANSWERS.result(value, lambda raw: raw) is value

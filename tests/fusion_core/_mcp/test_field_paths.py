@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, validate_call
 
 from fusion_core._mcp._field_paths import declared_path
 from fusion_core._tools._pipeline import field_problems
@@ -119,3 +119,42 @@ def test_any_schema_and_location_give_a_path_never_an_error(
     assert len(parts) == len(loc), (loc, path)
     for part, sent in zip(parts, loc, strict=True):
         assert part == str(sent) if isinstance(sent, int) else part in (sent, "*")
+
+
+def _lookup(ticket: int, query: Query | None = None) -> None:
+    """A tool's function: FastMCP validates its arguments as pydantic's validate_call does."""
+
+
+_LOOKUP: Any = validate_call(_lookup)
+_LOOKUP_SCHEMA = {
+    "type": "object",
+    "properties": {"ticket": {"type": "integer"}, "query": Query.model_json_schema()},
+    "additionalProperties": False,
+}
+
+
+@given(
+    st.dictionaries(
+        st.text(min_size=1).filter(lambda key: key not in {"ticket", "query"}),
+        st.text(),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_unknown_arguments_are_named_as_sent_and_their_values_never(extra: dict[str, str]) -> None:
+    """An argument name the function lacks is listed as sent, in one ``(root)`` field; no value.
+
+    pydantic's ``unexpected_keyword_argument`` (a function's arguments) as its
+    ``extra_forbidden`` (a model's): the caller needs the names to fix the call.
+    """
+    sent = {"ticket": 1, **{key: f"value-{index}" for index, key in enumerate(extra)}}
+    with pytest.raises(ValidationError) as caught:
+        _LOOKUP(**sent)
+    problems = field_problems(
+        caught.value, values=False, path=lambda loc: declared_path(loc, _LOOKUP_SCHEMA)
+    )
+    names = ", ".join(f'"{key}"' for key in extra)
+    plural = "s" if len(extra) > 1 else ""
+    expected = f"Unrecognized key{plural}: {names}. Remove them or correct their spelling."
+    assert problems == [("(root)", expected)]
+    assert not any("value-" in message for _, message in problems)
