@@ -239,7 +239,7 @@ def _refuse_nested_builder(value: object) -> None:
     refuses the same value; here its first members (breadth first, a bounded
     number, so a large plain value costs a few microseconds) are looked at.
     """
-    if type(value) not in _CONTAINERS:
+    if not isinstance(value, _CONTAINERS):
         return
     from fusion_core._errors import SerializationError  # noqa: PLC0415 - only on a hit
     from fusion_core._write._builder import ResponseBuilder  # noqa: PLC0415 - with the integration
@@ -249,7 +249,7 @@ def _refuse_nested_builder(value: object) -> None:
     for _ in range(_NESTED_DEPTH):
         deeper: list[tuple[Any, tuple[Any, ...]]] = []
         for container, where in level:
-            members = container.items() if type(container) is dict else enumerate(container)
+            members = container.items() if isinstance(container, dict) else enumerate(container)
             for key, member in members:
                 looked_at += 1
                 if looked_at > _NESTED_LOOKED_AT:
@@ -263,7 +263,7 @@ def _refuse_nested_builder(value: object) -> None:
                         "many UI blocks) or build the value as data"
                     )
                     raise SerializationError(msg, path=path, value=member)
-                if type(member) in _CONTAINERS:
+                if isinstance(member, _CONTAINERS):
                     deeper.append((member, (*where, key)))
         level = deeper
 

@@ -9,6 +9,7 @@ never the values sent; everything else is the framework's own answer.
 from __future__ import annotations
 
 import asyncio
+import collections
 import re
 import subprocess
 import sys
@@ -603,3 +604,16 @@ def test_the_path_of_a_refused_builder_leads_to_a_builder(value: Any) -> None:
 def test_a_plain_value_goes_to_the_framework_unchanged(value: Any) -> None:
     """No builder in it: the framework's own conversion gets the very value."""
     assert _ANSWERS.result(value, lambda raw: raw) is value
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_builder_inside_a_dict_or_list_subclass_is_refused_too(kind: str) -> None:
+    """An ``OrderedDict`` or a ``list`` subclass holding a builder is no response either."""
+
+    class Rows(list[Any]):
+        pass
+
+    value = collections.OrderedDict(rows=Rows([1, TICKET.make(ROW)]))
+    (wire,) = _calls(_returning(kind, lambda: value), ("give", {}))
+    assert wire["isError"] is True
+    assert "(at $.rows[1])" in wire["content"][0]["text"]
