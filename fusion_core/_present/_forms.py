@@ -40,13 +40,19 @@ __all__ = ["leaf_texts", "text_forms"]
 def leaf_texts(value: Any) -> Iterator[str]:
     """The texts a scalar of the data is written as (an int too long for ``str()``: none)."""
     if isinstance(value, str):
-        yield value
+        yield str.__str__(value)  # a subclass's own __str__ may say otherwise
+        if type(value) is not str:
+            yield from _own_texts(value)
     elif isinstance(value, int | float):
+        base = int if isinstance(value, int) else float
         with contextlib.suppress(ValueError):  # an int too long for str() is in no text
-            yield repr(value)
-    elif isinstance(value, bytes | bytearray):
-        yield repr(bytes(value))
-        yield bytes(value).decode("utf-8", "replace")
+            yield base.__repr__(value)  # what json.dumps and an IntEnum's str() write
+        if type(value) is not base and not isinstance(value, bool):
+            yield from _own_texts(value)  # an IntEnum's repr names its member too
+    elif isinstance(value, bytes | bytearray | memoryview):
+        data = bytes(value)
+        yield repr(data)
+        yield data.decode("utf-8", "replace")
     else:
         with contextlib.suppress(Exception):  # a __str__ or __repr__ that raises
             yield str(value)
@@ -56,6 +62,14 @@ def leaf_texts(value: Any) -> Iterator[str]:
             yield value.isoformat()
         elif isinstance(value, uuid.UUID):
             yield value.hex
+
+
+def _own_texts(value: Any) -> Iterator[str]:
+    """``str()`` and ``repr()`` of a subclass's value, as its own methods write them."""
+    with contextlib.suppress(Exception):  # a __str__ or __repr__ that raises
+        yield str(value)
+    with contextlib.suppress(Exception):
+        yield repr(value)
 
 
 def text_forms(text: str) -> set[str]:

@@ -191,6 +191,8 @@ def _leaves(value: Any, out: set[str], budget: list[int]) -> None:
     """
     stack = [value]
     add, pop, extend = out.add, stack.pop, stack.extend  # a hot loop: names bound once
+    seen: set[int] = set()  # containers walked: data that contains itself is walked once
+    walked = seen.add
     left = budget[0]
     while stack and left > 0:
         left -= 1
@@ -198,14 +200,20 @@ def _leaves(value: Any, out: set[str], budget: list[int]) -> None:
         kind = type(item)
         if kind is str:  # the common cases first, by exact type (no ABC checks)
             add(item)
-        elif kind is dict:
+            continue
+        if isinstance(item, bool) or item is None:
+            continue
+        if not isinstance(item, int | float):
+            identity = id(item)
+            if identity in seen:
+                continue
+            walked(identity)
+        if kind is dict:
             extend(item.keys())
             extend(item.values())
         elif kind is list or kind is tuple:
             extend(item)
-        elif isinstance(item, bool) or item is None:
-            continue
-        elif isinstance(item, str | int | float | bytes | bytearray):
+        elif isinstance(item, str | int | float | bytes | bytearray | memoryview):
             out.update(leaf_texts(item))
         elif isinstance(item, Mapping):
             with contextlib.suppress(Exception):  # a mapping whose items() raises
@@ -219,9 +227,31 @@ def _leaves(value: Any, out: set[str], budget: list[int]) -> None:
             stack.extend(getattr(item, f.name, None) for f in dataclasses.fields(item))
         elif hasattr(item, "__dict__") and not isinstance(item, type):
             stack.extend(vars(item).values())
+            stack.extend(_slot_values(item))  # a class with __slots__ beside its __dict__
+        elif not isinstance(item, type) and _slots_of(type(item)):
+            stack.extend(_slot_values(item))
+            out.update(leaf_texts(item))
         else:
             out.update(leaf_texts(item))
     budget[0] = left
+
+
+def _slots_of(kind: type) -> tuple[str, ...]:
+    """Every ``__slots__`` name of ``kind`` and its bases (a plain slotted class's fields)."""
+    names: list[str] = []
+    for base in kind.__mro__:
+        slots = base.__dict__.get("__slots__", ())
+        names.extend([slots] if isinstance(slots, str) else slots)
+    return tuple(name for name in names if name not in ("__dict__", "__weakref__"))
+
+
+def _slot_values(item: Any) -> list[Any]:
+    """The values of ``item``'s slots that are set (an unset one raises: left out)."""
+    values: list[Any] = []
+    for name in _slots_of(type(item)):
+        with contextlib.suppress(Exception):
+            values.append(getattr(item, name))
+    return values
 
 
 def _model_parts(model: BaseModel) -> list[Any]:
@@ -234,14 +264,24 @@ def _model_parts(model: BaseModel) -> list[Any]:
     return parts
 
 
-def hidden_values(pairs: Iterable[tuple[Any, Any]]) -> set[str]:
-    """Texts found in what Presenters were given but not in what they returned."""
+_SCAN_BUDGET: Final = 1_000_000
+"""Values looked at for what Presenters hid during one call (the bound of a crash's answer)."""
+
+
+def hidden_values(pairs: Iterable[tuple[Any, Any]]) -> set[str] | None:
+    """Texts found in what Presenters were given but not in what they returned.
+
+    ``None`` when the data is larger than the scan's budget: what was hidden
+    is then not known in full, and no text of the exception may be shown.
+    """
     given: set[str] = set()
     shown: set[str] = set()
-    budget = [1_000_000]
+    budget = [_SCAN_BUDGET]
     for raw, masked in pairs:
         _leaves(raw, given, budget)
         _leaves(masked, shown, budget)
+        if budget[0] <= 0:
+            return None
     return {value for value in given - shown if len(value) >= MIN_SCRUBBED}
 
 
@@ -274,7 +314,10 @@ def exception_text(
         return NONE_TEXT
     if exposure == "type":
         return type(exc).__name__
+    hidden = hidden_values(pairs)
+    if hidden is None:  # more data than the scan reads: its type only, never its text
+        return type(exc).__name__
     if isinstance(exc, SelfRedacting):
-        return exc.scrubbed(hidden_values(pairs))
+        return exc.scrubbed(hidden)
     text = _validation_text(exc) if isinstance(exc, ValidationError) else str(exc)
-    return scrub(text, hidden_values(pairs))
+    return scrub(text, hidden)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import enum
 import html
 import json
 import pprint
@@ -128,7 +129,38 @@ class Slotted:
     secret: str
 
 
+class Clearance(enum.IntEnum):
+    TOP = 55501234
+
+
+class Cents(int):
+    """A money type whose repr is its own: json.dumps and str() still write the int."""
+
+    def __repr__(self) -> str:
+        return f"Cents({int(self)})"
+
+
+class Rate(float):
+    def __repr__(self) -> str:
+        return "Rate(...)"
+
+
+class Code(str):
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return "Code(...)"
+
+
 HIDDEN_TYPES: dict[str, tuple[Any, tuple[str, ...]]] = {
+    "an IntEnum": ({"id": "a", "level": Clearance.TOP}, ("55501234",)),
+    "an int subclass with its own repr": ({"id": "a", "pay": Cents(7770001)}, ("7770001",)),
+    "a float subclass": ({"id": "a", "rate": Rate(0.123456789)}, ("0.123456789",)),
+    "a str subclass with its own str": (
+        {"id": "a", "code": Code("code-secret-1")},
+        ("code-secret-1",),
+    ),
+    "a memoryview": ({"id": "a", "raw": memoryview(b"mem-secret")}, ("mem-secret",)),
     "a datetime": (
         {"id": "a", "at": datetime.datetime(2025, 1, 31, 10, 0, 7)},
         ("2025-01-31 10:00:07", "datetime.datetime(2025, 1, 31, 10, 0, 7)", "2025-01-31T10:00:07"),
@@ -163,7 +195,8 @@ def test_hidden_values_of_any_type_are_redacted(name: str) -> None:
 
     def fail() -> None:
         presenter.make(data)
-        raise RuntimeError(f"refused {data!r} / {data}")
+        written = json.dumps(data, default=lambda value: bytes(value).decode())
+        raise RuntimeError(f"refused {data!r} / {data} / {written}")
 
     tool = Tool("t").action("run", fail, returns=presenter)
     text = FusionApp([tool]).call_sync("t", {"action": "run"}).texts[0]
@@ -184,7 +217,9 @@ def test_short_values_are_not_scrubbed_in_any_form() -> None:
     """A value under 4 characters is left alone: its forms would garble ordinary words."""
     assert hidden_values([({"a": "x\ny"}, {})]) == set()
     assert hidden_values([({"a": "long\n"}, {})]) == {"long\n"}
-    assert scrub("a 'long\\n'", hidden_values([({"a": "x\ny", "b": "long\n"}, {})])) == "a '***'"
+    hidden = hidden_values([({"a": "x\ny", "b": "long\n"}, {})])
+    assert hidden is not None
+    assert scrub("a 'long\\n'", hidden) == "a '***'"
 
 
 def test_a_value_whose_letters_are_not_in_the_text_is_not_looked_for() -> None:
@@ -202,3 +237,51 @@ def test_every_form_keeps_the_runs_of_ascii_letters_and_digits(value: str) -> No
     for form in text_forms(value):
         for run in runs:
             assert run in form, (value, form)
+
+
+class ByAttributes(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: str
+
+
+class Account:
+    """A plain class with ``__slots__`` (no ``__dict__``), presented by its attributes."""
+
+    __slots__ = ("id", "password_hash")
+
+    def __init__(self) -> None:
+        self.id = "INV-1"
+        self.password_hash = "pbkdf2$hunter2"
+
+
+def test_a_plain_slotted_objects_hidden_attributes_are_redacted() -> None:
+    """A hidden slot of a plain object (read by attributes) is cleaned from a crash's text."""
+    presenter = Presenter("Account", ByAttributes, rules=lambda _item, _ctx: [])
+
+    def fail() -> None:
+        account = Account()
+        presenter.make(account)
+        raise RuntimeError(f"refused hash={account.password_hash}")
+
+    tool = Tool("t").action("run", fail, returns=presenter)
+    text = FusionApp([tool]).call_sync("t", {"action": "run"}).texts[0]
+    assert "hunter2" not in text
+    assert "refused hash=***" in text
+
+
+def test_more_data_than_the_scan_reads_shows_the_type_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the scan's budget what was hidden is not known in full: no text of the exception."""
+    from fusion_core._present import _redact  # noqa: PLC0415
+
+    monkeypatch.setattr(_redact, "_SCAN_BUDGET", 50)
+    rows = [{"id": f"INV-{number}", "ssn": f"SSN-{number:09d}"} for number in range(40)]
+    presenter = Presenter("Stamp", Stamp, rules=lambda _item, _ctx: [])
+
+    def fail() -> None:
+        presenter.make(rows)
+        raise RuntimeError(f"export failed at row {rows[0]}")
+
+    tool = Tool("t").action("run", fail, returns=presenter)
+    text = FusionApp([tool]).call_sync("t", {"action": "run"}).texts[0]
+    assert "SSN-" not in text
+    assert "[t/run] RuntimeError</message>" in text
