@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import core_schema
+from pydantic_core import PydanticKnownError, core_schema
 
 from fusion_core._present._forms import leaf_texts, text_forms
 from fusion_core._present._pydantic_core_internals import schema_nodes
@@ -143,9 +143,19 @@ def _message(detail: Any) -> str:
         )
     if kind in _QUOTING:
         return _QUOTING[kind]
-    if kind not in _KNOWN:
+    message = str(detail["msg"])
+    if kind not in _KNOWN or message != _core_message(kind, detail.get("ctx")):
+        # A PydanticCustomError may take a core type's name with words of its own.
         return f"Custom error {kind!r} (its message is not shown: it may quote the data)"
-    return str(detail["msg"])
+    return message
+
+
+def _core_message(kind: str, context: Any) -> str | None:
+    """What pydantic-core itself writes for an error of ``kind`` with ``context``."""
+    try:
+        return PydanticKnownError(kind, context).message()  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - a context the template cannot take: not core's words
+        return None
 
 
 def describe_validation_error(

@@ -27,7 +27,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, computed_field
+from pydantic import BaseModel, ConfigDict, computed_field, model_validator
+from pydantic_core import PydanticCustomError
 
 from fusion_core import FusionApp, Presenter, Tool
 from fusion_core._present._forms import text_forms
@@ -285,3 +286,29 @@ def test_more_data_than_the_scan_reads_shows_the_type_only(monkeypatch: pytest.M
     text = FusionApp([tool]).call_sync("t", {"action": "run"}).texts[0]
     assert "SSN-" not in text
     assert "[t/run] RuntimeError</message>" in text
+
+
+class Checked(BaseModel):
+    id: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _has_id(cls, row: Any) -> Any:
+        if "id" not in row:
+            # A custom error borrowing a core type's name, its own words quoting the row.
+            raise PydanticCustomError("missing", "row has no id: {row}", {"row": row})
+        return row
+
+
+def test_a_custom_error_under_a_core_type_name_is_not_trusted() -> None:
+    """Only pydantic-core's own words for its types are shown: a borrowed name shows none."""
+    presenter = Presenter("Checked", Checked, rules=lambda _item, _ctx: [])
+
+    def bill() -> Any:
+        return presenter.make({"invoice_id": "INV-1", "password_hash": "pbkdf2$hunter2"})
+
+    tool = Tool("t").action("run", bill, returns=presenter)
+    text = FusionApp([tool]).call_sync("t", {"action": "run"}).texts[0]
+    assert "hunter2" not in text
+    assert "INV-1" not in text
+    assert "Custom error 'missing' (its message is not shown" in text
