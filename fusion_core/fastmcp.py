@@ -35,6 +35,7 @@ public API is checked against fastmcp 4.2.3.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fusion_core._mcp import _upstream_fastmcp as upstream
@@ -47,6 +48,10 @@ if TYPE_CHECKING:
 
 __all__ = ["use_fusion"]
 
+_ANSWERING: ContextVar[bool] = ContextVar("fusion_core_fastmcp_answering", default=False)
+"""Set while a hooked server's middleware runs a call: a server mounted on it, hooked or
+not, lets its refusals and crashes through, to be answered under the name the client
+called and with the outer server's ``expose_errors`` and masking."""
 _MOUNTED_MARK = "_fusion_mounted_results"
 """Set on a server mounted on a hooked one once it converts results too."""
 
@@ -85,7 +90,10 @@ def _install(server: Any, answers: Answers) -> None:
         """
 
         async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+            if _ANSWERING.get():  # mounted on a hooked server, which answers (its name, its rules)
+                return await call_next(context)
             record, recording = answers.recording()
+            answering = _ANSWERING.set(True)
             try:
                 with recording:
                     return await call_next(context)
@@ -103,6 +111,8 @@ def _install(server: Any, answers: Answers) -> None:
                 # What FastMCP masked (this server's or a mounted one's setting) stays hidden.
                 hidden: ErrorExposure | None = "none" if masked else None
                 return answers.crashed(context.message.name, raised, record, hidden)
+            finally:
+                _ANSWERING.reset(answering)
 
     server.add_transform(_results(answers, schemas))
     server.add_middleware(FusionValidation())

@@ -184,3 +184,31 @@ def test_a_mounted_server_on_its_own_keeps_its_plain_values() -> None:
     unhooked.tool(plain)
     assert through_parent == _call(unhooked, "plain", {"ticket": 3})
     assert _call(child, "plain", {"ticket": 3}) == through_parent
+
+
+@pytest.mark.parametrize("child_hooked", [False, True], ids=["plain child", "hooked child"])
+def test_a_mounted_server_is_answered_under_the_outer_servers_name_and_rules(
+    child_hooked: bool,
+) -> None:
+    """A mounted server's refusals and crashes are the outer server's to answer, hooked or not.
+
+    The client called ``kid_crashing``, and the outer server shows nothing of
+    a crash (``expose_errors="none"``): a child hooked on its own (its default
+    shows the message) must not answer first with its own name and rules.
+    """
+    child = FastMCP("child")
+    if child_hooked:
+        use_fusion(child)
+    child.tool(crashing)
+    child.tool(presented)
+    parent = use_fusion(FastMCP("parent"), expose_errors="none")
+    parent.mount(child, namespace="kid")
+    crash = _call(parent, "kid_crashing", {"ticket": 7})["content"][0]["text"]
+    assert "[kid_crashing] The tool failed; the server's log has the details." in crash
+    assert "cannot bill" not in crash
+    refused = _call(parent, "kid_presented", {"ticket": "x"})["content"][0]["text"]
+    assert refused.startswith('<validation_error action="kid_presented">')
+    if child_hooked:  # on its own, the child still answers by its own rules
+        alone = _call(child, "crashing", {"ticket": 7})["content"][0]["text"]
+        assert "[crashing] cannot bill" in alone
+        assert HIDDEN not in alone
