@@ -79,8 +79,9 @@ def findings(parsed: ParsedResponse) -> list[Finding]:
             "the agent gets no code and no recovery hint (an uncaught exception looks "
             'like this); answer errors with a <tool_error code="..."> envelope as block 0 '
             "(docs/wire-format.md, 'Errors'; with fusion_core: tool_error(code, message, "
-            "suggestion=...); a server on MCPServer or FastMCP: use_fusion(server) answers "
-            "its tools' exceptions with that envelope)"
+            "suggestion=...); on MCPServer or FastMCP, return tool_error(...) rather than "
+            "raise ToolError (the framework's own plain answer), and use_fusion(server) "
+            "answers the other exceptions with that envelope)"
         )
         found.append((0, "bare-error", message))
     return found
