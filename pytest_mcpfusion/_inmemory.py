@@ -133,7 +133,7 @@ class InMemory:
             # nothing the contract test's verdict does not. Only the contract
             # scope's calls: the user's own tests log exactly as FastMCP does.
             quiet = refused_arguments_unlogged()
-        # A sync MCPServer tool holds the loop, where no timer fires: watched.
+        # A sync tool's worker thread, or an async tool holding the loop, is waited for: watched.
         watched = watch_call(self._watchdog, self._limits.timeout, tool, arguments)
         with quiet, watched:
             return self._guarded(lambda session: session.call(tool, arguments)), None

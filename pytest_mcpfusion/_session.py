@@ -84,10 +84,11 @@ class FusionSession:
         limit = self.options.timeout or 0.0
         message = (
             f"\npytest-mcpfusion: {call} has had no answer for {seconds:.0f} s, past the "
-            f"{limit:g} s limit (--fusion-timeout). The tool holds the thread that runs the "
-            "server in process (MCPServer runs a sync tool on its event loop; a FusionApp, a "
-            "test's sync handler in the test's thread), so it cannot be cut short here: the "
-            "run waits for its answer, which fails the test when it comes. Serve the server "
+            f"{limit:g} s limit (--fusion-timeout). The tool holds a thread the call must "
+            "wait for in process (MCPServer and FastMCP run a sync tool in a worker thread "
+            "they wait for even when the call is cancelled; a FusionApp, a test's sync "
+            "handler in the test's thread), so it cannot be cut short here: the run waits "
+            "for its answer, which fails the test when it comes. Serve the server "
             '(--fusion-server="python server.py") to have every call cut at the limit. '
             "Where each thread is now:\n"
         )

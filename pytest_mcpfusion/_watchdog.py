@@ -1,8 +1,9 @@
 """A call in process that holds its thread past the time limit is said, not waited out in silence.
 
-In process, a tool that blocks the thread the server runs on cannot be cut
-short: ``MCPServer`` runs a sync tool on its event loop, a ``FusionApp`` a
-test's sync handler in the test's thread, so no timer can fire. Its answer
+In process, a tool that blocks a thread the call waits for cannot be cut
+short: ``MCPServer`` and FastMCP run a sync tool in a worker thread that a
+cancelled call still waits for (anyio's ``to_thread.run_sync``), a
+``FusionApp`` a test's sync handler in the test's thread, where no timer fires. Its answer
 fails the test when it comes; one that never comes would hang the run with
 nothing on the screen. :class:`Watchdog` watches each such call from one
 daemon thread: once a call is past its limit (and a grace, for the answer

@@ -424,9 +424,10 @@ def test_in_memory_an_answer_past_the_timeout_fails_though_no_timer_could_fire(
 ) -> None:
     """A tool that holds the event loop (``time.sleep`` in it) answers late: refused then.
 
-    An MCPServer runs a sync tool on the loop the in-memory client waits on,
-    so no deadline of the client's can fire until the tool returns; it
-    answered, and the call passed, until the client timed the call itself.
+    An async tool calling ``time.sleep`` holds the loop the in-memory client
+    waits on, and a sync one runs in a worker thread a cancelled call still
+    waits for: the call ends when the tool returns; it answered, and the call
+    passed, until the client timed the call itself.
     """
     from mcp.server.mcpserver import MCPServer  # noqa: PLC0415 - the SDK's server
 
