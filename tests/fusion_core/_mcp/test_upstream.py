@@ -9,6 +9,7 @@ tests name what went missing, before any wire test fails in a stranger way.
 from __future__ import annotations
 
 import importlib.metadata
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -48,15 +49,20 @@ def test_the_checked_version_is_the_installed_one(module: ModuleType, distributi
     assert module.CHECKED_AGAINST in (module.__doc__ or "")
 
 
+def _after_init(monkeypatch: pytest.MonkeyPatch, kind: type, change: Callable[[Any], None]) -> None:
+    """Every new ``kind`` instance gets ``change`` applied once its own ``__init__`` ran."""
+    original = kind.__dict__["__init__"]
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        change(self)
+
+    monkeypatch.setattr(kind, "__init__", init)
+
+
 def test_a_missing_private_attribute_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     """A shape change is reported by name (here: the tool manager renamed away)."""
-    original = MCPServer.__init__
-
-    def without_manager(self: MCPServer, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-        del self._tool_manager
-
-    monkeypatch.setattr(MCPServer, "__init__", without_manager)
+    _after_init(monkeypatch, MCPServer, lambda server: delattr(server, "_tool_manager"))
     assert _upstream_mcpserver.shape_problems() == ["MCPServer._tool_manager.get_tool"]
 
 
@@ -77,13 +83,7 @@ def test_the_crash_shapes_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
         "mcp.server.mcpserver.exceptions.UnexpectedToolError(ToolError)"
     ]
     monkeypatch.delattr(function_tool, "_ToolBodyError")
-    original = FastMCP.__init__
-
-    def unmasked(self: FastMCP, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-        del self._mask_error_details
-
-    monkeypatch.setattr(FastMCP, "__init__", unmasked)
+    _after_init(monkeypatch, FastMCP, lambda server: delattr(server, "_mask_error_details"))
     assert _upstream_fastmcp.shape_problems() == [
         "FastMCP._mask_error_details",
         "fastmcp.tools.function_tool._ToolBodyError",
@@ -94,13 +94,7 @@ def test_the_low_level_server_in_process_clients_reach_is_named(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """What a FastMCP server is reached through in process (its SDK Server) is checked too."""
-    original = FastMCP.__init__
-
-    def without_lowlevel(self: FastMCP, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-        del self._mcp_server
-
-    monkeypatch.setattr(FastMCP, "__init__", without_lowlevel)
+    _after_init(monkeypatch, FastMCP, lambda server: delattr(server, "_mcp_server"))
     assert _upstream_fastmcp.shape_problems() == ["FastMCP._mcp_server (an mcp.server.Server)"]
 
 
@@ -108,13 +102,7 @@ def test_what_a_mounted_tool_keeps_of_its_server_is_named(monkeypatch: pytest.Mo
     """A mounted tool that no longer keeps its server where it was checked is named."""
     from fastmcp.server.providers.fastmcp_provider import FastMCPProviderTool  # noqa: PLC0415
 
-    original = FastMCPProviderTool.__init__
-
-    def elsewhere(self: FastMCPProviderTool, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        self._server = None
-
-    monkeypatch.setattr(FastMCPProviderTool, "__init__", elsewhere)
+    _after_init(monkeypatch, FastMCPProviderTool, lambda tool: setattr(tool, "_server", None))
     assert _upstream_fastmcp.shape_problems() == [
         "FastMCPProviderTool._server (a mounted tool's server)"
     ]

@@ -188,6 +188,12 @@ HIDDEN_TYPES: dict[str, tuple[Any, tuple[str, ...]]] = {
 }
 
 
+def _answer(handler: Callable[[], Any], presenter: Presenter[Any]) -> str:
+    """The text a FusionApp answers for ``handler`` run as tool ``t``'s action ``run``."""
+    tool = Tool("t").action("run", handler, returns=presenter)
+    return FusionApp([tool]).call_sync("t", {"action": "run"}).texts[0]
+
+
 @pytest.mark.parametrize("name", list(HIDDEN_TYPES))
 def test_hidden_values_of_any_type_are_redacted(name: str) -> None:
     """Dates, UUIDs, decimals, bytes, ints, a model's extras and computed fields, slots."""
@@ -199,8 +205,7 @@ def test_hidden_values_of_any_type_are_redacted(name: str) -> None:
         written = json.dumps(data, default=lambda value: bytes(value).decode())
         raise RuntimeError(f"refused {data!r} / {data} / {written}")
 
-    tool = Tool("t").action("run", fail, returns=presenter)
-    text = FusionApp([tool]).call_sync("t", {"action": "run"}).texts[0]
+    text = _answer(fail, presenter)
     for secret in texts:
         assert secret not in text
 
@@ -264,8 +269,7 @@ def test_a_plain_slotted_objects_hidden_attributes_are_redacted() -> None:
         presenter.make(account)
         raise RuntimeError(f"refused hash={account.password_hash}")
 
-    tool = Tool("t").action("run", fail, returns=presenter)
-    text = FusionApp([tool]).call_sync("t", {"action": "run"}).texts[0]
+    text = _answer(fail, presenter)
     assert "hunter2" not in text
     assert "refused hash=***" in text
 
@@ -282,8 +286,7 @@ def test_more_data_than_the_scan_reads_shows_the_type_only(monkeypatch: pytest.M
         presenter.make(rows)
         raise RuntimeError(f"export failed at row {rows[0]}")
 
-    tool = Tool("t").action("run", fail, returns=presenter)
-    text = FusionApp([tool]).call_sync("t", {"action": "run"}).texts[0]
+    text = _answer(fail, presenter)
     assert "SSN-" not in text
     assert "[t/run] RuntimeError</message>" in text
 
@@ -307,8 +310,7 @@ def test_a_custom_error_under_a_core_type_name_is_not_trusted() -> None:
     def bill() -> Any:
         return presenter.make({"invoice_id": "INV-1", "password_hash": "pbkdf2$hunter2"})
 
-    tool = Tool("t").action("run", bill, returns=presenter)
-    text = FusionApp([tool]).call_sync("t", {"action": "run"}).texts[0]
+    text = _answer(bill, presenter)
     assert "hunter2" not in text
     assert "INV-1" not in text
     assert "Custom error 'missing' (its message is not shown" in text
