@@ -27,7 +27,7 @@ from fusion_core._mcp._frameworks import server_kind
 from fusion_core._present._redact import ERROR_EXPOSURES, ErrorExposure
 
 if TYPE_CHECKING:
-    from fusion_core._present._presenter import CallRecord
+    from fusion_core._present._record import CallRecord
     from fusion_core._write._response import ToolResponse
 
 __all__ = ["Answers", "Integration", "adopt", "fusion_answer", "validation_answer"]
@@ -131,7 +131,7 @@ class Answers:
         ``make()`` in the tool then records the data it was given and what it
         hid (in a worker thread too: the framework copies the context).
         """
-        from fusion_core._present._presenter import CallRecord, recording  # noqa: PLC0415
+        from fusion_core._present._record import CallRecord, recording  # noqa: PLC0415
 
         record = CallRecord()
         return record, recording(record)
@@ -152,9 +152,8 @@ class Answers:
         """
         from fusion_core._tools._pipeline import failure  # noqa: PLC0415 - with the integration
 
-        given = [(pair[0], pair[1]) for pair in record.given]
         shown = exposure if exposure is not None else self.exposure
-        return self._wrapped(failure(tool, error, shown, given, log=not self.logs_crashes))
+        return self._wrapped(failure(tool, error, shown, record.pairs(), log=not self.logs_crashes))
 
     def _wrapped(self, answer: Mapping[str, Any]) -> Any:
         from mcp_types import CallToolResult  # noqa: PLC0415 - mcp is slow to import

@@ -20,7 +20,7 @@ The egress firewall (WIRE.md 12.4) does not trust objects by identity: the
 builder ``make()`` returns is *sealed* — its data block is written as soon as
 the data is masked, before any callback runs, and ``builder.data`` is a copy —
 so nothing done to the data afterwards reaches the wire. During a pipeline
-call every Presenter records (:func:`recording`) the data blocks it wrote (an
+call every Presenter records (``fusion_core._present._record``) the data blocks it wrote (an
 immutable ``str``, so the app can tell a response a Presenter built from one
 it must mask) and the data it was given (so an error text can be cleaned of
 the values it dropped, ``fusion_core._present._redact``). A validation error names
@@ -36,8 +36,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager
-from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeAlias, TypeVar, final
 
@@ -47,6 +45,7 @@ from fusion_core._errors import FusionError
 from fusion_core._kinds import UI
 from fusion_core._present._mask import Mask
 from fusion_core._present._pydantic_core_internals import core_schema_of
+from fusion_core._present._record import current_record, given
 from fusion_core._present._redact import describe_validation_error, safe_path, schema_names, scrub
 from fusion_core._write._builder import ResponseBuilder, SuggestionLike, after_data, seal
 from fusion_core._write._json import to_json, write_json
@@ -54,7 +53,7 @@ from fusion_core._write._ui import UiBlock, summary
 from fusion_core._write._unwritable import describe_unwritable, is_unwritable, locate_unwritable
 from fusion_core._write._view import Suggestion
 
-__all__ = ["CallRecord", "FieldError", "Presenter", "PresenterValidationError"]
+__all__ = ["FieldError", "Presenter", "PresenterValidationError"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -169,85 +168,6 @@ def default_truncation(omitted: int, shown: int) -> UiBlock:
     )
 
 
-@final
-class CallRecord:
-    """What Presenters did during one pipeline call.
-
-    ``blocks`` maps ``id(text)`` of every data block a Presenter wrote to
-    ``(presenter, text)`` (holding the str keeps its id unique); ``given``
-    holds ``[data given, data masked]`` pairs (``None`` until masked);
-    ``written`` maps ``id(presenter)`` to the texts of its data blocks, so
-    data that serializes to one of them is known as that Presenter's output;
-    :meth:`items` gives the texts of their items (one item of a list it
-    wrote, or several in a new list, is its output too).
-    """
-
-    __slots__ = ("_items", "blocks", "given", "written")
-
-    def __init__(self) -> None:
-        self.blocks: dict[int, tuple[Presenter[Any], str]] = {}
-        self.given: list[list[Any]] = []
-        self.written: dict[int, set[str]] = {}
-        self._items: dict[int, tuple[int, set[str]]] = {}
-
-    def items(self, presenter: Presenter[Any]) -> set[str]:
-        """The JSON text of every object a Presenter wrote: its data blocks' items, its objects.
-
-        Built on first need (data that is not a whole data block of its own),
-        again only when the Presenter wrote more since.
-        """
-        written = self.written.get(id(presenter), set())
-        cached = self._items.get(id(presenter))
-        if cached is not None and cached[0] == len(written):
-            return cached[1]
-        found: set[str] = set()
-        for text in written:
-            value = json.loads(text)
-            if isinstance(value, list):
-                found.update(to_json(item) for item in value if isinstance(item, dict))
-            elif isinstance(value, dict):
-                found.add(text)
-        self._items[id(presenter)] = (len(written), found)
-        return found
-
-    def made_by(self, presenter: Presenter[Any], text: object) -> bool:
-        """Whether ``presenter`` wrote this very data block during the call."""
-        entry = self.blocks.get(id(text))
-        return entry is not None and entry[0] is presenter and entry[1] is text
-
-
-_RECORD: ContextVar[CallRecord | None] = ContextVar("fusion_presenter_record", default=None)
-
-
-@final
-class _Recording:
-    """The context manager :func:`recording` returns.
-
-    A class: a generator-based one costs ten times more, and every tool call
-    enters one.
-    """
-
-    __slots__ = ("_record", "_token")
-
-    def __init__(self, record: CallRecord) -> None:
-        self._record = record
-        self._token: Token[CallRecord | None] | None = None
-
-    def __enter__(self) -> CallRecord:
-        self._token = _RECORD.set(self._record)
-        return self._record
-
-    def __exit__(self, *_exc: object) -> None:
-        if self._token is not None:
-            _RECORD.reset(self._token)
-            self._token = None
-
-
-def recording(record: CallRecord) -> AbstractContextManager[CallRecord]:
-    """Record into ``record``, for the duration of a call, what every Presenter does."""
-    return _Recording(record)
-
-
 def select_keys(data: Any, keys: Sequence[str]) -> Any:
     """Keep only ``keys`` (in that order) of an object or of each list item."""
     if not keys:
@@ -354,20 +274,28 @@ class Presenter(Generic[M]):
         ``builder.data``, its response's data) is its own output, not input
         for its schema: aliases and serializers write what the schema may not
         read back. It is recognized by its bytes and passes as it was written.
+        Data it masks is recorded for the call (what it hid is then cleaned
+        from the call's error texts), in a thread without the call's context
+        too (``fusion_core._present._record``).
         """
         if self._mask is None:
             return data
         own = self._own_output(data)
         if own is not None:
             return own
+        pair = given(data)
+        pair[1] = validated = self._validated(self._mask, data)
+        return validated
+
+    def _validated(self, mask: Mask, data: Any) -> Any:
         many = isinstance(data, list | tuple)
         try:
-            return self._mask.many(data) if many else self._mask.one(data)
+            return mask.many(data) if many else mask.one(data)
         except ValidationError as exc:
             index, errors = _field_errors(exc, self._schema_names(), skip_index=many)
             raise PresenterValidationError(self.name, errors, index) from None
         except ValueError as exc:  # validated, but not writable as JSON
-            index, loc, found = locate_unwritable(self._mask.model, data, many=many)
+            index, loc, found = locate_unwritable(mask.model, data, many=many)
             if found is None and not is_unwritable(exc):
                 raise
             error = FieldError(
@@ -390,7 +318,7 @@ class Presenter(Generic[M]):
         ``toon_success([builder.data])``): masking it again would read a
         serializer's output as input.
         """
-        record = _RECORD.get()
+        record = current_record()
         written = record.written.get(id(self)) if record is not None else None
         if record is None or not written or not isinstance(data, Mapping | list | tuple):
             return None
@@ -429,12 +357,8 @@ class Presenter(Generic[M]):
                 if self._on_truncate is not None
                 else default_truncation(omitted, shown)
             )
-        record = _RECORD.get()
-        given = [data, None]
-        if record is not None:
-            record.given.append(given)
         validated = self.mask(data)
-        given[1] = validated
+        record = current_record()
         wire = select_keys(validated, select) if select else validated
         builder = ResponseBuilder(wire)
         if sealed:  # before any callback can touch the data

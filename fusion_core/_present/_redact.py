@@ -33,6 +33,7 @@ from pydantic_core import PydanticKnownError, core_schema
 
 from fusion_core._present._forms import leaf_texts, text_forms
 from fusion_core._present._pydantic_core_internals import schema_nodes
+from fusion_core._present._record import NOT_RECORDED
 
 __all__ = [
     "ERROR_EXPOSURES",
@@ -281,13 +282,18 @@ _SCAN_BUDGET: Final = 1_000_000
 def hidden_values(pairs: Iterable[tuple[Any, Any]]) -> set[str] | None:
     """Texts found in what Presenters were given but not in what they returned.
 
-    ``None`` when the data is larger than the scan's budget: what was hidden
-    is then not known in full, and no text of the exception may be shown.
+    ``None`` when the data is larger than the scan's budget, or a pair is
+    ``NOT_RECORDED`` (data given in a thread without the call's context that
+    was not kept): what was hidden is then not known in full, and no text of
+    the exception may be shown.
     """
     given: set[str] = set()
     shown: set[str] = set()
     budget = [_SCAN_BUDGET]
-    for raw, masked in pairs:
+    for pair in pairs:
+        if pair is NOT_RECORDED:
+            return None
+        raw, masked = pair
         _leaves(raw, given, budget)
         _leaves(masked, shown, budget)
         if budget[0] <= 0:

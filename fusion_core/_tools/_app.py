@@ -53,7 +53,7 @@ from typing import Any, Final, final
 from pydantic import BaseModel, ValidationError
 
 from fusion_core._errors import OutputSchemaError
-from fusion_core._present._presenter import CallRecord, recording
+from fusion_core._present._record import CallRecord, recording
 from fusion_core._present._redact import ERROR_EXPOSURES, ErrorExposure, error_paths
 from fusion_core._tools._inline import Inline, drive
 from fusion_core._tools._input_schema import non_finite_numbers
@@ -260,8 +260,7 @@ class FusionApp:
                 served, action, params, ctx, select=select, record=record, inline=inline
             )
         except Exception as exc:  # noqa: BLE001 - every failure of a call is an envelope
-            given = [(pair[0], pair[1]) for pair in record.given]
-            return failure(label, exc, self.expose_errors, given)
+            return failure(label, exc, self.expose_errors, record.pairs())
 
     # ------------------------------------------------------------ internals
 

@@ -34,7 +34,8 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from fusion_core._kinds import TOOL_ERROR, VALIDATION_ERROR
-from fusion_core._present._presenter import CallRecord, Presenter, select_keys
+from fusion_core._present._presenter import Presenter, select_keys
+from fusion_core._present._record import CallRecord
 from fusion_core._present._redact import ErrorExposure, exception_text
 from fusion_core._tools._unquoted import message_without_input
 from fusion_core._write._builder import ResponseBuilder, sealed

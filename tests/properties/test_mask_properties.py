@@ -70,7 +70,7 @@ from pydantic import (
 from typing_extensions import TypedDict
 
 from fusion_core import Presenter, PresenterValidationError, to_json
-from fusion_core._present._presenter import CallRecord, recording
+from fusion_core._present._record import CallRecord, recording
 from tests._support.budget import examples
 from tests._support.declared import declared_dump, field_spellings
 from tests._support.redacting import SelfRedacting
