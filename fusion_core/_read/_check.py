@@ -24,6 +24,9 @@ Rule ids:
 ``unescaped-text``     ``<`` or a bare ``&`` in item or envelope text
 ``unescaped-attribute`` ``"``, ``<``, a bare ``&``, or a raw tab, LF or CR (read
                        as a space) in an attribute value
+``envelope-line``      a line break in envelope text before a blank line or a
+                       line that starts a Markdown block (``# x``, ``- x``,
+                       ``> x``, a fence): Markdown ends the envelope there
 ``multi-line-item``    an item line break (LF, CR, CRLF) not followed by the
                        two-space continuation, or a continuation line that
                        starts a Markdown block (``- x``, ``# x``, ``1. x``...)
@@ -101,7 +104,12 @@ from fusion_core._read._parsed_blocks import (
 from fusion_core._read._safexml import parse_xml
 from fusion_core._read._strict import findings, plain_refusal
 from fusion_core._write._numbers import read_json
-from fusion_core._write._text import bad_continuation, find_fusion_tag, thematic_item
+from fusion_core._write._text import (
+    bad_continuation,
+    bad_envelope_line,
+    find_fusion_tag,
+    thematic_item,
+)
 
 __all__ = ["ContractError", "Violation", "ambiguities", "check", "check_strict"]
 
@@ -304,6 +312,14 @@ class _Checker:
             )
         self.cdata_end(index, text)
         self.control(index, text)
+        if bad_envelope_line(text) is not None:
+            self.add(
+                index,
+                "envelope-line",
+                "a line of the envelope's text is blank or starts a Markdown block ('# x', "
+                "'- x', '> x', a fence...): a Markdown reader ends the envelope there and reads "
+                "the text as structure of its own; write the line break before it as &#xA;",
+            )
 
     def cdata_end(self, index: int, text: str) -> None:
         """``]]>`` is not allowed in XML text (and attributes escape ``>``)."""

@@ -8,7 +8,8 @@ Envelopes (the reference's layouts, the ``tcall-*`` goldens):
 * argument validation is a ``<validation_error action="tool/action">`` with one
   ``<field name="..">`` per problem, in schema order, unrecognized keys last as
   one ``(root)`` field, then ``<recovery>``. The messages are pydantic's, plus
-  what was sent. Every text is escaped (``&``, ``<``; attributes fully).
+  what was sent. Every text is escaped (``&``, ``<``, and an LF before a blank
+  line or a Markdown block start as ``&#xA;``; attributes fully).
 
 The wrap rule (WIRE.md section 9) with the egress firewall (section 12.4):
 whatever a handler returns is read by one rule, and when its action has a
@@ -48,7 +49,7 @@ from fusion_core._write._one_call import (
     toon_response,
 )
 from fusion_core._write._response import ToolResponse, origin_of, view_of
-from fusion_core._write._text import escape_attr, escape_text
+from fusion_core._write._text import escape_attr, escape_envelope
 from fusion_core._write._view import ErrorEnvelope, ResponseView, ValidationFailure, ValidationField
 
 __all__ = [
@@ -77,9 +78,9 @@ def _inline_actions(code: str, message: str, actions: Sequence[str], recovery: s
     text = "\n".join(
         [
             f'{TOOL_ERROR.opening} code="{escape_attr(code)}">',
-            f"<message>{escape_text(message)}</message>",
-            f"<available_actions>{escape_text(', '.join(actions))}</available_actions>",
-            f"<recovery>{escape_text(recovery)}</recovery>",
+            f"<message>{escape_envelope(message)}</message>",
+            f"<available_actions>{escape_envelope(', '.join(actions))}</available_actions>",
+            f"<recovery>{escape_envelope(recovery)}</recovery>",
             TOOL_ERROR.closing,
         ]
     )
@@ -254,10 +255,10 @@ def validation_error(label: str, problems: Sequence[tuple[str, str]]) -> ToolRes
     """``<validation_error action="tool/action">`` with one ``<field>`` per problem."""
     lines = [f'{VALIDATION_ERROR.opening} action="{escape_attr(label)}">']
     lines.extend(
-        f'<field name="{escape_attr(name)}">{escape_text(message)}</field>'
+        f'<field name="{escape_attr(name)}">{escape_envelope(message)}</field>'
         for name, message in problems
     )
-    lines.append(f"<recovery>{escape_text(VALIDATION_RECOVERY)}</recovery>")
+    lines.append(f"<recovery>{escape_envelope(VALIDATION_RECOVERY)}</recovery>")
     lines.append(VALIDATION_ERROR.closing)
     fields = tuple(ValidationField(name, message) for name, message in problems)
     failure = ValidationFailure(action=label, fields=fields, recovery=VALIDATION_RECOVERY)

@@ -19,7 +19,7 @@ from fusion_core._write._text import (
     encode_item,
     encode_tool,
     escape_attr,
-    escape_text,
+    escape_envelope,
     lead_item,
     neutralize_fusion_tags,
     require_unicode,
@@ -123,25 +123,25 @@ def render_error(envelope: ErrorEnvelope) -> str:
         attributes += f' severity="{escape_attr(envelope.severity)}"'
     lines = [
         f"{TOOL_ERROR.opening}{attributes}>",
-        f"<message>{escape_text(envelope.message)}</message>",
+        f"<message>{escape_envelope(envelope.message)}</message>",
     ]
     if envelope.recovery:
-        lines.append(f"<recovery>{escape_text(envelope.recovery)}</recovery>")
+        lines.append(f"<recovery>{escape_envelope(envelope.recovery)}</recovery>")
     if envelope.available_actions:
         lines.append("<available_actions>")
         lines.extend(
-            f"  <action>{escape_text(action)}</action>" for action in envelope.available_actions
+            f"  <action>{escape_envelope(action)}</action>" for action in envelope.available_actions
         )
         lines.append("</available_actions>")
     if envelope.details:
         lines.append("<details>")
         lines.extend(
-            f'  <detail key="{escape_attr(key)}">{escape_text(value)}</detail>'
+            f'  <detail key="{escape_attr(key)}">{escape_envelope(value)}</detail>'
             for key, value in envelope.details.pairs
         )
         lines.append("</details>")
     if envelope.retry_after is not None:
-        lines.append(f"<retry_after>{escape_text(envelope.retry_after)} seconds</retry_after>")
+        lines.append(f"<retry_after>{escape_envelope(envelope.retry_after)} seconds</retry_after>")
     lines.append(TOOL_ERROR.closing)
     return "\n".join(lines)
 

@@ -10,6 +10,10 @@ inverse (used by the parser), so the wire stays lossless:
   LF), and characters XML 1.0 cannot carry (C0 controls but tab/LF/CR, lone
   surrogates, U+FFFE/U+FFFF) as ``&#xHH;`` character references — legal in
   XML 1.1 (but for NUL), read back exactly by :func:`unescape`.
+* ``escape_envelope`` — the text of an error envelope's elements (``<message>``,
+  ``<field>``...): ``escape_text``, and an LF that a blank line or a line
+  starting a Markdown block follows written ``&#xA;`` (see the function), so
+  that a Markdown reader sees no structure in it.
 * ``escape_attr`` — attribute values: the five XML characters, plus the same
   character references, and tab, LF, CR, NEL and the Unicode line and
   paragraph separators as references too (XML readers turn raw ones into
@@ -40,11 +44,13 @@ from fusion_core._kinds import FUSION_ELEMENTS
 __all__ = [
     "LINE_BREAK",
     "bad_continuation",
+    "bad_envelope_line",
     "continue_lines",
     "decode_item",
     "encode_item",
     "encode_tool",
     "escape_attr",
+    "escape_envelope",
     "escape_text",
     "find_fusion_tag",
     "has_lone_surrogate",
@@ -146,6 +152,47 @@ def escape_text(text: str) -> str:
     ):
         return text
     return _TEXT_SPECIAL.sub(_reference, text)
+
+
+# A Markdown reader sees an error envelope as one paragraph (``tool_error`` is
+# no CommonMark tag name: ``_`` is not allowed in one), from a ``<details>``
+# line on as an HTML block (type 6). A blank line (only spaces and tabs) ends
+# either, and a line that starts a block interrupts the paragraph: a heading
+# (#), a quote (>), a list item (- + * 1. 1)), a thematic break or setext
+# underline (- * _ =), a fence (` ~), a table's delimiter row (| : -), up to
+# three spaces in (any indentation here: tabs count as columns). Raw ``<``
+# cannot start a line: escaping wrote it ``&lt;``. Past the last line of an
+# element's text comes its own closing tag, on the same line.
+_MARKDOWN_LINE: Final = r"[ \t]*+(?:[\r\n#>\-+*_=`~|:]|[0-9]{1,9}[.)])"
+_ENVELOPE_BREAK: Final = re.compile(r"\n(?=" + _MARKDOWN_LINE + ")")
+_ENVELOPE_LINE: Final = re.compile(r"(?:\r\n?+|\n)(?=" + _MARKDOWN_LINE + ")")
+
+
+def escape_envelope(text: str) -> str:
+    """Escape an error envelope's element text so that Markdown sees no structure in it.
+
+    :func:`escape_text`, and then each LF followed by a blank line or by a
+    line that would start a Markdown block (``# x``, ``- x``, ``> x``, a
+    fence...) is written ``&#xA;``, so the envelope stays one block to a
+    Markdown reader. Text without such a line is :func:`escape_text`'s;
+    :func:`unescape` reads the reference back as LF.
+    """
+    escaped = escape_text(text)
+    if "\n" not in escaped:
+        return escaped
+    return _ENVELOPE_BREAK.sub("&#xA;", escaped)
+
+
+def bad_envelope_line(envelope: str) -> int | None:
+    """Index of the first line break of an envelope's bytes that Markdown reads as structure.
+
+    That is one followed by a blank line or a line that starts a Markdown
+    block (what :func:`escape_envelope` writes as ``&#xA;``); LF, CR and CRLF
+    are line breaks. The envelope's own lines start with ``<``: none matches.
+    ``None`` when there is none.
+    """
+    found = _ENVELOPE_LINE.search(envelope)
+    return None if found is None else found.start()
 
 
 def escape_attr(text: str) -> str:

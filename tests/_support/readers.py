@@ -9,7 +9,9 @@ with what was built:
 * :func:`html_structure` — Python's ``html.parser``, which folds case and
   decodes character references like a browser;
 * :func:`markdown_items` — markdown-it-py (CommonMark), which says where list
-  items and other blocks start.
+  items and other blocks start;
+* :func:`markdown_outside_envelope` — markdown-it-py on a whole error
+  envelope: the blocks it reads that are not the envelope's own.
 
 Each returns the Fusion elements it sees, in order, as ``("start"|"end",
 name)`` pairs, and the number of ``- `` items (for item blocks).
@@ -31,6 +33,7 @@ __all__ = [
     "lxml_structure",
     "markdown_blocks",
     "markdown_items",
+    "markdown_outside_envelope",
     "markdown_table",
     "regex_structure",
 ]
@@ -148,6 +151,35 @@ def markdown_items(body: str) -> tuple[int, list[tuple[str, int]]]:
         and t.map[0] not in item_lines
     ]
     return top, forged
+
+
+def markdown_outside_envelope(text: str) -> list[tuple[str, int]]:
+    """(token type, line) of each block markdown-it reads in an envelope that is not its own.
+
+    To CommonMark an error envelope is a paragraph (``tool_error`` is no tag
+    name: ``_`` is not allowed), from a ``<details>`` line on an HTML block
+    (type 6). Each starts on one of the envelope's element lines (``<...``,
+    ``  <action>``) and the blocks cover every line, one after the other. A
+    block of another type (a heading, a list...), one that starts on a line
+    of text, or a gap between blocks (a blank line ended one: ``("gap",
+    line)``) is structure the text forged.
+    """
+    lines = _LINE_END.split(text)
+    forged: list[tuple[str, int]] = []
+    covered = 0
+    for token in _MARKDOWN.parse(text):
+        if token.level or token.nesting < 0 or token.map is None or token.type == "inline":
+            continue
+        start, end = token.map
+        own = token.type in ("paragraph_open", "html_block")
+        if not own or not lines[start].lstrip(" \t").startswith("<"):
+            forged.append((token.type, start))
+        if start != covered:
+            forged.append(("gap", covered))
+        covered = end
+    if covered != len(lines):
+        forged.append(("gap", covered))
+    return forged
 
 
 def markdown_blocks(content: str) -> list[tuple[str, str, str]]:

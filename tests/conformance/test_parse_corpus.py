@@ -69,6 +69,11 @@ _FUSION_NAMES = (
 )
 _FUSION_TAG = re.compile(r"</?(?:" + _FUSION_NAMES + r")(?!\w)", re.IGNORECASE)
 _ITEM_TAGS = ("llm_directives", "domain_rules", "action_suggestions")
+# WIRE.md 12.2: Markdown reads an envelope as a paragraph (``tool_error`` is no
+# CommonMark tag name), which a blank line ends and a line starting a block
+# (``# x``, ``- x``, ``> x``, a fence, a setext underline...) interrupts:
+# no line of an envelope may be blank or start like one.
+_MARKDOWN_START = re.compile(r"[ \t]*(?:\Z|[#>\-+*_=`~|:]|\d{1,9}[.)])")
 # Text that can only be meant as JSON: an object, or an array opening with a JSON
 # token (not a TOON header such as ``[2]{a,b}:``). Without structuredContent a
 # data block is a verbatim str, whatever it starts with.
@@ -121,7 +126,9 @@ def _block_ok(index: int, text: str, *, structured: bool) -> bool:
         if is_items and "<" in body:
             return False  # markup in an item (elements, CDATA, comments): never item text
         lines = _LINE_ENDING.split(text)[1:-1]
-        return not is_items or all(line.startswith(("- ", "  ")) for line in lines)
+        if not is_items:
+            return not any(_MARKDOWN_START.match(line) for line in lines)
+        return all(line.startswith(("- ", "  ")) for line in lines)
     if index == 0 and structured and _JSONISH.match(text):
         try:
             json.loads(text)

@@ -38,10 +38,16 @@ CLASSES: Final = {
             "escaping",
             "an item (rule, directive, suggestion) or UI attribute holds `<` or `&`; element "
             "text (error envelopes too) holds `]]>`; an attribute holds `>`, a quote, a tab, "
-            "a line break, NEL, U+2028 or U+2029; a suggestion's tool holds `: `",
-            "writes them raw: the markup is not well-formed or reads as other elements",
+            "a line break, NEL, U+2028 or U+2029; a suggestion's tool holds `: `; error "
+            "envelope text holds an LF before a blank line or a line that starts like a "
+            "Markdown block (`#`, `>`, `-`, `+`, `*`, `_`, `=`, `~`, `:`, a backtick, a pipe, "
+            "`1.`, `1)`, after spaces and tabs)",
+            "writes them raw: the markup is not well-formed or reads as other elements; to a "
+            "Markdown reader the envelope ends at such a line and the text reads as headings "
+            "and list items of its own",
             "entities and character references (`&lt;`, `&amp;`, `&quot;`, `&#xA;`, "
-            "`:&#x20;`); well-formed, parses back to the same view",
+            "`:&#x20;`); well-formed, parses back to the same view; that LF as `&#xA;`, so the "
+            "envelope stays one block",
         ),
         Divergence(
             "control-characters",

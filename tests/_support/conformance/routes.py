@@ -104,13 +104,26 @@ FUSION_TAG = re.compile(
 )
 
 
+# In envelope text, an LF before a blank line or a line that starts like a
+# Markdown block (after spaces and tabs: # > - + * _ = ` ~ | : or digits and
+# "." or ")"): it is written &#xA;, since Markdown reads the envelope as a
+# paragraph that such a line ends. A raw CR is a reference already, and the
+# text's last line runs on into its closing tag.
+ENVELOPE_BREAK = re.compile(r"\n(?=[ \t]*(?:[\n#>\-+*_=`~|:]|[0-9]{1,9}[.)]))")
+
+
 def route_text(route: Route, value: str, *, envelope: bool = False) -> None:
     """Element text: escaping, control characters.
 
     The reference escapes ``&`` and ``<`` in error envelopes (not elsewhere),
-    so there only ``]]>`` differs.
+    so there only ``]]>`` differs, and a line break before a line Markdown
+    would read as a block of its own (:data:`ENVELOPE_BREAK`).
     """
-    escaped = "]]>" in value if envelope else bool(TEXT_ESCAPED.search(value))
+    escaped = (
+        "]]>" in value or bool(ENVELOPE_BREAK.search(value))
+        if envelope
+        else bool(TEXT_ESCAPED.search(value))
+    )
     route.add("escaping", when=escaped)
     route.add("control-characters", when=bool(CONTROL.search(value)))
 
