@@ -17,7 +17,9 @@ builder (``response(...)``, a Presenter's ``make(...)``) and the client gets
 its blocks exactly (FastMCP copies no JSON of it into ``structuredContent``),
 arguments its input schema refuses are answered with the
 ``<validation_error>`` envelope a ``FusionApp`` writes (field names and
-pydantic's messages, not the values sent), and a tool that raises (a crash:
+pydantic's messages, not the values sent), a name no tool has (or one this
+server hides from the caller: disabled, filtered out by tags) with its
+``UNKNOWN_TOOL`` envelope, and a tool that raises (a crash:
 not a ``ToolError`` of its own) with the ``INTERNAL_ERROR`` envelope a
 ``FusionApp`` writes for a handler: as much of the exception as
 ``expose_errors`` allows (by default what FastMCP shows: its message), every
@@ -76,14 +78,18 @@ def use_fusion(server: _S, *, expose_errors: ErrorExposure | None = None) -> _S:
 
 
 def _install(server: Any, answers: Answers) -> None:
-    """A transform (each tool's results) and a middleware (argument validation, crashes)."""
-    from fastmcp.exceptions import ValidationError  # noqa: PLC0415 - with the integration only
+    """A transform (each tool's results) and a middleware (unknown tools, arguments, crashes)."""
+    from fastmcp.exceptions import (  # noqa: PLC0415 - with the integration only
+        DisabledError,
+        NotFoundError,
+        ValidationError,
+    )
     from fastmcp.server.middleware import Middleware  # noqa: PLC0415
 
     schemas: dict[str, Any] = {}  # each tool's input schema, by the name it is called by
 
     class FusionValidation(Middleware):
-        """Refused arguments and crashes: ``<validation_error>``, ``INTERNAL_ERROR`` envelopes.
+        """Unknown tools, refused arguments, crashes: their ``FusionApp`` envelopes.
 
         The tool runs inside a record of what its Presenters do (a sync tool
         in FastMCP's worker thread, which gets a copy of this context).
@@ -97,6 +103,11 @@ def _install(server: Any, answers: Answers) -> None:
             try:
                 with recording:
                     return await call_next(context)
+            except (NotFoundError, DisabledError):
+                # FastMCP's word for a name it has no tool by, or hides from this caller
+                # (disabled, filtered by tags, unauthorized); it answers "Unknown tool: 'name'".
+                # What a tool's body raises reaches here as a crash's ToolError, never as these.
+                return answers.unknown(context.message.name)
             except ValidationError as exc:
                 name = context.message.name
                 refused = answers.refused(name, exc, schemas.get(name))

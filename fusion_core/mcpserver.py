@@ -16,7 +16,8 @@ Once :func:`use_fusion` is applied, a tool may return a ``ToolResponse``, a
 builder (``response(...)``, a Presenter's ``make(...)``) and the client gets its
 blocks exactly, and arguments its input schema refuses are answered with the
 ``<validation_error>`` envelope a ``FusionApp`` writes (field names and
-pydantic's messages, not the values sent) instead of pydantic's text. A tool
+pydantic's messages, not the values sent) instead of pydantic's text, and a
+name no tool has with its ``UNKNOWN_TOOL`` envelope. A tool
 that raises (a crash: not ``ToolError``) is answered with the ``INTERNAL_ERROR``
 envelope a ``FusionApp`` writes for a handler, as much of the exception as
 ``expose_errors`` allows (``"none"`` by default: ``MCPServer`` never shows a
@@ -67,12 +68,10 @@ def _install(server: Any, answers: Answers) -> None:
     from mcp import MCPError  # noqa: PLC0415 - mcp is slow to import
     from mcp.server.mcpserver.exceptions import ToolError  # noqa: PLC0415
 
-    original = server.call_tool
-
     async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = upstream.tool_named(server, name)
-        if tool is None:  # the server's own answer to an unknown tool
-            return await original(name, arguments, context)
+        if tool is None:  # MCPServer would answer "Unknown tool: <name>" as plain text
+            return answers.unknown(name)
         if context is None:
             context = upstream.context_for(server)
         record, recording = answers.recording()

@@ -6,13 +6,21 @@ bytes — and the two are equal for every response fusion_core builds. A
 transport may leave the view to be read from the bytes when first needed (the
 in-memory client of a framework's server does): a test that checks only the
 wire, ``is_error`` or a snapshot then never pays for reading it.
+
+An error answered without an envelope (``isError`` with plain text: a server
+not under ``use_fusion``, an uncaught exception) has neither data nor an
+envelope: ``data``, ``error`` and ``validation`` raise ``WireFormatError``
+saying so (and, when the server lists no tool by the name called, which tools
+it lists) rather than give the text as data or ``None`` as the envelope. The
+view itself (``view``, ``parsed``) reads such an answer as ``parse()`` does,
+its text as data, for the checks and the report.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, final
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, final
 
 from fusion_core._errors import WireFormatError
 from fusion_core._snapshot._inline import InlineWire, inline_of
@@ -25,6 +33,11 @@ if TYPE_CHECKING:
 
 __all__ = ["FusionResult"]
 
+_QUOTED: Final = 160
+"""Characters of a bare error's text its message quotes."""
+_LISTED: Final = 20
+"""Tool names a bare error's message lists."""
+
 
 @final
 class FusionResult:
@@ -35,7 +48,7 @@ class FusionResult:
     the wire itself (``content``, ``wire``, ``raw``, ``is_error``).
     """
 
-    __slots__ = ("_parsed", "_view", "_wire", "arguments", "tool")
+    __slots__ = ("_parsed", "_tools", "_view", "_wire", "arguments", "tool")
 
     def __init__(
         self,
@@ -44,20 +57,25 @@ class FusionResult:
         *,
         tool: str,
         arguments: Mapping[str, Any],
+        tools: Callable[[], Sequence[str]] | None = None,
     ) -> None:
         self._wire = dict(wire)
         self._view = view
         self._parsed: ParsedResponse | WireFormatError | None = None
+        self._tools = tools
+        """The names the server lists (``tools/list``), asked only to explain a bare error."""
         self.tool = tool
         self.arguments = dict(arguments)
 
     @property
     def view(self) -> ResponseView:
-        """The structured view of the response.
+        """The structured view of the response, as ``parse()`` reads it.
 
         Read from the wire on first use when the transport gave none; bytes
         that are not a Fusion response raise ``WireFormatError`` here, naming
-        the block, as ``parse()`` does.
+        the block, as ``parse()`` does. An error without an envelope reads as
+        ``parse()`` reads it (its text as data); :attr:`data`, :attr:`error`
+        and :attr:`validation` refuse it instead.
         """
         view = self._view
         if view is None:
@@ -88,8 +106,11 @@ class FusionResult:
 
     @property
     def data(self) -> Any:
-        """The data block's value (``None`` for an error envelope)."""
-        return self.view.data
+        """The data block's value (``None`` for an error envelope).
+
+        An error without an envelope raises ``WireFormatError`` (module docstring).
+        """
+        return self._answer().data
 
     @property
     def system_rules(self) -> tuple[str, ...]:
@@ -121,14 +142,60 @@ class FusionResult:
         """The parsed ``<tool_error>`` envelope: code, message, recovery, ...
 
         ``error.details`` is an :class:`~fusion_core.ErrorDetails` (a read-only
-        mapping, equal to a ``dict`` with the same items).
+        mapping, equal to a ``dict`` with the same items). An error without an
+        envelope raises ``WireFormatError`` (module docstring).
         """
-        return self.view.error
+        return self._answer().error
 
     @property
     def validation(self) -> ValidationFailure | None:
-        """The parsed ``<validation_error>`` envelope: action and ``ValidationField`` objects."""
-        return self.view.validation
+        """The parsed ``<validation_error>`` envelope: action and ``ValidationField`` objects.
+
+        An error without an envelope raises ``WireFormatError`` (module docstring).
+        """
+        return self._answer().validation
+
+    def _answer(self) -> ResponseView:
+        """The view, for the accessors that keep data and errors apart: a bare error has neither."""
+        view = self.view
+        if view.error is None and view.validation is None and self.is_error:
+            raise WireFormatError(self._bare_error(), block=0 if self.content else None)
+        return view
+
+    def _bare_error(self) -> str:
+        """What an error without an envelope is, and where its text is."""
+        from fusion_core._terminal import terminal_safe  # noqa: PLC0415 - only on a bare error
+
+        texts = self.content
+        line = texts[0].strip().partition("\n")[0] if texts else ""
+        if len(line) > _QUOTED:
+            line = f"{line[: _QUOTED - 1]}…"
+        said = f"plain text, {terminal_safe(repr(line))}" if texts else "no content"
+        message = (
+            f"the call of {terminal_safe(repr(self.tool))} was answered with an error "
+            f"without an envelope (isError is true; {said}), so it has no .data, .error or "
+            ".validation: read its text in .content"
+        )
+        names = self._listed_names()
+        if names is not None and self.tool not in names:
+            shown = ", ".join(terminal_safe(repr(name)) for name in sorted(names)[:_LISTED])
+            more = f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
+            listed = f"tools/list names {shown}{more}" if names else "tools/list names none"
+            return f"{message}. The server has no tool {terminal_safe(repr(self.tool))}: {listed}"
+        return (
+            f"{message}. A Fusion server answers every error with a <tool_error> or "
+            "<validation_error> envelope (on MCPServer or FastMCP: use_fusion(server), and "
+            "return tool_error(...) rather than raise ToolError)"
+        )
+
+    def _listed_names(self) -> Sequence[str] | None:
+        """The names ``tools/list`` gives, or ``None`` when they cannot be had."""
+        if self._tools is None:
+            return None
+        try:
+            return list(self._tools())
+        except Exception:  # noqa: BLE001 - an explanation, never a second failure
+            return None
 
     @property
     def is_error(self) -> bool:

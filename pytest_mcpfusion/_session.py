@@ -256,6 +256,10 @@ class FusionSession:
             self._listed = self.transport().definitions()
         return self._listed
 
+    def _tool_names(self) -> list[str]:
+        """The names in ``tools/list`` (asked once per test), to explain a bare error's result."""
+        return [definition["name"] for definition in self.tool_list()]
+
     def discriminator(self, tool: str) -> str:
         """The parameter that selects ``tool``'s action (``action`` by default)."""
         if self._discriminators is None:
@@ -288,7 +292,7 @@ class FusionSession:
         checked: bool,
     ) -> FusionResult:
         """Wrap a call's answer; under ``--fusion`` record it and check the contract."""
-        result = FusionResult(wire, view, tool=tool, arguments=arguments)
+        result = FusionResult(wire, view, tool=tool, arguments=arguments, tools=self._tool_names)
         if self.contract:
             kinds = block_kinds(readable(result))
             self.report.record(result, kinds, action=action, tokenizer=self.tokenizer)

@@ -3,9 +3,10 @@
 ``fusion_core.mcpserver`` and ``fusion_core.fastmcp`` each say only how their
 framework is hooked (an :class:`Integration`); this module does the rest, once:
 the runtime check of the server's class, calling it twice doing nothing, and
-the three answers every integration gives in the framework's own result type —
+the four answers every integration gives in the framework's own result type —
 a tool's Fusion response with its blocks as built (:meth:`Answers.result`),
-refused arguments as the ``<validation_error>`` envelope (:meth:`Answers.refused`)
+refused arguments as the ``<validation_error>`` envelope (:meth:`Answers.refused`),
+a name no tool has as the ``UNKNOWN_TOOL`` envelope (:meth:`Answers.unknown`)
 and a tool that raised as the ``INTERNAL_ERROR`` envelope (:meth:`Answers.crashed`),
 which says as much of the exception as ``expose_errors`` allows and never a
 value a Presenter hid during the call (:meth:`Answers.recording`), as a
@@ -122,6 +123,18 @@ class Answers:
         if not isinstance(cause, ValidationError):
             return None
         return self._wrapped(validation_answer(tool, cause, schema))
+
+    def unknown(self, tool: str) -> Any:
+        """The ``UNKNOWN_TOOL`` answer to a call of ``tool``, a name the server has no tool by.
+
+        The very envelope a ``FusionApp`` writes for the name as sent (escaped
+        as it escapes it). A tool the framework hides from this caller
+        (disabled, filtered out by tags, not authorized) is unknown to it:
+        the framework's lookup says so, and the answer is the same bytes.
+        """
+        from fusion_core._tools._pipeline import unknown_tool  # noqa: PLC0415 - with the integration
+
+        return self._wrapped(unknown_tool(tool))
 
     @staticmethod
     def recording() -> tuple[CallRecord, AbstractContextManager[CallRecord]]:

@@ -56,9 +56,10 @@ _FIRST_LINE: Final = 160
 
 def answer_of(result: FusionResult) -> str:
     """``ok``, ``envelope``, ``validation``, ``plain-refusal`` or ``plain-error``."""
-    if result.validation is not None:
+    view = result.view  # read as parse() reads it: a bare error is plain text, classified below
+    if view.validation is not None:
         return "validation"
-    if result.error is not None:
+    if view.error is not None:
         return "envelope"
     if not result.is_error:
         return "ok"

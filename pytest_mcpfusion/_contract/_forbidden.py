@@ -69,16 +69,17 @@ class Forbidden:
 
     def _fields(self, result: FusionResult) -> list[str]:
         found: list[str] = []
-        if result.content and result.error is None and result.validation is None:
-            found.extend(f"block 0 (data): {hit}" for hit in _keys(result.data, self.fields))
+        view = result.view  # a bare error's text is data here: it is scanned all the same
+        if result.content and view.error is None and view.validation is None:
+            found.extend(f"block 0 (data): {hit}" for hit in _keys(view.data, self.fields))
         if result.structured_content is not None:
             found.extend(
                 f"structuredContent: {hit}" for hit in _keys(result.structured_content, self.fields)
             )
         pattern = _key_pattern(self.fields)
-        data_is_json = not isinstance(result.data, str)
+        data_is_json = not isinstance(view.data, str)
         for index, text in enumerate(result.content):
-            if index == 0 and data_is_json and result.error is None:
+            if index == 0 and data_is_json and view.error is None:
                 continue  # the data block's JSON keys were walked above
             match = pattern.search(text)
             if match is not None:
@@ -163,7 +164,7 @@ def unknown_references(result: FusionResult, definitions: Sequence[Mapping[str, 
         for suggestion in result.suggestions
         if not _names_a_tool(suggestion.tool, tools)
     ]
-    error = result.error
+    error = result.view.error
     if error is not None and error.available_actions:
         definition = tools.get(result.tool)
         allowed = (

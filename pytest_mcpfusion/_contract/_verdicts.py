@@ -226,7 +226,7 @@ def _names_tools(result: FusionResult) -> bool:
 
     Most answers name none: they are reviewed without a ``tools/list`` copy.
     """
-    error = result.error
+    error = result.view.error
     return bool(result.suggestions) or (error is not None and bool(error.available_actions))
 
 

@@ -50,9 +50,10 @@ _NEVER_OK: Final = f"the success path was never reached: no call ended ok; {NEVE
 
 def outcome_of(result: FusionResult) -> str:
     """``validation`` (a ``<validation_error>``), ``error`` (any other error), or ``ok``."""
-    if result.validation is not None:
+    view = result.view  # a bare error reads as data there: it is an error all the same
+    if view.validation is not None:
         return "validation"
-    if result.is_error or result.error is not None:
+    if result.is_error or view.error is not None:
         return "error"
     return "ok"
 
@@ -145,9 +146,9 @@ class WireReport:
                 used = tokenizer(text)
                 self.tokens[family] += used
                 tokens[family] += used
-        if tokenizer is not None and kinds and kinds[0] == "data" and result.data is not None:
+        if tokenizer is not None and kinds and kinds[0] == "data" and result.view.data is not None:
             json_tokens = tokenizer(result.content[0])
-            toon_text = toon_success(result.data).texts[0]
+            toon_text = toon_success(result.view.data).texts[0]
             self.toon_tokens_saved += json_tokens - tokenizer(toon_text)
 
     def _sample(self, kind: str, text: str) -> None:
