@@ -276,7 +276,7 @@ class Presenter(Generic[M]):
         read back. It is recognized by its bytes and passes as it was written.
         Data it masks is recorded for the call (what it hid is then cleaned
         from the call's error texts), in a thread without the call's context
-        too (``fusion_core._present._record``).
+        too (docs/errors.md).
         """
         if self._mask is None:
             return data
