@@ -19,11 +19,13 @@ count needs only the ranks (read in one pass, 0.02 s), the same split
 pattern (compiled by ``regex``, the package tiktoken itself depends on) and
 the byte-pair merge: the lowest-ranked adjacent pair merged first, the
 leftmost of equals, as tiktoken's ``_byte_pair_merge``; about 0.035 s
-before the first count. That merge is quadratic in a piece's length and
-Python's is slower than tiktoken's Rust, so a text holding a piece longer
-than :data:`_PIECE_BYTES` bytes, and every text once :data:`_PYTHON_CHARS`
-characters have been counted this way, goes to tiktoken, built then from
-the same ranks. Tests hold both ways to tiktoken's counts.
+before the first count. tiktoken counts instead, built then from the same
+ranks, where the two could part or Python would be slow: a text holding a
+character whose class the two engines' Unicode tables may not agree on
+(:func:`_settled`), or a piece longer than :data:`_PIECE_BYTES` bytes (the
+merge is quadratic in it), and every text once :data:`_PYTHON_WORK` units
+of work have been spent this way (about tiktoken's load, at worst). Tests
+hold both ways to tiktoken's counts.
 """
 
 from __future__ import annotations
@@ -38,6 +40,62 @@ from pathlib import Path
 from typing import Any, Final
 
 __all__ = ["LazyTokenizer", "offline_tokenizer"]
+
+_UNKNOWN_TO_TIKTOKEN: Final = (
+    (0x00558, 0x00558),
+    (0x0058B, 0x0058C),
+    (0x0088F, 0x0088F),
+    (0x00C5C, 0x00C5C),
+    (0x00CDC, 0x00CDC),
+    (0x0208F, 0x0208F),
+    (0x0209D, 0x0209F),
+    (0x0A7CE, 0x0A7CF),
+    (0x0A7D2, 0x0A7D2),
+    (0x0A7D4, 0x0A7D4),
+    (0x0A7DD, 0x0A7DD),
+    (0x0A7E2, 0x0A7E2),
+    (0x0A7F1, 0x0A7F1),
+    (0x0AB6C, 0x0AB6D),
+    (0x107BB, 0x107BF),
+    (0x10940, 0x10959),
+    (0x10EC5, 0x10EC7),
+    (0x10ED9, 0x10EEE),
+    (0x11B0A, 0x11B0A),
+    (0x11DB0, 0x11DDB),
+    (0x11DE0, 0x11DE9),
+    (0x11DF1, 0x11DF1),
+    (0x1246F, 0x1246F),
+    (0x12475, 0x1247F),
+    (0x12550, 0x12686),
+    (0x16EA0, 0x16EB8),
+    (0x16EBB, 0x16ED3),
+    (0x16FF2, 0x16FF6),
+    (0x187F8, 0x187FF),
+    (0x18CD6, 0x18CDA),
+    (0x18D09, 0x18D20),
+    (0x18D80, 0x18DF2),
+    (0x18E00, 0x19191),
+    (0x191A0, 0x191D2),
+    (0x1B123, 0x1B128),
+    (0x1B168, 0x1B168),
+    (0x1D6A6, 0x1D6A6),
+    (0x1DF1F, 0x1DF24),
+    (0x1DF2B, 0x1DF81),
+    (0x1DF90, 0x1DF96),
+    (0x1DFCD, 0x1DFFF),
+    (0x1E6C0, 0x1E6DE),
+    (0x1E6E0, 0x1E6E2),
+    (0x1E6E4, 0x1E6E5),
+    (0x1E6E7, 0x1E6ED),
+    (0x1E6F0, 0x1E6F4),
+    (0x1E6FE, 0x1E6FF),
+    (0x2B73A, 0x2B73F),
+    (0x2B81E, 0x2B81E),
+    (0x2CEA2, 0x2CEAD),
+    (0x323B0, 0x33479),
+    (0x3D000, 0x3FC3F),
+)
+"""Code points ``regex`` reads as letters, tiktoken as unassigned (:func:`_unicode_pattern`)."""
 
 _Split = Callable[[str], list[str]]
 
@@ -69,10 +127,13 @@ _SPECIAL: Final = {
 }
 _MEMO: Final = 4096  # distinct texts whose counts are kept (short texts only)
 _MEMO_LENGTH: Final = 4096  # longer texts are counted every time (rarely repeated, large)
-_PIECE_BYTES: Final = 128
+_PIECE_BYTES: Final = 64
 """A piece longer than this is not merged in Python (the merge is quadratic in it)."""
-_PYTHON_CHARS: Final = 1 << 19
-"""Characters counted in Python before tiktoken takes over (about its load's worth)."""
+_PYTHON_WORK: Final = 2_000_000
+"""Work counted in Python before tiktoken takes over (about its load's CPU at worst).
+
+A unit is a character split or a pair compared in a merge (about 30 ns).
+"""
 _KNOWN_PIECES: Final = 1 << 16
 """Distinct pieces whose counts are kept (a report's texts repeat their words)."""
 
@@ -85,33 +146,41 @@ class LazyTokenizer:
     def __init__(self) -> None:
         self._encode: Callable[[str], Any] | None = None
         self._memo: dict[str, int] = {}
-        self._left = _PYTHON_CHARS
+        self._left = _PYTHON_WORK
 
     @property
     def loaded(self) -> bool:
         """Whether anything has been loaded to count with (a count was asked for)."""
-        return self._encode is not None or self._left < _PYTHON_CHARS
+        return self._encode is not None or self._left < _PYTHON_WORK
 
     def __call__(self, text: str) -> int:
         """The number of tokens of ``text`` (special-token text counts as plain text)."""
         known = self._memo.get(text)
         if known is not None:
             return known
-        count = None
-        if self._encode is None and len(text) <= self._left:
-            count = _merged_count(text)
-            self._left -= max(len(text), 1)  # even "" counts: a table was loaded
-        if count is None:
+        counted = None
+        if self._encode is None and len(text) < self._left:
+            counted = _merged_count(text, self._left)
+            # Even a text handed on spends: the table was loaded, the split made.
+            self._left -= max(len(text), 1) if counted is None else counted[1]
+        if counted is None:
             if self._encode is None:
                 self._encode = _load()
             count = len(self._encode(text))
+        else:
+            count = counted[0]
         if len(text) <= _MEMO_LENGTH and len(self._memo) < _MEMO:
             self._memo[text] = count
         return count
 
 
-def _merged_count(text: str) -> int | None:
-    """The count tiktoken gives ``text``, by its split and merge; ``None`` past a long piece."""
+def _merged_count(text: str, budget: int) -> tuple[int, int] | None:
+    """``(tokens, work)`` by tiktoken's split and merge, or ``None`` (tiktoken must count).
+
+    ``None`` for a piece over :data:`_PIECE_BYTES` bytes or more work than
+    ``budget`` (a text's length plus the square of each merged
+    piece's: the merge is quadratic in it).
+    """
     ranks, unicode_pieces, ascii_pieces, known = _table()
     if text.isascii():
         pieces = ascii_pieces(text)
@@ -122,21 +191,28 @@ def _merged_count(text: str) -> int | None:
             text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         pieces = unicode_pieces(text)
     counts = list(map(known.get, pieces))
+    work = len(text)
     if None not in counts:
-        return sum(counts)  # type: ignore[arg-type] # no None left
+        return sum(counts), work  # type: ignore[arg-type] # no None left
     count = 0
     for piece, seen in zip(pieces, counts, strict=True):
         if seen is not None:
             count += seen
             continue
         encoded = piece.encode("utf-8")
-        if len(encoded) > _PIECE_BYTES and encoded not in ranks:
+        if encoded in ranks:
+            tokens = 1
+        elif len(encoded) > _PIECE_BYTES:
             return None
-        tokens = 1 if encoded in ranks else _merge(encoded, ranks)
+        else:
+            work += len(encoded) ** 2
+            if work > budget:
+                return None
+            tokens = _merge(encoded, ranks)
         if len(known) < _KNOWN_PIECES:
             known[piece] = tokens
         count += tokens
-    return count
+    return count, work
 
 
 def _merge(piece: bytes, ranks: dict[bytes, int]) -> int:
@@ -174,6 +250,22 @@ def _not_loaded(exc: BaseException) -> RuntimeError:
     )
 
 
+def _unicode_pattern() -> str:
+    r"""The split pattern for ``regex``, with tiktoken's classes of letters and digits.
+
+    The two engines' Unicode tables are of different versions: ``regex``
+    2026.11 reads the letters Unicode assigned last (Cyrillic, Latin and
+    CJK additions among them) as letters, tiktoken 0.12-0.14 (Unicode 16) as
+    unassigned, so a count next to one would part. They are taken out of
+    ``\p{L}`` and ``\p{N}`` here (``regex``'s set difference): every code
+    point then splits as tiktoken splits it, which a test checks over the
+    code points, in contexts where a letter's class changes the count.
+    """
+    unknown = "".join(f"\\U{first:08X}-\\U{last:08X}" for first, last in _UNKNOWN_TO_TIKTOKEN)
+    letters, digits = rf"[\p{{L}}--[{unknown}]]", rf"[\p{{N}}--[{unknown}]]"
+    return "(?V1)" + _PYTHON_PATTERN.replace(r"\p{L}", letters).replace(r"\p{N}", digits)
+
+
 @functools.cache
 def _table() -> tuple[dict[bytes, int], _Split, _Split, dict[str, int]]:
     """What a count in Python needs: the ranks, the two splits, the pieces counted so far.
@@ -185,7 +277,7 @@ def _table() -> tuple[dict[bytes, int], _Split, _Split, dict[str, int]]:
     try:
         import regex  # noqa: PLC0415 - tiktoken's own dependency, loaded on the first count
 
-        split = regex.compile(_PYTHON_PATTERN).findall
+        split = regex.compile(_unicode_pattern()).findall
         return _ranks(), split, re.compile(_ASCII_PATTERN, re.ASCII).findall, {}
     except (ImportError, ValueError, OSError) as exc:
         raise _not_loaded(exc) from None
