@@ -37,6 +37,16 @@ _QUOTED: Final = 160
 """Characters of a bare error's text its message quotes."""
 _LISTED: Final = 20
 """Tool names a bare error's message lists."""
+_NAME: Final = 80
+"""Characters of a tool name a bare error's message quotes."""
+
+
+def _quoted(name: str) -> str:
+    """A tool name as the message quotes it: its repr, terminal-safe, cut to :data:`_NAME`."""
+    from fusion_core._terminal import terminal_safe  # noqa: PLC0415 - only on a bare error
+
+    text = repr(name)
+    return terminal_safe(text if len(text) <= _NAME else f"{text[: _NAME - 1]}…")
 
 
 @final
@@ -172,16 +182,16 @@ class FusionResult:
             line = f"{line[: _QUOTED - 1]}…"
         said = f"plain text, {terminal_safe(repr(line))}" if texts else "no content"
         message = (
-            f"the call of {terminal_safe(repr(self.tool))} was answered with an error "
+            f"the call of {_quoted(self.tool)} was answered with an error "
             f"without an envelope (isError is true; {said}), so it has no .data, .error or "
             ".validation: read its text in .content"
         )
         names = self._listed_names()
         if names is not None and self.tool not in names:
-            shown = ", ".join(terminal_safe(repr(name)) for name in sorted(names)[:_LISTED])
+            shown = ", ".join(_quoted(name) for name in sorted(names)[:_LISTED])
             more = f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
             listed = f"tools/list names {shown}{more}" if names else "tools/list names none"
-            return f"{message}. The server has no tool {terminal_safe(repr(self.tool))}: {listed}"
+            return f"{message}. The server has no tool {_quoted(self.tool)}: {listed}"
         return (
             f"{message}. A Fusion server answers every error with a <tool_error> or "
             "<validation_error> envelope (on MCPServer or FastMCP: use_fusion(server), and "

@@ -278,12 +278,18 @@ class Presenter(Generic[M]):
         from the call's error texts), in a thread without the call's context
         too (docs/errors.md).
         """
+        return self._masked(data, data)
+
+    def _masked(self, data: Any, full: Any) -> Any:
+        """:meth:`mask` of ``data``, recorded as given ``full`` (the rows before an agent limit)."""
         if self._mask is None:
+            if full is not data:  # the rows the limit left out were never shown
+                given(full)[1] = data
             return data
         own = self._own_output(data)
         if own is not None:
             return own
-        pair = given(data)
+        pair = given(full)
         pair[1] = validated = self._validated(self._mask, data)
         return validated
 
@@ -348,6 +354,7 @@ class Presenter(Generic[M]):
         truncation: UiBlock | None = None
         if isinstance(data, tuple):
             data = list(data)
+        full = data
         is_list = isinstance(data, list)
         if is_list and self.agent_limit is not None and len(data) > self.agent_limit:
             shown, omitted = self.agent_limit, len(data) - self.agent_limit
@@ -357,7 +364,7 @@ class Presenter(Generic[M]):
                 if self._on_truncate is not None
                 else default_truncation(omitted, shown)
             )
-        validated = self.mask(data)
+        validated = self._masked(data, full)
         record = current_record()
         wire = select_keys(validated, select) if select else validated
         builder = ResponseBuilder(wire)

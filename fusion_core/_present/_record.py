@@ -12,7 +12,9 @@ threads the call's own machinery starts (``asyncio.to_thread``, the app's
 and the frameworks' worker threads copy the context), not a thread the
 handler starts itself (``ThreadPoolExecutor.submit``,
 ``loop.run_in_executor``): there, a Presenter finds no record, and a crash
-quoting the row it masked went out uncleaned. Such data is kept by
+quoting the row it masked went out uncleaned; so did a task or thread that
+kept the context of a call that is over (a worker started lazily in the
+first call), whose record no longer counts. Such data is kept by
 :data:`_ORPHANS` while any call records, and every call that was recording
 meanwhile counts it as its own: over-cleaning another call's error text
 hides nothing the client may see, and the alternative is a leak. The
@@ -58,13 +60,15 @@ class CallRecord:
     some were not kept).
     """
 
-    __slots__ = ("_items", "blocks", "given", "orphans", "written")
+    __slots__ = ("_items", "blocks", "given", "orphans", "recording", "written")
 
     def __init__(self) -> None:
         self.blocks: dict[int, tuple[Presenter[Any], str]] = {}
         self.given: list[list[Any]] = []
         self.written: dict[int, set[str]] = {}
         self.orphans: list[list[Any]] | None = []
+        self.recording = 0
+        """How many :func:`recording` blocks have it entered now (none: the call is over)."""
         self._items: dict[int, tuple[int, set[str]]] = {}
 
     def pairs(self) -> list[tuple[Any, Any]]:
@@ -117,9 +121,9 @@ def given(data: Any) -> list[Any]:
     """Record that a Presenter was given ``data``; returns the pair to complete with its mask."""
     pair = [data, None]
     record = _RECORD.get()
-    if record is not None:
+    if record is not None and record.recording:
         record.given.append(pair)
-    elif _ORPHANS.recording:
+    elif _ORPHANS.recording:  # no context, or one a call that is over left behind
         _ORPHANS.add(pair)
     return pair
 
@@ -190,12 +194,14 @@ class _Recording:
     def __enter__(self) -> CallRecord:
         self._token = _RECORD.set(self._record)
         self._start = _ORPHANS.enter()
+        self._record.recording += 1
         return self._record
 
     def __exit__(self, *_exc: object) -> None:
         if self._token is not None:
             _RECORD.reset(self._token)
             self._token = None
+            self._record.recording -= 1
             found = _ORPHANS.leave(self._start)
             orphans = self._record.orphans
             if found is None or orphans is None:

@@ -280,25 +280,28 @@ _SCAN_BUDGET: Final = 1_000_000
 
 
 def hidden_values(pairs: Iterable[tuple[Any, Any]]) -> set[str] | None:
-    """Texts found in what Presenters were given but not in what they returned.
+    """Texts found in what a Presenter was given but not in what it returned, for any pair.
 
     ``None`` when the data is larger than the scan's budget, or a pair is
     ``NOT_RECORDED`` (data given in a thread without the call's context that
     was not kept): what was hidden is then not known in full, and no text of
     the exception may be shown.
     """
-    given: set[str] = set()
-    shown: set[str] = set()
+    hidden: set[str] = set()
     budget = [_SCAN_BUDGET]
     for pair in pairs:
         if pair is NOT_RECORDED:
             return None
         raw, masked = pair
+        given: set[str] = set()
+        shown: set[str] = set()
         _leaves(raw, given, budget)
         _leaves(masked, shown, budget)
         if budget[0] <= 0:
             return None
-    return {value for value in given - shown if len(value) >= MIN_SCRUBBED}
+        # Per pair: what one Presenter showed does not unhide what another hid.
+        hidden.update(value for value in given - shown if len(value) >= MIN_SCRUBBED)
+    return hidden
 
 
 def scrub(text: str, hidden: Iterable[str]) -> str:

@@ -112,6 +112,20 @@ def test_a_long_tool_list_is_cut_and_counted() -> None:
     assert "tool_20" not in message
 
 
+def test_a_bare_errors_message_is_bounded_whatever_the_names() -> None:
+    """A megabyte tool name, thirty long listed names: each quoted in 80 characters at most.
+
+    The old message quoted them whole: 20 MB for thirty 1 MB names (an attacker pass).
+    """
+    result = _bare("Unknown tool", tool="x" * 1_000_000, tools=lambda: ["n" * 1_000_000] * 30)
+    with pytest.raises(WireFormatError) as caught:
+        result.data  # noqa: B018 - the property is what raises
+    message = str(caught.value)
+    assert len(message) < 3_000
+    assert f"{'x' * 78}…" in message
+    assert "and 10 more" in message
+
+
 def test_a_listed_tool_or_an_unreachable_list_is_not_called_unknown() -> None:
     """The tool is listed, or ``tools/list`` fails: the message says only what it knows."""
 

@@ -217,3 +217,127 @@ def test_a_call_that_lost_orphans_shows_the_type_only() -> None:
     assert flooded.message == "[helpdesk/flood] RuntimeError"
     assert kept.message.startswith("[helpdesk/few] cannot bill {")
     assert HIDDEN not in kept.message
+
+
+class AdminTicket(BaseModel):
+    id: int
+    title: str
+    owner: str
+
+
+ADMIN = Presenter("Admin", schema=AdminTicket)  # shows the owner too
+
+
+class _Worker:
+    """A worker task started in the first call that needs it: it keeps that call's context."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[tuple[Any, asyncio.Future[Any]]] | None = None
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self.queue = asyncio.Queue()
+
+        async def serve(queue: asyncio.Queue[tuple[Any, asyncio.Future[Any]]]) -> None:
+            while True:
+                row, answer = await queue.get()
+                answer.set_result(TICKET.mask(row))
+
+        self.task = asyncio.get_running_loop().create_task(serve(self.queue))
+
+    async def mask(self, row: Any) -> Any:
+        assert self.queue is not None
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        await self.queue.put((row, answer))
+        return await answer
+
+
+def _worker_app(worker: _Worker) -> FusionApp:
+    tool = Tool("helpdesk", "Tickets")
+
+    async def start() -> str:
+        await worker.start()
+        return "started"
+
+    async def use() -> None:
+        await worker.mask(_row())
+        raise RuntimeError(f"cannot bill {_row()}")
+
+    tool.action("start", start, read_only=True)
+    tool.action("use", use, read_only=True)
+    return FusionApp([tool], expose_errors="message")
+
+
+def test_a_task_left_with_an_earlier_call_s_context_counts_for_the_call_running() -> None:
+    """A worker task keeps the context of the call that started it; its masks count for later calls.
+
+    The old code appended them to that first call's record: later calls sent
+    the hidden value, and the first record grew by a row every call.
+    """
+    worker = _Worker()
+    app = _worker_app(worker)
+    with BlockingFusionClient.in_memory(app) as client:
+        assert parse(client.call("helpdesk", {"action": "start"})).view.data == "started"
+        for _ in range(3):
+            error = parse(client.call("helpdesk", {"action": "use"})).view.error
+            assert error is not None
+            assert "cannot bill" in error.message
+            assert HIDDEN not in error.message
+        assert worker.task is not None
+        worker.task.cancel()
+    assert len(_record._ORPHANS._entries) == 0
+
+
+def _showing_app() -> FusionApp:
+    tool = Tool("helpdesk", "Tickets")
+
+    def shown_in_a_thread() -> None:
+        TICKET.make(_row())
+        _submitted(ADMIN.mask)  # an internal look that shows the owner, never returned
+        raise RuntimeError(f"cannot bill {_row()}")
+
+    def shown_in_the_call() -> None:
+        TICKET.make(_row())
+        ADMIN.mask(_row())
+        raise RuntimeError(f"cannot bill {_row()}")
+
+    tool.action("thread", shown_in_a_thread, read_only=True)
+    tool.action("call", shown_in_the_call, read_only=True)
+    return FusionApp([tool], expose_errors="message")
+
+
+@pytest.mark.parametrize("action", ["thread", "call"])
+def test_what_one_presenter_hid_stays_hidden_whatever_another_showed(action: str) -> None:
+    """A value one Presenter dropped is cleaned even when another Presenter, anywhere, kept it.
+
+    The old code subtracted everything any Presenter showed from everything
+    given: a Presenter showing the owner (an admin view in a thread, or in
+    another call running meanwhile) put it back in the crash text.
+    """
+    with BlockingFusionClient.in_memory(_showing_app()) as client:
+        error = parse(client.call("helpdesk", {"action": action})).view.error
+    assert error is not None
+    assert "cannot bill" in error.message
+    assert HIDDEN not in error.message
+
+
+@pytest.mark.parametrize("schema", [Ticket, None], ids=["schema", "no schema"])
+def test_rows_an_agent_limit_leaves_out_are_hidden_too(schema: type[BaseModel] | None) -> None:
+    """The rows past ``agent_limit`` were never shown: their values are cleaned from a crash."""
+    limited = Presenter("Limited", schema=schema, agent_limit=2)
+    rows = [{"id": n, "title": "printer", "owner": f"owner-secret-{n:04d}"} for n in range(5)]
+    tool = Tool("helpdesk", "Tickets")
+
+    def bill() -> None:
+        limited.make(rows)
+        raise RuntimeError(f"cannot bill {rows}")
+
+    tool.action("bill", bill, read_only=True)
+    app = FusionApp([tool], expose_errors="message")
+    with BlockingFusionClient.in_memory(app) as client:
+        error = parse(client.call("helpdesk", {"action": "bill"})).view.error
+    assert error is not None
+    assert "cannot bill" in error.message
+    assert all(f"secret-{n:04d}" not in error.message for n in range(2, 5)), error.message
+    if schema is None:  # no schema hides nothing of the rows it shows
+        assert "owner-secret-0000" in error.message
