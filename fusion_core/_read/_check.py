@@ -510,7 +510,8 @@ class _Checker:
         """Each item line break is followed by two spaces and text that starts no block.
 
         And no item line is a thematic break (``- --``), which a Markdown
-        reader shows as a rule line instead of the item.
+        reader shows as a rule line instead of the item, nor is the first one
+        ``- `` alone: a setext underline of the opening tag's line.
         """
         items = split_items(body[2:])
         thematic = next((item for item in items if thematic_item(item)), None)
@@ -528,7 +529,7 @@ class _Checker:
                 "blank-first-item",
                 f"the first {tag} item's line '- ' holds nothing else, which a Markdown reader "
                 "takes for a setext underline: the opening tag reads as a heading and the item "
-                "is not in the list; write a backslash as its text (- \\)",
+                "is not in the list; write a backslash before its text (- \\)",
             )
         if any(bad_continuation(item) is not None for item in items):
             self.add(

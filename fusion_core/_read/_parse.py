@@ -429,11 +429,12 @@ def read_items(
             return SuggestionsBlock(
                 text, tuple(_suggestion(item, first=i == 0) for i, item in enumerate(items))
             )
-        # The first item is led apart (its line follows the opening tag).
-        texts = [unlead_item(decode_item(item)) for item in items[1:]]
-        texts.insert(0, unlead_first_item(decode_item(items[0])))
+        # The first item is led apart: its line follows the opening tag.
+        first, *rest = items
+        led = unlead_first_item(decode_item(first))
+        texts = (led, *[unlead_item(decode_item(item)) for item in rest])
         block = DirectivesBlock if kind is DIRECTIVES else RulesBlock
-        return block(text, tuple(texts))
+        return block(text, texts)
     return None
 
 
