@@ -11,7 +11,9 @@ with what was built:
 * :func:`markdown_items` — markdown-it-py (CommonMark), which says where list
   items and other blocks start;
 * :func:`markdown_outside_envelope` — markdown-it-py on a whole error
-  envelope: the blocks it reads that are not the envelope's own.
+  envelope: the blocks it reads that are not the envelope's own;
+* :func:`markdown_whole_block` — markdown-it-py on a whole item block, tag
+  lines included (the line after the opening tag continues its paragraph).
 
 Each returns the Fusion elements it sees, in order, as ``("start"|"end",
 name)`` pairs, and the number of ``- `` items (for item blocks).
@@ -35,6 +37,7 @@ __all__ = [
     "markdown_items",
     "markdown_outside_envelope",
     "markdown_table",
+    "markdown_whole_block",
     "regex_structure",
 ]
 
@@ -180,6 +183,35 @@ def markdown_outside_envelope(text: str) -> list[tuple[str, int]]:
     if covered != len(lines):
         forged.append(("gap", covered))
     return forged
+
+
+def markdown_whole_block(text: str) -> tuple[int, list[tuple[str, int]]]:
+    """(top-level list items, [(token type, line)] of blocks not the block's own) of a whole block.
+
+    ``text`` is an item block (``<domain_rules>``...) or a ``ui.list()`` block,
+    tag lines included. To CommonMark the tags are text (``domain_rules`` is no
+    tag name: ``_`` is not allowed): the opening tag is a one-line paragraph,
+    the items a list that interrupts it on the next line, and the closing tag
+    continues the last item or is a paragraph of its own. Any other block —
+    a heading (the opening tag over a setext underline ``- ``), a second list,
+    a paragraph the items fell into — is structure the text forged.
+    """
+    last = len(_LINE_END.split(text)) - 1
+    tokens = _MARKDOWN.parse(text)
+    top = sum(1 for t in tokens if t.type == "list_item_open" and t.level == 1)
+    forged = [
+        (t.type, t.map[0])
+        for t in tokens
+        if t.level == 0
+        and t.nesting >= 0
+        and t.map is not None
+        and t.type != "inline"
+        and not (
+            (t.type == "paragraph_open" and (t.map == [0, 1] or t.map[0] == last))
+            or (t.type == "bullet_list_open" and t.map[0] == 1)
+        )
+    ]
+    return top, forged
 
 
 def markdown_blocks(content: str) -> list[tuple[str, str, str]]:
