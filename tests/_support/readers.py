@@ -186,31 +186,31 @@ def markdown_outside_envelope(text: str) -> list[tuple[str, int]]:
 
 
 def markdown_whole_block(text: str) -> tuple[int, list[tuple[str, int]]]:
-    """(top-level list items, [(token type, line)] of blocks not the block's own) of a whole block.
+    """(top-level list items, [(token type, line)] of forged blocks) of a whole item block.
 
     ``text`` is an item block (``<domain_rules>``...) or a ``ui.list()`` block,
     tag lines included. To CommonMark the tags are text (``domain_rules`` is no
-    tag name: ``_`` is not allowed): the opening tag is a one-line paragraph,
-    the items a list that interrupts it on the next line, and the closing tag
-    continues the last item or is a paragraph of its own. Any other block —
-    a heading (the opening tag over a setext underline ``- ``), a second list,
-    a paragraph the items fell into — is structure the text forged.
+    tag name: ``_`` is not allowed): the opening tag must read as a one-line
+    paragraph, which the first ``- `` line interrupts; a heading there (the
+    tag over a setext underline ``- ``) is forged. Further blocks are judged
+    as :func:`markdown_items` judges them: one that is not a paragraph and
+    starts on a line which is not a ``- `` item line is forged.
     """
-    last = len(_LINE_END.split(text)) - 1
+    lines = _LINE_END.split(text)
+    item_lines = {index for index, line in enumerate(lines) if line.startswith("- ")}
     tokens = _MARKDOWN.parse(text)
     top = sum(1 for t in tokens if t.type == "list_item_open" and t.level == 1)
-    forged = [
-        (t.type, t.map[0])
-        for t in tokens
-        if t.level == 0
-        and t.nesting >= 0
-        and t.map is not None
-        and t.type != "inline"
-        and not (
-            (t.type == "paragraph_open" and (t.map == [0, 1] or t.map[0] == last))
-            or (t.type == "bullet_list_open" and t.map[0] == 1)
-        )
-    ]
+    forged = []
+    for token in tokens:
+        if token.level or token.nesting < 0 or token.map is None or token.type == "inline":
+            continue
+        start = token.map[0]
+        if start == 0:
+            own = token.type == "paragraph_open" and token.map == [0, 1]
+        else:
+            own = token.type == "paragraph_open" or start in item_lines
+        if not own:
+            forged.append((token.type, start))
     return top, forged
 
 
