@@ -342,8 +342,9 @@ def _route_helper(route: Route, helper: str, args: list[Any]) -> None:
             "thematic-items",
             when=any(isinstance(i, str) and THEMATIC_LEAD.match(i) for i in args[0]),
         )
-        if args[0]:
-            route_first_item(route, args[0][0])
+        if args[0]:  # ui.list writes a null item as nothing: a blank line too
+            first = decode(args[0][0])
+            route_first_item(route, "" if first is None else first)
     elif helper in ("mermaid", "codeBlock"):
         route.add("fences", when="```" in args[-1])
     elif helper in ("echarts", "json"):
