@@ -30,6 +30,8 @@ Rule ids:
 ``multi-line-item``    an item line break (LF, CR, CRLF) not followed by the
                        two-space continuation, or a continuation line that
                        starts a Markdown block (``- x``, ``# x``, ``1. x``...)
+``blank-first-item``   a block's first item line is ``- `` and spaces only: a
+                       setext underline, so the opening tag reads as a heading
 ``thematic-item``      a rule or directive item line that reads as a thematic
                        break (``- --``, ``- - -``): a rule line, not an item
 ``suggestion-format``  a suggestion item without ``tool: reason``
@@ -107,6 +109,7 @@ from fusion_core._write._numbers import read_json
 from fusion_core._write._text import (
     bad_continuation,
     bad_envelope_line,
+    blank_lead,
     find_fusion_tag,
     thematic_item,
 )
@@ -507,7 +510,8 @@ class _Checker:
         """Each item line break is followed by two spaces and text that starts no block.
 
         And no item line is a thematic break (``- --``), which a Markdown
-        reader shows as a rule line instead of the item.
+        reader shows as a rule line instead of the item, nor is the first one
+        ``- `` alone: a setext underline of the opening tag's line.
         """
         items = split_items(body[2:])
         thematic = next((item for item in items if thematic_item(item)), None)
@@ -518,6 +522,14 @@ class _Checker:
                 f"a {tag} item line '- {thematic[:20]}' reads as a thematic break (a "
                 "horizontal rule), not an item; write a backslash before its text "
                 "(- \\--)",
+            )
+        if items and blank_lead(items[0]):
+            self.add(
+                index,
+                "blank-first-item",
+                f"the first {tag} item's line '- ' holds nothing else, which a Markdown reader "
+                "takes for a setext underline: the opening tag reads as a heading and the item "
+                "is not in the list; write a backslash before its text (- \\)",
             )
         if any(bad_continuation(item) is not None for item in items):
             self.add(

@@ -78,7 +78,7 @@ import orjson
 from fusion_core._errors import CharacterReferenceError, FusionError, WireFormatError
 from fusion_core._kinds import (
     DIRECTIVES,
-    RULES,
+    SUGGESTIONS,
     TAIL,
     TOOL_ERROR,
     UI,
@@ -109,6 +109,7 @@ from fusion_core._write._text import (
     has_lone_surrogate,
     restore_fusion_tags,
     unescape,
+    unlead_first_item,
     unlead_item,
 )
 from fusion_core._write._ui import UiBlock
@@ -424,19 +425,24 @@ def read_items(
             return None
         require_references(text)
         items = split_items(body)
-        if kind is DIRECTIVES:
-            return DirectivesBlock(text, tuple(unlead_item(decode_item(item)) for item in items))
-        if kind is RULES:
-            return RulesBlock(text, tuple(unlead_item(decode_item(item)) for item in items))
-        return SuggestionsBlock(text, tuple(_suggestion(item) for item in items))
+        if kind is SUGGESTIONS:
+            return SuggestionsBlock(
+                text, tuple(_suggestion(item, first=i == 0) for i, item in enumerate(items))
+            )
+        # The first item is led apart: its line follows the opening tag.
+        first, *rest = items
+        led = unlead_first_item(decode_item(first))
+        texts = (led, *[unlead_item(decode_item(item)) for item in rest])
+        block = DirectivesBlock if kind is DIRECTIVES else RulesBlock
+        return block(text, texts)
     return None
 
 
-def _suggestion(item: str) -> Suggestion:
+def _suggestion(item: str, *, first: bool = False) -> Suggestion:
     tool, separator, reason = item.partition(": ")
-    if not separator:
-        return Suggestion(unlead_item(decode_item(item)), "")
-    return Suggestion(unlead_item(decode_item(tool)), decode_item(reason))
+    decoded = decode_item(tool if separator else item)
+    led = unlead_first_item(decoded, tool=True) if first else unlead_item(decoded)
+    return Suggestion(led, decode_item(reason) if separator else "")
 
 
 def _lenient(text: str) -> str:

@@ -20,6 +20,7 @@ from fusion_core._write._text import (
     encode_tool,
     escape_attr,
     escape_envelope,
+    lead_first_item,
     lead_item,
     neutralize_fusion_tags,
     require_unicode,
@@ -69,7 +70,9 @@ def render_ui(block: UiBlock) -> str:
 _MEMO_ENTRIES: Final = 4096
 _MEMO_LENGTH: Final = 512  # longer texts are encoded every time
 _LED_ITEMS: dict[str, str] = {}
+_FIRST_ITEMS: dict[str, str] = {}
 _TOOLS: dict[str, str] = {}
+_FIRST_TOOLS: dict[str, str] = {}
 _REASONS: dict[str, str] = {}
 
 
@@ -90,8 +93,22 @@ def _memo(memo: dict[str, str], encode: Callable[[str], str], text: str) -> str:
     return encoded
 
 
+def _led_first_item(text: str) -> str:
+    return encode_item(lead_first_item(text))
+
+
+def _first_tool(text: str) -> str:
+    return encode_tool(text, first=True)
+
+
 def _bullets(kind: BlockKind, items: Iterable[str]) -> str:
-    body = "\n".join("- " + _memo(_LED_ITEMS, _led_item, item) for item in items)
+    lines: list[str] = []
+    for item in items:
+        if lines:
+            lines.append("- " + _memo(_LED_ITEMS, _led_item, item))
+        else:  # its line follows the opening tag: led apart (lead_first_item)
+            lines.append("- " + _memo(_FIRST_ITEMS, _led_first_item, item))
+    body = "\n".join(lines)
     return f"{kind.opening}\n{body}\n{kind.closing}"
 
 
@@ -107,10 +124,15 @@ def render_rules(rules: Iterable[str]) -> str:
 
 def render_suggestions(suggestions: Iterable[Suggestion]) -> str:
     """``<action_suggestions>`` with ``- tool: reason`` items."""
-    body = "\n".join(
-        f"- {_memo(_TOOLS, encode_tool, item.tool)}: {_memo(_REASONS, encode_item, item.reason)}"
-        for item in suggestions
-    )
+    lines: list[str] = []
+    for item in suggestions:
+        tool = (
+            _memo(_TOOLS, encode_tool, item.tool)
+            if lines
+            else _memo(_FIRST_TOOLS, _first_tool, item.tool)  # led apart, as a first item
+        )
+        lines.append(f"- {tool}: {_memo(_REASONS, encode_item, item.reason)}")
+    body = "\n".join(lines)
     return f"{SUGGESTIONS.opening}\n{body}\n{SUGGESTIONS.closing}"
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "LINE_BREAK",
     "bad_continuation",
     "bad_envelope_line",
+    "blank_lead",
     "continue_lines",
     "decode_item",
     "encode_item",
@@ -335,6 +336,49 @@ def unlead_item(text: str) -> str:
     return text
 
 
+# The line right after a block's opening tag continues the tag's paragraph
+# (to Markdown the tag is text): a first item line that is "- " and spaces
+# only is a setext underline there, which makes the opening tag a heading
+# and takes the item out of the list. Such a first line gets a backslash
+# (``- \``), as a thematic one does; only the block's first item needs it,
+# so other items keep their bytes. A suggestion's tool is followed by ": "
+# on its line: only a line break after it leaves the line blank.
+_BLANK_LEAD: Final = re.compile(r"\\*[ \t]*(?=\r|\n|\Z)")
+_BLANK_TOOL_LEAD: Final = re.compile(r"\\*[ \t]*(?=\r|\n)")
+_BLANK_LINE: Final = re.compile(r"[ \t]*(?:\r|\n|\Z)")
+
+
+def lead_first_item(text: str, *, tool: bool = False) -> str:
+    r"""Led text (:func:`lead_item`) of a block's first item, made so that it underlines nothing.
+
+    ``""`` becomes ``"\"``, and any text whose first line is blank (or
+    backslashes and then blank) gains one backslash first; ``tool``: a
+    suggestion's tool, whose line ``": "`` continues, so only a line break
+    after blanks counts. :func:`unlead_first_item` inverts it.
+    """
+    led = lead_item(text)
+    if type(led) is str and led[:1] not in "\\ \t\r\n":
+        return led
+    blank = (_BLANK_TOOL_LEAD if tool else _BLANK_LEAD).match(led)
+    return "\\" + led if blank is not None else led
+
+
+def unlead_first_item(text: str, *, tool: bool = False) -> str:
+    """Invert :func:`lead_first_item`."""
+    if text.startswith("\\") and (_BLANK_TOOL_LEAD if tool else _BLANK_LEAD).match(text, 1):
+        return unlead_item(text[1:])
+    return unlead_item(text)
+
+
+def blank_lead(encoded: str) -> bool:
+    """Whether a block's first item, ``- `` and this encoded text, underlines the opening tag.
+
+    A first line that is blank makes ``- `` a setext heading underline: the
+    opening tag's line reads as a heading, and the item is not in the list.
+    """
+    return _BLANK_LINE.match(encoded) is not None
+
+
 def thematic_item(encoded: str) -> bool:
     """Whether ``- `` and this item text read as a thematic break, not an item."""
     return any(
@@ -353,15 +397,16 @@ def encode_item(text: str) -> str:
     return escape_text(continue_lines(text))
 
 
-def encode_tool(text: str) -> str:
+def encode_tool(text: str, *, first: bool = False) -> str:
     """A suggestion's tool: an item whose ``": "`` is written ``:&#x20;``.
 
     ``- tool: reason`` splits at the first ``": "``, so a tool name holding one
     would otherwise be read back wrong; :func:`decode_item` inverts this too.
     The tool begins the item, so it is led as any item (:func:`lead_item`):
-    a tool of hyphens and then a line break would otherwise make the line ``- --``.
+    a tool of hyphens and then a line break would otherwise make the line ``- --``;
+    ``first``: the block's first item, led by :func:`lead_first_item` as well.
     """
-    encoded = encode_item(lead_item(text))
+    encoded = encode_item(lead_first_item(text, tool=True) if first else lead_item(text))
     return encoded.replace(": ", ":&#x20;") if ": " in encoded else encoded
 
 

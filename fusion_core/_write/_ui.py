@@ -21,6 +21,7 @@ from fusion_core._write._text import (
     LINE_BREAK,
     continue_lines,
     escape_attr,
+    lead_first_item,
     lead_item,
     require_unicode,
 )
@@ -327,8 +328,10 @@ def table(
     return UiBlock("markdown", f"{head}\n{separator}\n{body}", _meta(title, width, priority))
 
 
-def _list_item(item: Any, path: str) -> str:
-    return "- " + continue_lines(lead_item(item if isinstance(item, str) else _cell(item, path)))
+def _list_item(item: Any, path: str, *, first: bool = False) -> str:
+    """One ``- `` line; the first follows the opening tag, so it is led apart (lead_first_item)."""
+    text = item if isinstance(item, str) else _cell(item, path)
+    return "- " + continue_lines(lead_first_item(text) if first else lead_item(text))
 
 
 def list_block(
@@ -344,7 +347,7 @@ def list_block(
     item, a heading...), as the wire format's item encoding says (docs: *The
     wire format*, *Escaping and item encoding*).
     """
-    text = "\n".join(_list_item(item, f"items[{i}]") for i, item in enumerate(items))
+    text = "\n".join(_list_item(item, f"items[{i}]", first=i == 0) for i, item in enumerate(items))
     return UiBlock("markdown", text, _meta(title, width, priority))
 
 

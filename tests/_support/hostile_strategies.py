@@ -14,7 +14,8 @@ explores their combinations:
   that are *not* line breaks there (U+2028, U+2029, NEL, VT, FF);
 * at an item's start, hyphens among spaces and tabs (``--``, ``- -``), which
   after the ``- `` marker read as a thematic break (found by the thorough
-  run: ``- --`` lost the item);
+  run: ``- --`` lost the item), and blanks: a block's first ``- `` line
+  with nothing else is a setext underline of the opening tag;
 * XML specials: ``&``, ``<``, ``]]>``, entity and character references,
   comments, CDATA, DTDs;
 * backtick and tilde runs of any length, at line starts and ends;
@@ -51,7 +52,8 @@ _XML: Final = (
     "&unknown;", "<!--", "-->", "<![CDATA[", "<!DOCTYPE x [<!ENTITY e 'v'>]>", "&e;", '"', "'",
     "<\\", "\\", "/", ": ", "|", "\\|", "<br>", "\x00", "\x1b", "\ufffe", "📊", "\u202e",
 )  # fmt: skip
-_LEADING: Final = ("--", "-", "- -", "---", "-\t-", "  --", "\\--", "\\\\- -", "-- ", "—")
+_LEADING: Final = ("--", "-", "- -", "---", "-\t-", "  --", "\\--", "\\\\- -", "-- ", "—",
+                   " ", "\t", " \t", "\\ ")  # fmt: skip
 _ORDINARY_BREAKS: Final = ("\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c")
 
 

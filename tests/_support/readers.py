@@ -11,7 +11,9 @@ with what was built:
 * :func:`markdown_items` — markdown-it-py (CommonMark), which says where list
   items and other blocks start;
 * :func:`markdown_outside_envelope` — markdown-it-py on a whole error
-  envelope: the blocks it reads that are not the envelope's own.
+  envelope: the blocks it reads that are not the envelope's own;
+* :func:`markdown_whole_block` — markdown-it-py on a whole item block, tag
+  lines included (the line after the opening tag continues its paragraph).
 
 Each returns the Fusion elements it sees, in order, as ``("start"|"end",
 name)`` pairs, and the number of ``- `` items (for item blocks).
@@ -35,6 +37,7 @@ __all__ = [
     "markdown_items",
     "markdown_outside_envelope",
     "markdown_table",
+    "markdown_whole_block",
     "regex_structure",
 ]
 
@@ -180,6 +183,35 @@ def markdown_outside_envelope(text: str) -> list[tuple[str, int]]:
     if covered != len(lines):
         forged.append(("gap", covered))
     return forged
+
+
+def markdown_whole_block(text: str) -> tuple[int, list[tuple[str, int]]]:
+    """(top-level list items, [(token type, line)] of forged blocks) of a whole item block.
+
+    ``text`` is an item block (``<domain_rules>``...) or a ``ui.list()`` block,
+    tag lines included. To CommonMark the tags are text (``domain_rules`` is no
+    tag name: ``_`` is not allowed): the opening tag must read as a one-line
+    paragraph, which the first ``- `` line interrupts; a heading there (the
+    tag over a setext underline ``- ``) is forged. Further blocks are judged
+    as :func:`markdown_items` judges them: one that is not a paragraph and
+    starts on a line which is not a ``- `` item line is forged.
+    """
+    lines = _LINE_END.split(text)
+    item_lines = {index for index, line in enumerate(lines) if line.startswith("- ")}
+    tokens = _MARKDOWN.parse(text)
+    top = sum(1 for t in tokens if t.type == "list_item_open" and t.level == 1)
+    forged = []
+    for token in tokens:
+        if token.level or token.nesting < 0 or token.map is None or token.type == "inline":
+            continue
+        start = token.map[0]
+        if start == 0:
+            own = token.type == "paragraph_open" and token.map == [0, 1]
+        else:
+            own = token.type == "paragraph_open" or start in item_lines
+        if not own:
+            forged.append((token.type, start))
+    return top, forged
 
 
 def markdown_blocks(content: str) -> list[tuple[str, str, str]]:

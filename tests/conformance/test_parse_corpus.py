@@ -74,6 +74,10 @@ _ITEM_TAGS = ("llm_directives", "domain_rules", "action_suggestions")
 # (``# x``, ``- x``, ``> x``, a fence, a setext underline...) interrupts:
 # no line of an envelope may be blank or start like one.
 _MARKDOWN_START = re.compile(r"[ \t]*(?:\Z|[#>\-+*_=`~|:]|\d{1,9}[.)])")
+# The line after an item block's opening tag continues the tag's paragraph
+# (``domain_rules`` is no CommonMark tag name either): a first item line that
+# is ``- `` and blanks only is a setext underline, and the tag a heading.
+_BLANK_FIRST_ITEM = re.compile(r"- [ \t]*")
 # Text that can only be meant as JSON: an object, or an array opening with a JSON
 # token (not a TOON header such as ``[2]{a,b}:``). Without structuredContent a
 # data block is a verbatim str, whatever it starts with.
@@ -128,6 +132,8 @@ def _block_ok(index: int, text: str, *, structured: bool) -> bool:
         lines = _LINE_ENDING.split(text)[1:-1]
         if not is_items:
             return not any(_MARKDOWN_START.match(line) for line in lines)
+        if _BLANK_FIRST_ITEM.fullmatch(lines[0]):
+            return False
         return all(line.startswith(("- ", "  ")) for line in lines)
     if index == 0 and structured and _JSONISH.match(text):
         try:

@@ -51,6 +51,7 @@ from tests._support.conformance.routes import (
     misread_raw_blocks,
     reference_form,
     route_attr,
+    route_first_item,
     route_item,
     route_text,
     ui_error_class,
@@ -123,6 +124,7 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
         route.add("ui-content", when=bool(FUSION_TAG.search(block.content)))
         route.add("fences", when=_fenced_differently(block.content))
         route.add("multi-line-items", when=_continued_list(block))
+        route.add("thematic-items", when=_led_blank_list(block))
         route.add(
             "js-numbers",
             when=block.type in ("json", "echarts") and _js_rounded(block.content) != block.content,
@@ -138,12 +140,14 @@ def route_blocks(ours: ToolResponse, golden: list[Any]) -> list[Route]:
         if items and index < len(routes):
             for item in items:
                 route_item(routes[index], item)
+            route_first_item(routes[index], items[0])
             index += 1
     if view.suggestions and index < len(routes):
         for suggestion in view.suggestions:
             route_item(routes[index], suggestion.tool)
             route_item(routes[index], suggestion.reason, leading=False)
             routes[index].add("escaping", when=": " in suggestion.tool)
+        route_first_item(routes[index], view.suggestions[0].tool, tool=True)
     return routes
 
 
@@ -158,6 +162,25 @@ def _continued_list(block: Any) -> bool:
     )
 
 
+_LINE_ENDING = re.compile(r"\r\n?|\n")  # CommonMark's
+_LED_BLANK = re.compile(r"- \\+[ \t]*\Z")
+
+
+def _led_blank_list(block: Any) -> bool:
+    r"""A ``ui.list()`` block whose first item's first line is blank: written ``- \``.
+
+    By the block's shape (every line an item or a continuation), as
+    :func:`_continued_list`; the reference writes that line ``- `` (one
+    backslash fewer).
+    """
+    lines = _LINE_ENDING.split(block.content)
+    return (
+        block.type == "markdown"
+        and _LED_BLANK.match(lines[0]) is not None
+        and all(line.startswith(("- ", "  ")) for line in lines)
+    )
+
+
 def _route_embed(route: Route, text: str) -> None:
     """A child Presenter's block (UI, rules, suggestions), by the texts it holds."""
     ui = read_ui(text)
@@ -169,6 +192,7 @@ def _route_embed(route: Route, text: str) -> None:
         route.add("ui-content", when=bool(FUSION_TAG.search(block.content)))
         route.add("fences", when=_fenced_differently(block.content))
         route.add("multi-line-items", when=_continued_list(block))
+        route.add("thematic-items", when=_led_blank_list(block))
         return
     items = read_items(text)
     if isinstance(items, SuggestionsBlock):
@@ -176,9 +200,11 @@ def _route_embed(route: Route, text: str) -> None:
             route_item(route, suggestion.tool)
             route_item(route, suggestion.reason, leading=False)
             route.add("escaping", when=": " in suggestion.tool)
+        route_first_item(route, items.items[0].tool, tool=True)
     elif items is not None:
         for item in items.items:
             route_item(route, item)
+        route_first_item(route, items.items[0])
 
 
 def _fenced_differently(content: str) -> bool:

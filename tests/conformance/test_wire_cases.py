@@ -61,6 +61,7 @@ from tests._support.conformance.routes import (
     misread_raw_blocks,
     reference_form,
     route_attr,
+    route_first_item,
     route_item,
     route_text,
     wire_of,
@@ -341,6 +342,9 @@ def _route_helper(route: Route, helper: str, args: list[Any]) -> None:
             "thematic-items",
             when=any(isinstance(i, str) and THEMATIC_LEAD.match(i) for i in args[0]),
         )
+        if args[0]:  # ui.list writes a null item as nothing: a blank line too
+            first = decode(args[0][0])
+            route_first_item(route, "" if first is None else first)
     elif helper in ("mermaid", "codeBlock"):
         route.add("fences", when="```" in args[-1])
     elif helper in ("echarts", "json"):
@@ -431,6 +435,7 @@ def expect_response(case: dict[str, Any]) -> Expect:  # noqa: PLR0915 - one bran
             route = Route()
             for value in items:
                 route_item(route, value)
+            route_first_item(route, items[0])
             expect.add(golden[next_block] if next_block < len(golden) else "", route)
             next_block += 1
     if pairs:
@@ -439,6 +444,7 @@ def expect_response(case: dict[str, Any]) -> Expect:  # noqa: PLR0915 - one bran
             route_item(route, tool)
             route_item(route, reason, leading=False)
             route.add("escaping", when=": " in tool)
+        route_first_item(route, pairs[0][0], tool=True)
         expect.add(golden[next_block] if next_block < len(golden) else "", route)
     return expect
 

@@ -67,9 +67,15 @@ CLASSES: Final = {
         Divergence(
             "thematic-items",
             "a rule's, directive's, suggestion tool's or list item's first line is two or "
-            "more hyphens among spaces and tabs (`--`, `- -`), after any backslashes",
-            "`- --`: a thematic break (a horizontal rule) to a Markdown reader; the item is gone",
-            "a backslash first (`- \\--`), which reading drops: one item",
+            "more hyphens among spaces and tabs (`--`, `- -`), after any backslashes; or a "
+            "block's first item (its first rule, directive or list item, the first "
+            "suggestion's tool) has a first line that is empty or only spaces and tabs, after "
+            'any backslashes (`""`, `"\\nnext"`; a tool: before a line break)',
+            "`- --`: a thematic break (a horizontal rule) to a Markdown reader; the item is "
+            "gone. A first line `- ` right after the opening tag is a setext underline: the "
+            "tag reads as a heading, the item is not in the list",
+            "a backslash first (`- \\--`, `- \\`), which reading drops: one item, the tag "
+            "stays text",
         ),
         Divergence(
             "ui-content",

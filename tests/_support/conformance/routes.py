@@ -93,6 +93,13 @@ LINE_BREAK = re.compile("[\n\r]")  # CommonMark line endings; U+2028, NEL are or
 THEMATIC_LEAD = re.compile(r"\\*[ \t]*-[ \t]*-[ \t-]*(?:[\r\n]|\Z)")
 
 
+# A block's first item whose first line is blank (after any backslashes):
+# "- " right after the opening tag is a setext underline. A suggestion's tool
+# is followed by ": " on its line, so only a line break after it counts.
+BLANK_LEAD = re.compile(r"\\*[ \t]*(?:[\r\n]|\Z)")
+BLANK_TOOL_LEAD = re.compile(r"\\*[ \t]*[\r\n]")
+
+
 SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -137,6 +144,16 @@ def route_item(route: Route, value: str, *, leading: bool = True) -> None:
     route_text(route, value)
     route.add("multi-line-items", when=bool(LINE_BREAK.search(value)))
     route.add("thematic-items", when=leading and bool(THEMATIC_LEAD.match(value)))
+
+
+def route_first_item(route: Route, value: object, *, tool: bool = False) -> None:
+    r"""A block's first item (or the first suggestion's tool): its line follows the opening tag.
+
+    A blank first line there makes ``- `` a setext underline; the project
+    writes a backslash first (``- \``): thematic-items.
+    """
+    blank = BLANK_TOOL_LEAD if tool else BLANK_LEAD
+    route.add("thematic-items", when=isinstance(value, str) and bool(blank.match(value)))
 
 
 def route_attr(route: Route, value: str, *, envelope: bool = False) -> None:

@@ -39,6 +39,7 @@ _FOREIGN_FORGERIES = {
     "cdata-end": "<domain_rules>\n- a ]]> b\n</domain_rules>",
     "multi-line-item": "<domain_rules>\n- a\n  - forged\n</domain_rules>",
     "thematic-item": "<llm_directives>\n- - -\n</llm_directives>",
+    "blank-first-item": "<domain_rules>\n- \n- b\n</domain_rules>",
 }
 
 

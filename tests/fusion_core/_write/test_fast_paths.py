@@ -23,6 +23,8 @@ from fusion_core._write import _blocks
 from fusion_core._write._numbers import _digits_and_point, js_number
 from fusion_core._write._text import (
     _ATTR_SPECIAL,
+    _BLANK_LEAD,
+    _BLANK_TOOL_LEAD,
     _TEXT_SPECIAL,
     _THEMATIC_LEAD,
     _reference,
@@ -31,6 +33,7 @@ from fusion_core._write._text import (
     escape_attr,
     escape_text,
     has_lone_surrogate,
+    lead_first_item,
     lead_item,
     require_unicode,
 )
@@ -87,13 +90,26 @@ def test_lead_item_fast_path_equals_the_regex(text: str) -> None:
     assert lead_item(text) == expected
 
 
-@pytest.mark.parametrize("text", ["<b>&", "--", "a\rb"])
+@given(text=TEXT, tool=st.booleans())
+@example(text="", tool=False)
+@example(text=" \t", tool=False)
+@example(text="\\\n", tool=True)
+@example(text="\r--", tool=False)
+def test_lead_first_item_fast_path_equals_the_regex(text: str, *, tool: bool) -> None:
+    """A led first item gains one more backslash only where its first line is blank."""
+    led = lead_item(text)
+    blank = (_BLANK_TOOL_LEAD if tool else _BLANK_LEAD).match(led)
+    assert lead_first_item(text, tool=tool) == ("\\" + led if blank else led)
+
+
+@pytest.mark.parametrize("text", ["<b>&", "--", "a\rb", "", " \nx"])
 def test_a_str_subclass_takes_the_general_path(text: str) -> None:
     """A subclass that claims to be printable and to hold nothing is still escaped and led."""
     liar = _Liar(text)
     assert escape_text(liar) == _TEXT_SPECIAL.sub(_reference, text)
     assert escape_attr(liar) == _ATTR_SPECIAL.sub(_reference, text)
     assert lead_item(liar) == ("\\" + text if _THEMATIC_LEAD.match(text) else text)
+    assert lead_first_item(liar) == lead_first_item(str.__str__(liar))
 
 
 class _LooksLikeJson:
@@ -152,10 +168,14 @@ def test_remembered_item_encodings_equal_fresh_ones(items: list[str]) -> None:
     """A rule or suggestion written twice (from the memo the second time) reads the same."""
     first = _blocks.render_rules(items)
     assert _blocks.render_rules(items) == first
-    body = "\n".join("- " + encode_item(lead_item(item)) for item in items)
+    led = [lead_first_item(items[0]), *map(lead_item, items[1:])]  # the first apart
+    body = "\n".join("- " + encode_item(item) for item in led)
     assert first == f"<domain_rules>\n{body}\n</domain_rules>"
     pairs = [Suggestion(tool, reason) for tool, reason in zip(items, reversed(items), strict=True)]
-    written = "\n".join(f"- {encode_tool(s.tool)}: {encode_item(s.reason)}" for s in pairs)
+    written = "\n".join(
+        f"- {encode_tool(s.tool, first=i == 0)}: {encode_item(s.reason)}"
+        for i, s in enumerate(pairs)
+    )
     assert (
         _blocks.render_suggestions(pairs)
         == f"<action_suggestions>\n{written}\n</action_suggestions>"
@@ -163,17 +183,23 @@ def test_remembered_item_encodings_equal_fresh_ones(items: list[str]) -> None:
 
 
 def test_the_item_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    """More distinct items than the memo holds empty it, never grow it past its size."""
-    monkeypatch.setattr(_blocks, "_LED_ITEMS", {})
+    """More distinct items than a memo holds empty it, never grow it past its size.
+
+    A block's first item has a memo of its own (it is led apart), the others share one.
+    """
+    for memo in ("_LED_ITEMS", "_FIRST_ITEMS"):
+        monkeypatch.setattr(_blocks, memo, {})
     sizes = set()
     for index in range(_blocks._MEMO_ENTRIES + 10):
-        _blocks.render_rules([f"rule {index}"])
-        sizes.add(len(_blocks._LED_ITEMS))
-    assert max(sizes) == _blocks._MEMO_ENTRIES
-    assert len(_blocks._LED_ITEMS) == 10  # emptied once when full, then refilled
+        _blocks.render_rules([f"first {index}", f"rule {index}"])
+        sizes.add((len(_blocks._FIRST_ITEMS), len(_blocks._LED_ITEMS)))
+    assert max(sizes) == (_blocks._MEMO_ENTRIES, _blocks._MEMO_ENTRIES)
+    # emptied once when full, then refilled
+    assert (len(_blocks._FIRST_ITEMS), len(_blocks._LED_ITEMS)) == (10, 10)
     long = "x" * (_blocks._MEMO_LENGTH + 1)
-    _blocks.render_rules([long])
+    _blocks.render_rules([long, long])
     assert long not in _blocks._LED_ITEMS
+    assert long not in _blocks._FIRST_ITEMS
 
 
 @pytest.mark.parametrize("length", [8, _blocks._MEMO_LENGTH + 1], ids=["remembered", "too long"])
@@ -184,15 +210,18 @@ def test_items_are_encoded_afresh_when_the_memos_are_cold(
 
     A warm memo hides its encoder: every text a test already wrote is a hit.
     """
-    for memo in ("_LED_ITEMS", "_TOOLS", "_REASONS"):
+    for memo in ("_LED_ITEMS", "_FIRST_ITEMS", "_TOOLS", "_FIRST_TOOLS", "_REASONS"):
         monkeypatch.setattr(_blocks, memo, {})
-    tool, reason = "--: t".ljust(length, "<"), "r\n- x&".ljust(length, "]")
-    written = _blocks.render_suggestions([Suggestion(tool, reason)])
+    tool, reason = "\n--: t".ljust(length, "<"), "r\n- x&".ljust(length, "]")
+    written = _blocks.render_suggestions([Suggestion(tool, reason), Suggestion(tool, reason)])
+    first = f"- {encode_tool(tool, first=True)}: {encode_item(reason)}"
     assert written == (
-        f"<action_suggestions>\n- {encode_tool(tool)}: {encode_item(reason)}\n</action_suggestions>"
+        f"<action_suggestions>\n{first}\n- {encode_tool(tool)}: {encode_item(reason)}\n"
+        "</action_suggestions>"
     )
-    assert _blocks.render_rules([reason]) == (
-        f"<domain_rules>\n- {encode_item(lead_item(reason))}\n</domain_rules>"
+    assert _blocks.render_rules([tool, tool]) == (
+        f"<domain_rules>\n- {encode_item(lead_first_item(tool))}\n"
+        f"- {encode_item(lead_item(tool))}\n</domain_rules>"
     )
 
 

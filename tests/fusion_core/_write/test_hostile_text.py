@@ -27,7 +27,14 @@ from fusion_core import (
     ui,
     view_of,
 )
-from fusion_core._write._text import decode_item, find_fusion_tag, restore_fusion_tags, unescape
+from fusion_core._write._text import (
+    decode_item,
+    find_fusion_tag,
+    restore_fusion_tags,
+    unescape,
+    unlead_first_item,
+    unlead_item,
+)
 from fusion_core._write._ui import SUMMARY_PREFIX
 from tests._support.payloads import P_IDS, P_VALUES, PAYLOADS
 
@@ -77,9 +84,11 @@ def _items(text: str, tag: str, count: int) -> list[str]:
     assert all(line.startswith(("- ", "  ")) or line == "" for line in lines)
     # A continuation line starts no Markdown block (no nested "  - x" item).
     assert not any(_BLOCK_LINE.match(line) for line in lines)
-    raw_items = re.split(r"\n(?=- )", body)
-    assert len(raw_items) == count
-    return [decode_item(item.removeprefix("- ")) for item in raw_items]
+    first, *rest = re.split(r"\n(?=- )", body)
+    assert 1 + len(rest) == count
+    # The first item is led apart: a blank first line gains a backslash.
+    decoded = [decode_item(item.removeprefix("- ")) for item in (first, *rest)]
+    return [unlead_first_item(decoded[0]), *map(unlead_item, decoded[1:])]
 
 
 @pytest.mark.parametrize("payload", P_VALUES, ids=P_IDS)

@@ -244,7 +244,8 @@ def test_table_cell_escaping(cell: Any, expected: str) -> None:
         ("one\u2028- same line", "- one\u2028- same line"),
         ("a\r\nb", "- a\r\n  b"),
         (3, "- 3"),
-        (None, "- "),
+        (None, "- \\"),  # blank: the line would underline the opening tag
+        ("\nx", "- \\\n  x"),
     ],
 )
 def test_list_continuation_indent(item: Any, expected: str) -> None:
