@@ -125,8 +125,25 @@ def _install(server: Any, answers: Answers) -> None:
             finally:
                 _ANSWERING.reset(answering)
 
+    class FusionUnknown(Middleware):
+        """A name hidden by a middleware that runs before ``FusionValidation``: unknown too.
+
+        Outermost, so a middleware the user added before ``use_fusion`` that
+        hides a tool (raising ``NotFoundError``, as FastMCP's own hiding
+        does) is answered as FastMCP's unknown tools are: the envelope.
+        """
+
+        async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+            if _ANSWERING.get():  # mounted on a hooked server, which answers
+                return await call_next(context)
+            try:
+                return await call_next(context)
+            except (NotFoundError, DisabledError):
+                return answers.unknown(context.message.name)
+
     server.add_transform(_results(answers, schemas))
     server.add_middleware(FusionValidation())
+    upstream.add_outermost_middleware(server, FusionUnknown())
 
 
 def _results(answers: Answers, schemas: dict[str, Any]) -> Any:

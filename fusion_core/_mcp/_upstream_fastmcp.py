@@ -239,6 +239,15 @@ def lowlevel_server(server: Any) -> Any:
     return lowlevel
 
 
+def add_outermost_middleware(server: Any, middleware: Any) -> None:
+    """Run ``middleware`` before every other middleware of ``server``, added before or after.
+
+    FastMCP runs ``server.middleware`` (its constructor's ``middleware=``)
+    first to last, the first outermost; ``add_middleware`` appends.
+    """
+    server.middleware.insert(0, middleware)
+
+
 def shape_problems() -> list[str]:
     """What the integration relies on and FastMCP no longer has (``[]``: all there)."""
     from fastmcp import FastMCP  # noqa: PLC0415
@@ -262,6 +271,8 @@ def shape_problems() -> list[str]:
         problems.append("FastMCP._mask_error_details")
     if not isinstance(getattr(shape, "_mcp_server", None), Server):
         problems.append("FastMCP._mcp_server (an mcp.server.Server)")
+    if not isinstance(getattr(shape, "middleware", None), list):
+        problems.append("FastMCP.middleware (a list, the first outermost)")
     problems.extend(_delegate_problems())
     if _body_error() is None:
         problems.append("fastmcp.tools.function_tool._ToolBodyError")

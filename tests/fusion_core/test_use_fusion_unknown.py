@@ -283,11 +283,14 @@ def test_a_not_found_error_a_tool_raises_is_a_crash_not_an_unknown_tool() -> Non
     assert (error.code, error.message) == ("INTERNAL_ERROR", "[lookup] Unknown user: 7")
 
 
-def test_a_tool_a_middleware_hides_is_unknown() -> None:
+@pytest.mark.parametrize("order", ["added-after", "added-before"])
+def test_a_tool_a_middleware_hides_is_unknown(order: str) -> None:
     """A middleware of the user's raising ``NotFoundError`` for a tool: that tool is unknown.
 
     FastMCP answers any ``NotFoundError`` reaching its handler with
-    ``Unknown tool: '<name>'``; under ``use_fusion``, the envelope for that name.
+    ``Unknown tool: '<name>'``; under ``use_fusion``, the envelope for that name,
+    whether the middleware was added before ``use_fusion`` or after (before,
+    it sent FastMCP's plain text: an attacker pass).
     """
 
     class HideAdmin(Middleware):
@@ -296,11 +299,17 @@ def test_a_tool_a_middleware_hides_is_unknown() -> None:
                 raise NotFoundError("hidden")
             return await call_next(context)
 
-    server: FastMCP[Any] = fusion_fastmcp.use_fusion(FastMCP("guarded"))
+    server: FastMCP[Any] = FastMCP("guarded")
+    if order == "added-before":
+        server.add_middleware(HideAdmin())
+    fusion_fastmcp.use_fusion(server)
+    if order == "added-after":
+        server.add_middleware(HideAdmin())
     server.tool(lambda: "ran", name="admin")
-    server.add_middleware(HideAdmin())
-    (wire,) = _calls(server, "admin")
-    assert wire == _expected("admin")
+    server.tool(lambda: "ran", name="open")
+    admin, other = _calls(server, "admin", "open")
+    assert admin == _expected("admin")
+    assert other["isError"] is False
 
 
 APP_SOURCE = textwrap.dedent(
