@@ -391,7 +391,9 @@ class WireReport:
             out.extend(_wrapped(line))
         out.append(f"blocks: {sum(self.blocks.values())}, {sum(self.block_bytes.values()):,} bytes")
         for kind in sorted(self.blocks):
-            line = f"  {kind:<22} {self.blocks[kind]:>6} blocks {self.block_bytes[kind]:>12,} bytes"
+            count = self.blocks[kind]
+            noun = "blocks" if count != 1 else "block "  # one column either way
+            line = f"  {kind:<22} {count:>6} {noun} {self.block_bytes[kind]:>12,} bytes"
             if self.tokenizer_name is not None:
                 line += f" {self.tokens[kind]:>10,} tokens"
             out.append(line)

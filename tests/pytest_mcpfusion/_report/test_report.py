@@ -130,6 +130,17 @@ def test_lines_split_calls_by_outcome_and_list_warnings() -> None:
     assert any(line.startswith("warnings: 2") for line in lines)
 
 
+def test_one_block_of_a_kind_is_one_block_in_the_same_column() -> None:
+    """``1 block`` (it read ``1 blocks``: a stranger pass), aligned with ``2 blocks``."""
+    lines = _filled().lines()
+    one = next(line for line in lines if line.lstrip().startswith("validation_error"))
+    many = next(line for line in lines if line.lstrip().startswith("tool_error"))
+    assert " 1 block " in one
+    assert " 1 blocks" not in one
+    assert " 2 blocks " in many
+    assert one.index(" bytes") == many.index(" bytes")
+
+
 @pytest.mark.parametrize(
     ("saved", "words"),
     [
