@@ -59,10 +59,13 @@ DEFAULT_SHUTDOWN_TIMEOUT: Final = 5.0
 DEFAULT_LOG_LINES_PER_MINUTE: Final = 20
 """Lines of one repeated log message kept per minute."""
 _MAX_CONNECTIONS: Final = 1000
-ACCEPT_BURST: Final = 32
+ACCEPT_BURST: Final = 16
 """Connections accepted at once (the listen backlog): asyncio accepts this many
-before any protocol can close one over the cap, so the cap keeps this many free."""
-_RESERVED_FILES: Final = ACCEPT_BURST + 32  # and 32 for what the app opens later
+on each turn of its loop, and a connection over the cap is closed three turns
+after its accept (the accepting task, ``connection_made``, the close), so the
+cap keeps three bursts free."""
+_IN_FLIGHT: Final = 3 * ACCEPT_BURST
+_RESERVED_FILES: Final = _IN_FLIGHT + 32  # and 32 for what the app opens later
 
 _BUSY: Final = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
@@ -74,9 +77,10 @@ def default_max_connections() -> int:
     """1,000, or fewer when the file limit (``RLIMIT_NOFILE``) leaves less than that.
 
     What the limit leaves is the limit less the descriptors open now (the
-    interpreter, the SDK, the listening socket) and 64 more: one burst of
-    accepted connections (:data:`ACCEPT_BURST`) and what the app opens later,
-    so ``accept()`` never runs out of descriptors.
+    interpreter, the SDK, the listening socket) and 80 more: the connections
+    accepted before one over the cap is closed (three bursts of
+    :data:`ACCEPT_BURST`) and 32 for what the app opens later, so ``accept()``
+    never runs out of descriptors.
     """
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
