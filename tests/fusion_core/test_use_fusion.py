@@ -39,6 +39,7 @@ from fusion_core import (
 from fusion_core import fastmcp as fusion_fastmcp
 from fusion_core import mcpserver as fusion_mcpserver
 from fusion_core._mcp._adapter import Answers
+from tests._support.hooked import hooked_server
 
 CANARY = "s3cr3t-canary-<&>"
 """A value sent as a bad argument: it must never come back in an envelope."""
@@ -244,13 +245,7 @@ class Owner(BaseModel):
 
 def _typed_server(kind: str) -> Any:
     """Tools whose return annotation makes the framework publish an ``outputSchema``."""
-    server: Any
-    if kind == "MCPServer":
-        server = fusion_mcpserver.use_fusion(MCPServer("helpdesk"), expose_errors="message")
-        decorate: Callable[[Any], Any] = server.tool()
-    else:
-        server = fusion_fastmcp.use_fusion(FastMCP("helpdesk"), expose_errors="message")
-        decorate = server.tool
+    server, decorate = hooked_server(kind, "helpdesk", expose_errors="message")
 
     @decorate
     def one(ticket: int) -> Ticket:
@@ -347,13 +342,7 @@ KEY = "sk-live-" + CANARY
 
 def _keyed_server(kind: str) -> Any:
     """Tools whose arguments hold mappings, so pydantic's locations hold the keys sent."""
-    server: Any
-    if kind == "MCPServer":
-        server = fusion_mcpserver.use_fusion(MCPServer("helpdesk"))
-        decorate: Callable[[Any], Any] = server.tool()
-    else:
-        server = fusion_fastmcp.use_fusion(FastMCP("helpdesk"))
-        decorate = server.tool
+    server, decorate = hooked_server(kind, "helpdesk")
 
     @decorate
     def tagged(meta: dict[str, int]) -> str:

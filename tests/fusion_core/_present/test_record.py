@@ -19,16 +19,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from fastmcp import FastMCP
-from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel
 
 from fusion_core import BlockingFusionClient, FusionApp, Presenter, Tool, parse
-from fusion_core import fastmcp as fusion_fastmcp
-from fusion_core import mcpserver as fusion_mcpserver
 from fusion_core._present import _record
 from fusion_core._present._forms import text_forms
 from fusion_core._present._record import ORPHANS_KEPT, CallRecord, recording
+from tests._support.hooked import hooked_server
 
 HIDDEN = "owner-secret-7f3a"
 
@@ -99,8 +96,7 @@ def _fusion_app() -> FusionApp:
 
 
 def _framework(kind: str) -> Any:
-    server: Any = MCPServer("helpdesk") if kind == "MCPServer" else FastMCP("helpdesk")
-    decorate: Callable[[Any], Any] = server.tool() if kind == "MCPServer" else server.tool
+    server, decorate = hooked_server(kind, "helpdesk", expose_errors="message")
 
     @decorate
     def bill(route: str, show: str) -> str:
@@ -112,8 +108,7 @@ def _framework(kind: str) -> Any:
         await _crash_in_executor(show)
         return "unreached"
 
-    hook = fusion_mcpserver.use_fusion if kind == "MCPServer" else fusion_fastmcp.use_fusion
-    return hook(server, expose_errors="message")
+    return server
 
 
 def _message(server: Any, kind: str, route: str | None, show: str) -> str:

@@ -15,8 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from fastmcp import FastMCP
-from mcp.server.mcpserver import MCPServer
 
 from fusion_core import (
     BlockingFusionClient,
@@ -30,8 +28,7 @@ from fusion_core import (
     tool_error,
     view_of,
 )
-from fusion_core import fastmcp as fusion_fastmcp
-from fusion_core import mcpserver as fusion_mcpserver
+from tests._support.hooked import hooked_server
 from tests._support.readers import (
     html_structure,
     lxml_structure,
@@ -219,13 +216,7 @@ def test_a_missing_discriminator_lists_the_actions_inline_unbroken() -> None:
 
 def _crashing_server(kind: str, message: str) -> Any:
     """A server on ``kind`` under use_fusion whose one tool raises ``message``."""
-    server: Any
-    if kind == "MCPServer":
-        server = fusion_mcpserver.use_fusion(MCPServer("jobs"), expose_errors="message")
-        decorate: Callable[[Any], Any] = server.tool()
-    else:
-        server = fusion_fastmcp.use_fusion(FastMCP("jobs"), expose_errors="message")
-        decorate = server.tool
+    server, decorate = hooked_server(kind, "jobs", expose_errors="message")
 
     @decorate
     def crash() -> str:

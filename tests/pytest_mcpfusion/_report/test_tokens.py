@@ -30,6 +30,12 @@ def _python_count(text: str) -> int | None:
     return None if counted is None else counted[0]
 
 
+def _in_a_fresh_process(code: str) -> list[str]:
+    """The words ``code`` prints, run in a new interpreter (nothing loaded yet)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
 def _tiktoken_count(text: str) -> int:
     import tiktoken  # noqa: PLC0415 - the optional extra
 
@@ -60,10 +66,7 @@ def test_finding_the_tokenizer_loads_nothing() -> None:
         "count, name = offline_tokenizer()\n"
         "print(name, 'tiktoken' in sys.modules, count.loaded)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert out == ["cl100k_base", "False", "False"]
+    assert _in_a_fresh_process(code) == ["cl100k_base", "False", "False"]
 
 
 def test_counts_match_the_encoding_and_repeat_from_memory() -> None:
@@ -153,10 +156,7 @@ def test_short_texts_are_counted_without_tiktoken() -> None:
         "print(count('<tool_error code=\"X\">\\n<message>ünïcødé 📊</message>'), "
         "count.loaded, 'tiktoken' in sys.modules)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert out == [
+    assert _in_a_fresh_process(code) == [
         str(_tiktoken_count('<tool_error code="X">\n<message>ünïcødé 📊</message>')),
         "True",
         "False",
