@@ -1,6 +1,6 @@
 """Upstream coupling: the example-database key of a hypothesis test, its PRNG, its constants.
 
-Three couplings, checked against hypothesis 6.170.17.
+Four couplings, checked against hypothesis 6.170.17.
 
 **The database key.** ``@given`` reads a test's database key
 from the wrapped test's ``_hypothesis_internal_database_key`` attribute when
@@ -25,11 +25,20 @@ gate, a tenth of what ``--fusion`` adds (issue 28). :func:`prime_random`
 makes and registers the same ``Random`` without that guard: it is held by
 the thread-local, so it cannot be collected. Where hypothesis names things
 otherwise, it does nothing and hypothesis registers its own as before.
+
+**The local constants.** Hypothesis draws constants found in the source of
+the loaded modules it deems local, and records each module it has looked at
+in ``providers._seen_modules`` (by ``id``). :func:`skip_own_constants` adds
+this package's modules (an editable install's are local to hypothesis, but
+not the user's) and those under ``scrutineer.STDLIB_DIRS`` (never local,
+but each cost a path resolution to say so). Where hypothesis names things
+otherwise, it does nothing and the scan runs as hypothesis's own.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from collections.abc import Callable
 from random import Random
@@ -69,12 +78,29 @@ def prime_random() -> None:
 
 
 def skip_own_constants() -> None:
-    """Keep this package's loaded modules out of hypothesis's scan for local constants."""
-    from hypothesis.internal.conjecture import providers  # noqa: PLC0415 - loads lazily
+    """Keep this package's modules, and the standard library's, out of the local-constants scan.
+
+    Hypothesis reads the constants of every loaded module it deems local
+    (its first use scans all of them): this package's are not the user's,
+    and a standard-library module is never local, but hypothesis resolves
+    each one's path to say so (``ModuleLocation.from_path``: about 250
+    ``Path.resolve`` calls in the billing gate). A module whose file lies
+    under hypothesis's own ``STDLIB_DIRS`` is marked seen here, as its scan
+    would have left it; any other module is left to the scan.
+    """
+    from hypothesis.internal import scrutineer  # noqa: PLC0415 - hypothesis loads lazily
+    from hypothesis.internal.conjecture import providers  # noqa: PLC0415
 
     seen: Any = getattr(providers, "_seen_modules", None)
     if not isinstance(seen, set):
         return  # not hypothesis's shape: it scans as it likes
+    stdlib = tuple(os.path.join(str(path), "") for path in getattr(scrutineer, "STDLIB_DIRS", ()))
     for name, module in list(sys.modules.items()):
+        if id(module) in seen:
+            continue
         if name.partition(".")[0] in _OWN:
+            seen.add(id(module))
+            continue
+        file = getattr(module, "__file__", None)
+        if stdlib and isinstance(file, str) and file.startswith(stdlib):
             seen.add(id(module))

@@ -46,6 +46,7 @@ from pytest_mcpfusion._contract._failure import (
     received_kinds,
     rules_of,
 )
+from pytest_mcpfusion._contract._heap import young_heap_only
 from pytest_mcpfusion._contract._search import BATCH, ShrinkBudget, search_settings
 from pytest_mcpfusion._contract._verdicts import gate_of
 from pytest_mcpfusion._contract._writes import safe_refusal
@@ -290,7 +291,8 @@ class FusionContractItem(pytest.Item):
         action's violations, so the report and pytest's outcome agree.
         """
         try:
-            self._exercise()
+            with young_heap_only():
+                self._exercise()
         except pytest.skip.Exception:
             raise
         except BaseException as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 import shutil
 import sys
@@ -158,3 +159,39 @@ def test_report_counts_failed_contract_tests_and_unknown_calls(pytester: pytest.
     report = _report(result.stdout.str())
     assert "contract tests failed: 2" in report
     assert "tools and actions exercised: 1 of 1" in report
+
+
+def test_contract_tests_collect_the_young_heap_only_and_give_it_back(shop: pytest.Pytester) -> None:
+    """During a contract test the earlier heap is frozen (gc.freeze); after it, nothing is.
+
+    The user's own tests run with the collector as they left it.
+    """
+    shop.makeconftest(
+        """
+import gc
+
+import pytest
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_fusion_check(result):
+    if not gc.get_freeze_count():
+        return ["a contract call ran with nothing frozen"]
+    return None
+"""
+    )
+    shop.makepyfile(
+        test_after="""
+import gc
+
+
+def test_zz_nothing_stays_frozen():
+    assert gc.get_freeze_count() == 0
+"""
+    )
+    result = shop.runpytest(
+        "--fusion", "--fusion-app=shop:app", "--fusion-examples=3",
+        "-p", "no:cacheprovider", "-k", "whoami or zz_nothing",
+    )  # fmt: skip
+    result.assert_outcomes(passed=3)
+    assert gc.get_freeze_count() == 0

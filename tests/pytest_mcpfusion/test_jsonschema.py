@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from pytest_mcpfusion._jsonschema import Schema
+from pytest_mcpfusion._jsonschema import NotIn, Schema
 
 # Parameter schemas ids meet, as pydantic writes them and as hand-written servers do.
 ID_SCHEMAS: list[dict[str, Any]] = [
@@ -64,3 +64,44 @@ def test_what_it_cannot_read_refuses(prop: dict[str, Any]) -> None:
     """Keywords outside the subset, broken patterns and bounds: no id is offered."""
     assert Schema({"type": "object"}).admits("x", prop) is False
     assert Schema({"type": "object"}).admits(1, prop) is False
+
+
+@given(st.data())
+def test_not_in_filters_like_its_lambda(data: st.DataObject) -> None:
+    """``NotIn(taken)`` keeps exactly what ``lambda v: v not in taken`` keeps."""
+    taken = data.draw(st.sets(st.text(max_size=2), max_size=4))
+    value = data.draw(st.text(max_size=2) | st.sampled_from(sorted(taken) or [""]))
+    assert NotIn(taken)(value) is (value not in taken)
+    assert data.draw(st.text(max_size=2).filter(NotIn(taken))) not in taken
+
+
+def test_not_in_is_never_read_as_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hypothesis reads no source for it: every redrawn validation of a filter stays cheap.
+
+    A ``FilteredStrategy`` is validated again at each draw (its re-initialization
+    drops its "validated" mark, hypothesis 6.170.17), so a lambda's source was
+    read and parsed for every draw of an unknown key.
+    """
+    import types  # noqa: PLC0415
+
+    from hypothesis.internal import filtering  # noqa: PLC0415
+
+    read: list[object] = []
+
+    def no_source(predicate: object) -> str:
+        read.append(predicate)  # hypothesis swallows what its readers raise
+        raise OSError("no source")
+
+    # Only the filter analysis's own readers (hypothesis reads the test's source too).
+    monkeypatch.setattr(filtering, "inspect", types.SimpleNamespace(getsource=no_source))
+    monkeypatch.setattr(filtering, "lambda_description", no_source)
+    keys = st.text(max_size=12).filter(NotIn({"action", "_select"}))
+    integers = st.integers(0, 3).filter(NotIn([1, 2]))
+
+    @given(keys, integers)
+    def draw(key: str, number: int) -> None:
+        assert key not in {"action", "_select"}
+        assert number in (0, 3)
+
+    draw()
+    assert read == []

@@ -162,3 +162,29 @@ def test_kept_restores_hypothesis_forced_seed_and_profile() -> None:
         assert settings().max_examples == 3
     assert core.global_force_seed == seed
     assert settings.get_current_profile_name() == profile
+
+
+def test_standard_library_modules_are_marked_seen_without_resolving_their_paths(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stdlib module is seen without a path resolution; the scan still finds the user's modules.
+
+    ``ModuleLocation.from_path`` (a ``Path.resolve`` each) was asked about every
+    loaded stdlib module on the first contract test.
+    """
+    import json.decoder  # noqa: PLC0415 - a stdlib module, loaded
+
+    from hypothesis.internal import scrutineer  # noqa: PLC0415
+    from hypothesis.internal.conjecture import providers  # noqa: PLC0415
+
+    from pytest_mcpfusion._upstream_hypothesis import skip_own_constants  # noqa: PLC0415
+
+    assert json.decoder.__file__ is not None
+    assert any(
+        Path(json.decoder.__file__).resolve().is_relative_to(d) for d in scrutineer.STDLIB_DIRS
+    )
+    monkeypatch.setattr(providers, "_seen_modules", set())
+    skip_own_constants()
+    assert id(json.decoder) in providers._seen_modules
+    assert id(sys.modules["pytest_mcpfusion"]) in providers._seen_modules
+    assert id(sys.modules[__name__]) not in providers._seen_modules  # left to hypothesis's scan
