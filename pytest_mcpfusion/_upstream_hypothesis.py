@@ -47,6 +47,7 @@ from typing import Any, TypeVar
 __all__ = ["database_key", "prime_random", "skip_own_constants"]
 
 _OWN = ("fusion_core", "pytest_mcpfusion")
+_MARKED: list[Any] = [None, -1]  # hypothesis's seen set, and len(sys.modules), when last marked
 
 _T = TypeVar("_T", bound=Callable[..., Any])
 
@@ -94,6 +95,8 @@ def skip_own_constants() -> None:
     seen: Any = getattr(providers, "_seen_modules", None)
     if not isinstance(seen, set):
         return  # not hypothesis's shape: it scans as it likes
+    if _MARKED[0] is seen and _MARKED[1] == len(sys.modules):
+        return  # no module loaded since the last call (hypothesis's own check)
     stdlib = tuple(os.path.join(str(path), "") for path in getattr(scrutineer, "STDLIB_DIRS", ()))
     for name, module in list(sys.modules.items()):
         if id(module) in seen:
@@ -104,3 +107,4 @@ def skip_own_constants() -> None:
         file = getattr(module, "__file__", None)
         if stdlib and isinstance(file, str) and file.startswith(stdlib):
             seen.add(id(module))
+    _MARKED[:] = [seen, len(sys.modules)]

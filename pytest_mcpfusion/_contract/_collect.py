@@ -419,11 +419,12 @@ class FusionContractItem(pytest.Item):
         # An identical call is judged by its first answer: hypothesis repeats calls
         # (its mutations copy one call of a batch into another, its shrinker retries).
         judged: dict[str, ContractFailure | None] = {}
+        field = discriminator_of(self.definition) or DEFAULT_DISCRIMINATOR
 
         def send(arguments: dict[str, Any], chosen: list[str] | None) -> None:
             call = dict(arguments)
             if action is not None:
-                call[discriminator_of(self.definition) or DEFAULT_DISCRIMINATOR] = action
+                call[field] = action
             if chosen is not None:
                 call[SELECT_PARAM] = chosen
             key = _call_key(call)
