@@ -319,18 +319,27 @@ class Schema:
             return whole.filter(lambda v: len({_key(i) for i in v}) == len(v))
         return whole
 
-    def objects(self, schema: Mapping[str, Any], where: str) -> SearchStrategy[dict[str, Any]]:
-        """Objects valid for an object schema (extra keys only where declared)."""
+    def objects(
+        self, schema: Mapping[str, Any], where: str, leave_out: str | None = None
+    ) -> SearchStrategy[dict[str, Any]]:
+        """Objects valid for an object schema (extra keys only where declared).
+
+        ``leave_out`` names a property never drawn (nor drawn as an extra key):
+        :func:`violations` drops or replaces it, and drawing its value only
+        to throw it away cost a whole draw (a ``pattern`` id is the dearest).
+        """
         properties: Mapping[str, Any] = schema.get("properties", {})
         required, extra = list(schema.get("required", ())), schema.get("additionalProperties")
         default = True if extra is None else extra
         fixed = {n: self.values(properties.get(n, default), f"{where}/properties/{n}")
-                 for n in required}  # fmt: skip
+                 for n in required if n != leave_out}  # fmt: skip
         optional = {n: self.values(s, f"{where}/properties/{n}")
-                    for n, s in properties.items() if n not in required}  # fmt: skip
+                    for n, s in properties.items()
+                    if n not in required and n != leave_out}  # fmt: skip
         strategy = st.fixed_dictionaries(fixed, optional=optional)
         if extra is True or isinstance(extra, Mapping):
-            keys = st.text(max_size=12).filter(NotIn(properties))
+            taken = properties if leave_out is None else {*properties, leave_out}
+            keys = st.text(max_size=12).filter(NotIn(taken))
             more = st.dictionaries(
                 keys, self.values(extra, f"{where}/additionalProperties"), max_size=3
             )
@@ -514,12 +523,17 @@ def violations(
     valid = root.objects(schema, "#")
     properties: Mapping[str, Any] = schema.get("properties", {})
     out = []
+    # What is dropped or replaced is not drawn first (one draw less per call).
     if schema.get("required"):
-        dropped = st.sampled_from(list(schema["required"]))
-        out.append(st.tuples(dropped, valid).map(lambda p: without_key(*p)))
+        # One way to break it, as before, whatever the number of required names (a nested
+        # one_of would be flattened into the caller's, one branch per name).
+        names = list(dict.fromkeys(schema["required"]))
+        out.append(st.one_of([root.objects(schema, "#", leave_out=n) for n in names]).map(dict))
     for name, sub in properties.items():
         bad_values = root.wrong(sub, f"#/properties/{name}")
-        out += [st.tuples(bad, valid).map(functools.partial(_keyed, name)) for bad in bad_values]
+        if bad_values:
+            rest = root.objects(schema, "#", leave_out=name)
+            out += [st.tuples(bad, rest).map(functools.partial(_keyed, name)) for bad in bad_values]
     if strict or schema.get("additionalProperties") is False:
         taken = {*properties, *reserved}
         key = st.text(max_size=12).filter(NotIn(taken))

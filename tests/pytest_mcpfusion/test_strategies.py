@@ -164,6 +164,26 @@ def test_invalid_arguments_break_each_rule() -> None:
     assert set(find(strategy, lambda a: bool(set(a) - set(schema["properties"])), settings=fast))
 
 
+@given(st.data())
+def test_what_a_violation_drops_or_replaces_is_never_drawn(data: st.DataObject) -> None:
+    """A required property nothing satisfies still has its invalid calls: missing, mistyped.
+
+    Its value was drawn and then thrown away, which no draw can (``enum: []``),
+    so no invalid argument could be drawn at all; an extra key is never the
+    dropped name, and the replaced name comes first (a mistyped or unlisted value).
+    """
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "string", "enum": []}, "b": {"type": "integer"}},
+        "required": ["a"],
+        "additionalProperties": {"type": "integer"},
+    }
+    args = data.draw(invalid_arguments(schema))
+    assert _schema_accepts(schema, args) in (False, None)
+    if "a" in args:
+        assert next(iter(args)) == "a"
+
+
 def test_optional_and_extra_keys_are_drawn() -> None:
     """Optional properties appear, and extra keys where additionalProperties allows them."""
     fast = settings(max_examples=2000, database=None, phases=[Phase.generate])
