@@ -30,7 +30,7 @@ from hypothesis.strategies import SearchStrategy
 
 from pytest_mcpfusion._patterns import pattern_strings
 
-__all__ = ["NotIn", "Schema", "violations", "with_key", "without_key"]
+__all__ = ["Outside", "Schema", "violations", "with_key", "without_key"]
 
 
 _UNSUPPORTED: Final = frozenset(
@@ -158,14 +158,16 @@ def without_key(key: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in args.items() if k != key}
 
 
-class NotIn:
-    """A filter: the value is none of ``taken`` (``lambda v: v not in taken``, read no source).
+class Outside:
+    """A map onto values outside ``taken``: ``v`` itself, else ``v`` made longer until it is not.
 
-    Hypothesis tries to turn the filter of a text, list or integer strategy
-    into bounds by reading the predicate's source (``inspect`` and ``ast``),
-    once per strategy it validates: about 60 microseconds for a lambda whose
-    source it then cannot use, a hundred times in the billing gate. An object
-    without a ``__name__`` is not read; the values drawn are the same.
+    For the keys and values a schema does not know (an unknown key, a string
+    or integer outside an enum): a string gets ``_`` appended (``action``
+    becomes the near miss ``action_``), an integer is counted up. A filter
+    would redraw instead, but hypothesis validates a filtered strategy again
+    at each of its draws (its re-initialization drops its "validated" mark,
+    hypothesis 6.170.17), trying to rewrite the predicate each time: for the
+    unknown keys of every invalid call. A map is validated once.
     """
 
     __slots__ = ("_taken",)
@@ -173,11 +175,13 @@ class NotIn:
     def __init__(self, taken: Any) -> None:
         self._taken = taken
 
-    def __call__(self, value: Any) -> bool:
-        return value not in self._taken
+    def __call__(self, value: Any) -> Any:
+        while value in self._taken:
+            value = value + ("_" if isinstance(value, str) else 1)
+        return value
 
     def __repr__(self) -> str:
-        return f"NotIn({self._taken!r})"
+        return f"Outside({self._taken!r})"
 
 
 class Schema:
@@ -186,6 +190,7 @@ class Schema:
     def __init__(self, root: Mapping[str, Any]) -> None:
         self.root = root
         self._refs: dict[str, SearchStrategy[Any]] = {}
+        self._values: dict[tuple[int, str], tuple[Any, SearchStrategy[Any]]] = {}
         self._check(root, "#")
 
     def _check(self, schema: Any, where: str, depth: int = 0) -> None:
@@ -251,7 +256,22 @@ class Schema:
         return result
 
     def values(self, schema: Any, where: str) -> SearchStrategy[Any]:
-        """Values valid for ``schema``."""
+        """Values valid for ``schema``: one strategy per subschema and place, built once.
+
+        The ways :func:`violations` breaks an object each draw the other
+        properties: one strategy for each keeps the strategies hypothesis
+        validates on their first draw to one per property (a first draw of a
+        strategy walks all of it).
+        """
+        key = (id(schema), where)
+        known = self._values.get(key)
+        if known is not None and known[0] is schema:
+            return known[1]
+        built = self._values_of(schema, where)
+        self._values[key] = (schema, built)
+        return built
+
+    def _values_of(self, schema: Any, where: str) -> SearchStrategy[Any]:
         if schema is True or schema == {}:
             return _any_json()
         if schema is False:
@@ -339,7 +359,7 @@ class Schema:
         strategy = st.fixed_dictionaries(fixed, optional=optional)
         if extra is True or isinstance(extra, Mapping):
             taken = properties if leave_out is None else {*properties, leave_out}
-            keys = st.text(max_size=12).filter(NotIn(taken))
+            keys = st.text(max_size=12).map(Outside(taken))
             more = st.dictionaries(
                 keys, self.values(extra, f"{where}/additionalProperties"), max_size=3
             )
@@ -468,11 +488,30 @@ def _numbers(schema: Mapping[str, Any], *, integer: bool) -> SearchStrategy[Any]
     low, high = _bounded(
         max(lows, default=None), min(highs, default=None), max(1, math.floor(SIZE_BOUND / unit))
     )
-    numbers = st.integers(low, high).map(
-        lambda k: int(k * unit) if unit.denominator == 1 else float(k * unit)
-    )
+    numbers: SearchStrategy[Any] = st.integers(low, high)
+    if unit != 1:  # multiples of the unit (a plain integer is its own: no map to draw through)
+        numbers = numbers.map(lambda k: int(k * unit) if unit.denominator == 1 else float(k * unit))
+    if ex_lo is None and ex_hi is None:
+        return numbers
     # Rounding to a float may land on an exclusive bound.
-    return numbers.filter(lambda v: (ex_lo is None or v > ex_lo) and (ex_hi is None or v < ex_hi))
+    return numbers.filter(_Between(ex_lo, ex_hi))
+
+
+class _Between:
+    """A filter: strictly between the exclusive bounds given (an object: no source to read)."""
+
+    __slots__ = ("_high", "_low")
+
+    def __init__(self, low: Any, high: Any) -> None:
+        self._low, self._high = low, high
+
+    def __call__(self, value: Any) -> bool:
+        return (self._low is None or value > self._low) and (
+            self._high is None or value < self._high
+        )
+
+    def __repr__(self) -> str:
+        return f"_Between({self._low!r}, {self._high!r})"
 
 
 def _bounded(lo: _N | None, hi: _N | None, bound: int) -> tuple[_N, _N]:
@@ -489,9 +528,9 @@ def _out_of_bounds(schema: Mapping[str, Any]) -> list[SearchStrategy[Any]]:
     enum = [schema["const"]] if "const" in schema else schema.get("enum")
     if enum is not None:
         if all(isinstance(v, str) for v in enum):
-            return [st.text(max_size=TEXT_BOUND).filter(NotIn(enum))]
+            return [st.text(max_size=TEXT_BOUND).map(Outside(enum))]
         if all(type(v) is int for v in enum):
-            return [st.integers(-SIZE_BOUND, SIZE_BOUND).filter(NotIn(enum))]
+            return [st.integers(-SIZE_BOUND, SIZE_BOUND).map(Outside(enum))]
         return []
     kinds, get = _types(schema), schema.get
     out: list[SearchStrategy[Any]] = []
@@ -536,7 +575,7 @@ def violations(
             out += [st.tuples(bad, rest).map(functools.partial(_keyed, name)) for bad in bad_values]
     if strict or schema.get("additionalProperties") is False:
         taken = {*properties, *reserved}
-        key = st.text(max_size=12).filter(NotIn(taken))
+        key = st.text(max_size=12).map(Outside(taken))
         out.append(st.tuples(key, _unknown_value(), valid).map(lambda p: with_key(*p)))
     return out
 

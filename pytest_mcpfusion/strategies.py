@@ -234,7 +234,7 @@ def tool_calls(
         return st.one_of(valid_calls).map(lambda a: (name, a))
     missing = st.one_of(valid_calls).map(lambda a: _js.without_key(field, a))
     unknown: SearchStrategy[Any] = st.sampled_from([1, None, [], True])
-    unknown |= st.text(min_size=1).filter(_js.NotIn(keys))
+    unknown |= st.text(min_size=1).map(_js.Outside(keys))
     retagged = st.tuples(st.just(field), unknown, missing).map(lambda p: _js.with_key(*p))
     return st.one_of([missing, retagged, *invalid_calls]).map(lambda a: (name, a))
 

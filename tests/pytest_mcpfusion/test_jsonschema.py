@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from pytest_mcpfusion._jsonschema import NotIn, Schema
+from pytest_mcpfusion._jsonschema import Outside, Schema, violations
 
 # Parameter schemas ids meet, as pydantic writes them and as hand-written servers do.
 ID_SCHEMAS: list[dict[str, Any]] = [
@@ -67,16 +67,23 @@ def test_what_it_cannot_read_refuses(prop: dict[str, Any]) -> None:
 
 
 @given(st.data())
-def test_not_in_filters_like_its_lambda(data: st.DataObject) -> None:
-    """``NotIn(taken)`` keeps exactly what ``lambda v: v not in taken`` keeps."""
-    taken = data.draw(st.sets(st.text(max_size=2), max_size=4))
-    value = data.draw(st.text(max_size=2) | st.sampled_from(sorted(taken) or [""]))
-    assert NotIn(taken)(value) is (value not in taken)
-    assert data.draw(st.text(max_size=2).filter(NotIn(taken))) not in taken
+def test_outside_keeps_what_is_outside_and_moves_what_is_not(data: st.DataObject) -> None:
+    """``Outside(taken)``: a value outside is kept; one inside becomes a near miss outside."""
+    taken = data.draw(st.sets(st.text(max_size=2) | st.integers(-3, 3), max_size=6))
+    value = data.draw(st.text(max_size=2) | st.integers(-3, 3) | st.sampled_from([*taken, ""]))
+    moved = Outside(taken)(value)
+    assert moved not in taken
+    if value not in taken:
+        assert moved == value
+    elif isinstance(value, str):
+        assert moved.startswith(value)
+        assert set(moved[len(value) :]) == {"_"}
+    else:
+        assert moved > value
 
 
-def test_not_in_is_never_read_as_source(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Hypothesis reads no source for it: every redrawn validation of a filter stays cheap.
+def test_no_predicate_is_read_as_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hypothesis reads no source for what the schema reader draws through: a map, a filter object.
 
     A ``FilteredStrategy`` is validated again at each draw (its re-initialization
     drops its "validated" mark, hypothesis 6.170.17), so a lambda's source was
@@ -95,13 +102,17 @@ def test_not_in_is_never_read_as_source(monkeypatch: pytest.MonkeyPatch) -> None
     # Only the filter analysis's own readers (hypothesis reads the test's source too).
     monkeypatch.setattr(filtering, "inspect", types.SimpleNamespace(getsource=no_source))
     monkeypatch.setattr(filtering, "lambda_description", no_source)
-    keys = st.text(max_size=12).filter(NotIn({"action", "_select"}))
-    integers = st.integers(0, 3).filter(NotIn([1, 2]))
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "exclusiveMinimum": 0}, "e": {"enum": ["a", "b"]}},
+        "additionalProperties": False,
+    }
+    root = Schema(schema)
+    calls = st.one_of(violations(root, schema)) | root.objects(schema, "#")
 
-    @given(keys, integers)
-    def draw(key: str, number: int) -> None:
-        assert key not in {"action", "_select"}
-        assert number in (0, 3)
+    @given(calls)
+    def draw(arguments: dict[str, Any]) -> None:
+        assert isinstance(arguments, dict)
 
     draw()
     assert read == []
