@@ -47,7 +47,7 @@ from pytest_mcpfusion._contract._failure import (
     rules_of,
 )
 from pytest_mcpfusion._contract._heap import young_heap_only
-from pytest_mcpfusion._contract._search import BATCH, ShrinkBudget, search_settings
+from pytest_mcpfusion._contract._search import BATCH, ShrinkBudget, search_settings_of
 from pytest_mcpfusion._contract._verdicts import gate_of
 from pytest_mcpfusion._contract._writes import safe_refusal
 from pytest_mcpfusion._keys import ANCHOR_KEY
@@ -337,7 +337,7 @@ class FusionContractItem(pytest.Item):
         # hypothesis loads only when contract tests run: plain runs stay fast,
         # and a suite without hypothesis installed loses only these tests.
         _require_hypothesis()
-        from hypothesis import given, seed, settings  # noqa: PLC0415
+        from hypothesis import given, seed  # noqa: PLC0415
         from hypothesis import strategies as st  # noqa: PLC0415
 
         from pytest_mcpfusion import _upstream_hypothesis, strategies  # noqa: PLC0415
@@ -386,7 +386,7 @@ class FusionContractItem(pytest.Item):
         # Every item runs this one function: its examples have a key of its own (its id).
         @_upstream_hypothesis.database_key(self.nodeid)
         @seed(self.seed)
-        @settings(**search_settings(examples))
+        @search_settings_of(examples)
         @given(batch=st.tuples(*[call] * BATCH))
         def run(batch: tuple[Any, ...]) -> None:
             for value in batch:
@@ -595,11 +595,18 @@ def _rows(data: Any) -> list[Mapping[str, Any]]:
 
 
 def _selections(keys: list[str]) -> SearchStrategy[list[str] | None] | None:
-    """``_select`` values to send: none, or a non-empty subset of ``keys`` (``None``: no keys)."""
+    """``_select`` values to send: none, or a non-empty subset of ``keys`` (``None``: no keys).
+
+    One strategy per list of keys: hypothesis validates a strategy on its
+    first draw, and every action of a tool has the same keys.
+    """
+    return _selections_of(tuple(keys)) if keys else None
+
+
+@functools.lru_cache(maxsize=256)
+def _selections_of(keys: tuple[str, ...]) -> SearchStrategy[list[str] | None]:
     from hypothesis import strategies as st  # noqa: PLC0415 - hypothesis loads lazily
 
-    if not keys:
-        return None
     return st.lists(st.sampled_from(keys), unique=True, min_size=1) | st.none()
 
 

@@ -39,9 +39,19 @@ one fails.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-__all__ = ["BATCH", "SHRINK_CALLS", "ShrinkBudget", "examples_for", "search_settings"]
+if TYPE_CHECKING:
+    from hypothesis import settings
+
+__all__ = [
+    "BATCH",
+    "SHRINK_CALLS",
+    "ShrinkBudget",
+    "examples_for",
+    "search_settings",
+    "search_settings_of",
+]
 
 BATCH: Final = 5
 """Generated calls per hypothesis example."""
@@ -70,6 +80,31 @@ def search_settings(examples: int) -> dict[str, Any]:
         "database": None,
         "phases": [Phase.explicit, Phase.generate, Phase.shrink],
     }
+
+
+def search_settings_of(examples: int) -> settings:
+    """The ``hypothesis.settings`` of a contract test of ``examples`` calls, made once per count.
+
+    ``settings(...)`` checks every option it is given; the contract tests of
+    a session share one object (a decorator, as any ``settings``). It is
+    made again when the default settings change (a profile loaded), whose
+    other options it inherits.
+    """
+    from hypothesis import settings  # noqa: PLC0415 - hypothesis loads lazily
+
+    default = settings.default
+    known = _MADE.get(examples)
+    if known is not None and known[0] is default:
+        made: settings = known[1]
+        return made
+    made = settings(**search_settings(examples))
+    if len(_MADE) >= 64:
+        _MADE.clear()
+    _MADE[examples] = (default, made)
+    return made
+
+
+_MADE: dict[int, tuple[Any, Any]] = {}
 
 
 class ShrinkBudget:

@@ -15,6 +15,7 @@ from pytest_mcpfusion._contract._search import (
     ShrinkBudget,
     examples_for,
     search_settings,
+    search_settings_of,
 )
 
 
@@ -107,3 +108,24 @@ def test_strategies_are_built_once_per_schema() -> None:
     for _ in range(2):  # the refusal is remembered, and raised again each time
         with pytest.raises(ValueError, match="accepts every object"):
             strategies.action_arguments(anything, None, valid=False)
+
+
+def test_the_settings_are_made_once_per_count_and_profile() -> None:
+    """One settings object per count; loading a profile makes them again, inheriting from it."""
+    first = search_settings_of(26)
+    assert search_settings_of(26) is first
+    assert search_settings_of(3) is not first
+    assert first.max_examples == examples_for(26)
+    previous = settings.get_current_profile_name()
+    settings.register_profile("search-settings-probe", stateful_step_count=7)
+    settings.load_profile("search-settings-probe")
+    try:
+        again = search_settings_of(26)
+        assert again is not first
+        assert again.stateful_step_count == 7
+        assert again.max_examples == examples_for(26)
+    finally:
+        settings.load_profile(previous)
+    restored = settings.default
+    assert restored is not None
+    assert search_settings_of(26).stateful_step_count == restored.stateful_step_count
