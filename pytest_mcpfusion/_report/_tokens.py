@@ -332,8 +332,10 @@ def cache_ranks_in(directory: Callable[[], Path | None] | None) -> None:
 
     The session passes its pytest cache (``.pytest_cache/d/mcpfusion``) when
     the cache provider runs; the first session of a process to count decides.
+    Once the ranks are loaded nothing asks again, and nothing is kept (the
+    callable may hold a session's config).
     """
-    _CACHE[0] = directory
+    _CACHE[0] = None if _ranks.cache_info().currsize else directory
 
 
 def _cache_file(directory: Path) -> Path:

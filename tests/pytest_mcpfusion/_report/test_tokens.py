@@ -394,3 +394,11 @@ def test_the_cache_is_asked_for_once() -> None:
     finally:
         _tokens._ranks.cache_clear()
         _tokens.cache_ranks_in(None)
+
+
+@needs_tokens
+def test_a_session_after_the_load_leaves_nothing_behind() -> None:
+    """Ranks loaded already: a later session's cache is not kept (it would hold its config)."""
+    _tokens._ranks()
+    _tokens.cache_ranks_in(lambda: None)
+    assert _tokens._CACHE == [None]
