@@ -17,7 +17,8 @@ The user's own tests run with the collector as they set it.
 
 Nothing changes when the collector is off (``gc.disable``) or something is
 frozen already (a process that froze its heap before forking, say):
-unfreezing would release what its owner froze.
+unfreezing would release what its owner froze. What the app itself freezes
+during a contract test is given back with the rest when the test ends.
 """
 
 from __future__ import annotations

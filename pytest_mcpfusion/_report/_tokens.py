@@ -325,6 +325,7 @@ def _ranks() -> dict[bytes, int]:
 _CACHE: list[Callable[[], Path | None] | None] = [None]
 _CACHE_MAGIC: Final = b"pytest-mcpfusion cl100k ranks 1\n"
 _RANK_COUNT: Final = 100_256
+_CACHE_MAX_BYTES: Final = 8 << 20  # cl100k's marshal copy is 1.6 MB
 
 
 def cache_ranks_in(directory: Callable[[], Path | None] | None) -> None:
@@ -345,8 +346,11 @@ def _cache_file(directory: Path) -> Path:
 
 def _cached_ranks(directory: Path) -> dict[bytes, int] | None:
     """The cached ranks, or ``None`` (missing, unreadable, damaged, of another size)."""
+    path = _cache_file(directory)
     try:
-        blob = _cache_file(directory).read_bytes()
+        if path.stat().st_size > _CACHE_MAX_BYTES:  # not ours: never read a huge file whole
+            return None
+        blob = path.read_bytes()
     except OSError:
         return None
     digest, _, payload = blob.removeprefix(_CACHE_MAGIC).partition(b"\n")

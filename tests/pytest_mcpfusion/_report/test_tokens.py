@@ -338,7 +338,14 @@ def test_the_ranks_cached_by_one_run_are_the_next_runs(tmp_path: Path) -> None:
 @needs_tokens
 @pytest.mark.parametrize(
     "damage",
-    ["flip a byte", "truncate", "another magic", "a valid marshal of another size", "empty"],
+    [
+        "flip a byte",
+        "truncate",
+        "another magic",
+        "a valid marshal of another size",
+        "empty",
+        "huge",
+    ],
 )
 def test_a_damaged_cache_is_never_used_and_is_written_again(tmp_path: Path, damage: str) -> None:
     """A cache that is not the ranks it claims: the data file is read, the cache rewritten."""
@@ -357,6 +364,8 @@ def test_a_damaged_cache_is_never_used_and_is_written_again(tmp_path: Path, dama
     elif damage == "a valid marshal of another size":
         payload = marshal.dumps({b"a": 0})
         blob = _tokens._CACHE_MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    elif damage == "huge":
+        blob += b"\0" * (_tokens._CACHE_MAX_BYTES - len(blob) + 1)
     else:
         blob = b""
     cached.write_bytes(blob)
