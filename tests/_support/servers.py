@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import http.client
 import os
 import socket
@@ -77,8 +78,22 @@ def serve_http(
 async def serving(app: ToolApp, host: str = "127.0.0.1", **options: Any) -> AsyncIterator[str]:
     """``fusion_core.serve_http(app)`` in this process on a free port of ``host``; its URL.
 
-    ``options`` go to ``serve_http``; the server is cancelled on exit.
+    ``options`` go to ``serve_http``; the server is cancelled on exit. A
+    server freezes its process's start-up heap (``gc.freeze``): the test's
+    process is given back as it was, so no later test in it runs with a
+    frozen heap it did not make.
     """
+    frozen_before = gc.get_freeze_count()
+    try:
+        async with _serving(app, host, **options) as url:
+            yield url
+    finally:
+        if not frozen_before:
+            gc.unfreeze()
+
+
+@contextlib.asynccontextmanager
+async def _serving(app: ToolApp, host: str, **options: Any) -> AsyncIterator[str]:
     ready = anyio.Event()
     urls: list[str] = []
 
