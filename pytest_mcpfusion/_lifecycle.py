@@ -23,7 +23,6 @@ from fusion_core._terminal import terminal_safe
 from pytest_mcpfusion._contract import _unadapted
 from pytest_mcpfusion._contract._verdicts import Gate, write_reports
 from pytest_mcpfusion._keys import GATE_KEY, SESSION_KEY
-from pytest_mcpfusion._report._tokens import cache_ranks_in, offline_tokenizer
 from pytest_mcpfusion._session import AsyncFusionCall, FusionCall, FusionSession
 
 if TYPE_CHECKING:
@@ -54,8 +53,9 @@ def start(config: pytest.Config) -> FusionSession:
     config.pluginmanager.register(gate, "fusion-gate")
     config.pluginmanager.register(_unadapted, "fusion-unadapted")  # MCPServer/FastMCP answers
     session = FusionSession(config)
-    session.report.level = gate.level
     if session.contract:
+        from pytest_mcpfusion._report._tokens import cache_ranks_in, offline_tokenizer  # noqa: PLC0415
+
         session.tokenizer, session.report.tokenizer_name = offline_tokenizer()
         if session.tokenizer is not None:
             cache_ranks_in(functools.partial(_ranks_directory, config))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import faulthandler
+import functools
 import inspect
 import json
 import sys
@@ -32,12 +33,12 @@ from fusion_core._snapshot._format import block_kinds
 from fusion_core._tools._definitions import DEFAULT_DISCRIMINATOR, discriminator_of
 from pytest_mcpfusion._keys import GATE_KEY
 from pytest_mcpfusion._options import options_of
-from pytest_mcpfusion._report._summary import WireReport, outcome_of
 from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._transport import Limits, StartupError, Transport, open_transport
 
 if TYPE_CHECKING:
     from fusion_core import ParsedResponse, ToolApp
+    from pytest_mcpfusion._report._summary import WireReport
 
 __all__ = ["AsyncFusionCall", "FusionCall", "FusionSession", "limit_message"]
 
@@ -52,7 +53,6 @@ class FusionSession:
         self.config = config
         self.options = options = options_of(config)
         self.contract = options.contract
-        self.report = WireReport()
         self.tokenizer: Callable[[str], int] | None = None
         self._transport: Transport | None = None
         self._startup_error: str | None = None
@@ -62,6 +62,14 @@ class FusionSession:
         self._serving_override = False  # the transport serves an app a fusion_app override gave
         self._spec_target: tuple[Any] | None = None  # what --fusion-app names, once loaded
         self._scope = "tests"  # the isolation scope of the running test (_inmemory.TESTS_SCOPE)
+
+    @functools.cached_property
+    def report(self) -> WireReport:
+        """The wire report: made on first use (a run without ``--fusion`` records nothing)."""
+        from pytest_mcpfusion._report._summary import WireReport  # noqa: PLC0415 - the gate's
+
+        gate = self.config.stash.get(GATE_KEY, None)
+        return WireReport() if gate is None else WireReport(level=gate.level)
 
     @property
     def limits(self) -> Limits:
@@ -294,6 +302,8 @@ class FusionSession:
         """Wrap a call's answer; under ``--fusion`` record it and check the contract."""
         result = FusionResult(wire, view, tool=tool, arguments=arguments, tools=self._tool_names)
         if self.contract:
+            from pytest_mcpfusion._report._summary import outcome_of  # noqa: PLC0415 - the gate's
+
             kinds = block_kinds(readable(result))
             self.report.record(result, kinds, action=action, tokenizer=self.tokenizer)
             if outcome_of(result) == "ok" and self.effects(tool, action) is not None:

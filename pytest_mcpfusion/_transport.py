@@ -40,10 +40,10 @@ from fusion_core import (
 )
 from fusion_core._mcp._arguments import wire_arguments
 from fusion_core._mcp._call_limits import describe_call, json_size_over
-from fusion_core._mcp._client import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from fusion_core._mcp._frameworks import ServerSource
 from fusion_core._mcp._server import load_target
 from fusion_core._terminal import terminal_safe
+from pytest_mcpfusion._options import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from pytest_mcpfusion._watchdog import Watchdog, watch_call
 
 if TYPE_CHECKING:

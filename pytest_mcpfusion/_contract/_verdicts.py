@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from fusion_core._read._strict import STRICT_RULES
 from pytest_mcpfusion._contract._examples import IdPool
 from pytest_mcpfusion._contract._forbidden import Forbidden, unknown_references
 from pytest_mcpfusion._contract._writes import WritePolicy
@@ -134,6 +133,8 @@ class Gate:
         the ``mcp`` level (``--fusion-level=mcp``) the Fusion rules do not
         apply (``_answers``).
         """
+        from fusion_core._read._strict import STRICT_RULES  # noqa: PLC0415 - with the first check
+
         if self.level == "mcp":
             found = []
         problems = [str(v) for v in found if v.rule not in STRICT_RULES]

@@ -25,7 +25,6 @@ from syrupy.data import (
 from syrupy.extensions.base import AbstractSyrupyExtension
 from syrupy.extensions.single_file import SingleFileSnapshotExtension
 
-from fusion_core._snapshot._changes import explain_snapshots
 from fusion_core._snapshot._format import block_kinds, dump_snapshot
 from pytest_mcpfusion._result import FusionResult
 from pytest_mcpfusion._snapshots._atomic import write_atomically
@@ -275,6 +274,8 @@ class FusionWireExtension(SingleFileSnapshotExtension):
         first line names every changed block with its kind; ``-vv`` shows
         the whole unified diff of each.
         """
+        from fusion_core._snapshot._changes import explain_snapshots  # noqa: PLC0415 - on a mismatch
+
         actual = _text_of(serialized_data)
         expected = _text_of(snapshot_data)
         yield from explain_snapshots(expected, actual, verbose=self.verbosity)

@@ -152,7 +152,9 @@ def test_a_suite_of_calls_without_the_gate_never_loads_the_contract_tests(tmp_pa
 
     The session's start-up imported the contract collector and its answers
     (about 0.05 s of a 500-test snapshot suite, issue 28) to tell contract items
-    apart; a contract item cannot exist before its module is loaded.
+    apart; a contract item cannot exist before its module is loaded. The wire
+    report, the strict reader, the client's constants and the snapshot diff
+    cost that suite another 7-10 ms (session 22).
     """
     (tmp_path / "pytest.ini").write_text("[pytest]\nfusion_app = shop:app\npythonpath = .\n")
     (tmp_path / "shop.py").write_text(
@@ -162,14 +164,24 @@ def test_a_suite_of_calls_without_the_gate_never_loads_the_contract_tests(tmp_pa
         "app = FusionApp([billing], name='shop')\n"
     )
     (tmp_path / "test_calls.py").write_text(
-        "def test_get(fusion_call):\n"
-        "    assert fusion_call('billing', 'get', id='INV-1').data == {'id': 'INV-1'}\n"
+        "def test_get(fusion_call, fusion_snapshot):\n"
+        "    result = fusion_call('billing', 'get', id='INV-1')\n"
+        "    assert result.data == {'id': 'INV-1'}\n"
+        "    assert result == fusion_snapshot\n"
     )
-    loaded = _loaded_by_a_run(tmp_path)
+    loaded = _loaded_by_a_run(tmp_path, "--snapshot-update")
     assert "pytest_mcpfusion._session" in loaded  # the calls did go through the plugin
+    assert "pytest_mcpfusion._snapshots._extension" in loaded  # and the snapshot
+    # Nor what only the gate, its report or a changed snapshot needs: the wire
+    # report and its tokenizer, the strict reader, the MCP client, the diff.
     assert {
         "pytest_mcpfusion._contract._collect",
         "pytest_mcpfusion._contract._answers",
+        "pytest_mcpfusion._report._summary",
+        "pytest_mcpfusion._report._tokens",
+        "fusion_core._read._strict",
+        "fusion_core._mcp._client",
+        "fusion_core._snapshot._changes",
     }.isdisjoint(loaded)
 
 
