@@ -56,9 +56,12 @@ def start(config: pytest.Config) -> FusionSession:
     if session.contract:
         from pytest_mcpfusion._report._tokens import cache_ranks_in, offline_tokenizer  # noqa: PLC0415
 
-        session.tokenizer, session.report.tokenizer_name = offline_tokenizer()
-        if session.tokenizer is not None:
-            cache_ranks_in(functools.partial(_ranks_directory, config))
+        directory = functools.partial(_cache_directory, config)
+        tokenizer, session.report.tokenizer_name = offline_tokenizer(directory)
+        if tokenizer is not None:
+            session.tokenizer = tokenizer
+            cache_ranks_in(directory)
+            config.add_cleanup(tokenizer.save)  # after the report: this run's counts kept
         if not hasattr(config, "workerinput"):
             counter = _ContractFailures(session.report)
             config.pluginmanager.register(counter, "fusion-contract-failures")
@@ -66,14 +69,14 @@ def start(config: pytest.Config) -> FusionSession:
     return session
 
 
-def _ranks_directory(config: pytest.Config) -> Path | None:
-    """The run's pytest cache for the tokenizer's ranks (``None`` without the cache provider)."""
+def _cache_directory(config: pytest.Config) -> Path | None:
+    """The run's pytest cache for the tokenizer's ranks and counts (``None`` without one)."""
     cache = getattr(config, "cache", None)
     if cache is None:
         return None
     try:
         directory: Path = cache.mkdir("mcpfusion")
-    except OSError:  # a read-only checkout: the ranks are read from their file
+    except OSError:  # a read-only checkout: the ranks are read from their file, texts counted
         return None
     return directory
 

@@ -31,18 +31,17 @@ hold both ways to tiktoken's counts.
 from __future__ import annotations
 
 import binascii
-import contextlib
 import functools
 import hashlib
 import importlib.util
 import marshal
-import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
+
+from pytest_mcpfusion._report._token_cache import CountCache, digest, read_framed, write_framed
 
 __all__ = ["LazyTokenizer", "cache_ranks_in", "offline_tokenizer"]
 
@@ -144,14 +143,19 @@ _KNOWN_PIECES: Final = 1 << 16
 
 
 class LazyTokenizer:
-    """``count(text) -> tokens``; what counts loads on the first call."""
+    """``count(text) -> tokens``; what counts loads on the first call.
 
-    __slots__ = ("_encode", "_left", "_memo")
+    ``counts``: the counts earlier runs made (``_token_cache``), asked
+    before any text is split; :meth:`save` keeps this run's for the next.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_counts", "_encode", "_left", "_memo")
+
+    def __init__(self, counts: CountCache | None = None) -> None:
         self._encode: Callable[[str], Any] | None = None
         self._memo: dict[str, int] = {}
         self._left = _PYTHON_WORK
+        self._counts = counts
 
     @property
     def loaded(self) -> bool:
@@ -163,20 +167,33 @@ class LazyTokenizer:
         known = self._memo.get(text)
         if known is not None:
             return known
+        counts = self._counts
+        key = digest(text) if counts is not None else b""
+        count = counts.get(key) if counts is not None else None
+        if count is None:
+            count = self._count(text)
+            if counts is not None:
+                counts.put(key, count)
+        if len(text) <= _MEMO_LENGTH and len(self._memo) < _MEMO:
+            self._memo[text] = count
+        return count
+
+    def save(self) -> None:
+        """Keep this run's counts for the next run (where a cache was given)."""
+        if self._counts is not None:
+            self._counts.save()
+
+    def _count(self, text: str) -> int:
         counted = None
         if self._encode is None and len(text) < self._left:
             counted = _merged_count(text, self._left)
             # Even a text handed on spends: the table was loaded, the split made.
             self._left -= max(len(text), 1) if counted is None else counted[1]
-        if counted is None:
-            if self._encode is None:
-                self._encode = _load()
-            count = len(self._encode(text))
-        else:
-            count = counted[0]
-        if len(text) <= _MEMO_LENGTH and len(self._memo) < _MEMO:
-            self._memo[text] = count
-        return count
+        if counted is not None:
+            return counted[0]
+        if self._encode is None:
+            self._encode = _load()
+        return len(self._encode(text))
 
 
 def _merged_count(text: str, budget: int) -> tuple[int, int] | None:
@@ -325,7 +342,6 @@ def _ranks() -> dict[bytes, int]:
 _CACHE: list[Callable[[], Path | None] | None] = [None]
 _CACHE_MAGIC: Final = b"pytest-mcpfusion cl100k ranks 1\n"
 _RANK_COUNT: Final = 100_256
-_CACHE_MAX_BYTES: Final = 8 << 20  # cl100k's marshal copy is 1.6 MB
 
 
 def cache_ranks_in(directory: Callable[[], Path | None] | None) -> None:
@@ -346,15 +362,8 @@ def _cache_file(directory: Path) -> Path:
 
 def _cached_ranks(directory: Path) -> dict[bytes, int] | None:
     """The cached ranks, or ``None`` (missing, unreadable, damaged, of another size)."""
-    path = _cache_file(directory)
-    try:
-        if path.stat().st_size > _CACHE_MAX_BYTES:  # not ours: never read a huge file whole
-            return None
-        blob = path.read_bytes()
-    except OSError:
-        return None
-    digest, _, payload = blob.removeprefix(_CACHE_MAGIC).partition(b"\n")
-    if not blob.startswith(_CACHE_MAGIC) or hashlib.sha256(payload).hexdigest().encode() != digest:
+    payload = read_framed(_cache_file(directory), _CACHE_MAGIC)
+    if payload is None:
         return None
     try:
         ranks = marshal.loads(payload)  # noqa: S302 - our own file, its SHA-256 checked
@@ -364,21 +373,8 @@ def _cached_ranks(directory: Path) -> dict[bytes, int] | None:
 
 
 def _store_ranks(directory: Path, ranks: dict[bytes, int]) -> None:
-    """Write the ranks for the next run, atomically; a cache that cannot be written is skipped."""
-    payload = marshal.dumps(ranks)
-    blob = _CACHE_MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
-    target = _cache_file(directory)
-    try:
-        handle, name = tempfile.mkstemp(dir=directory, prefix=".ranks-")
-    except OSError:
-        return
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(blob)
-        os.replace(name, target)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(name)
+    """Write the ranks for the next run (``_token_cache.write_framed``)."""
+    write_framed(directory, _cache_file(directory), _CACHE_MAGIC, marshal.dumps(ranks))
 
 
 @functools.cache
@@ -402,17 +398,23 @@ def _data_file(module_file: str) -> Path:
     return Path(module_file).parent / "data" / _DATA
 
 
-def offline_tokenizer() -> tuple[Callable[[str], int] | None, str | None]:
+def offline_tokenizer(
+    cache: Callable[[], Path | None] | None = None,
+) -> tuple[LazyTokenizer | None, str | None]:
     """``(count_tokens, encoding name)``, or ``(None, None)`` when none is installed.
 
     Nothing is imported here: whether both packages and the encoding's
-    bundled file are present is read from the installed files.
+    bundled file are present is read from the installed files. ``cache()``
+    is the run's cache folder, asked on the first count, for the counts of
+    earlier runs (``_token_cache.CountCache``).
     """
     try:
         found = importlib.util.find_spec("tiktoken") is not None and _bundled()
     except (ImportError, ValueError):
         found = False
-    return (LazyTokenizer(), _NAME) if found else (None, None)
+    if not found:
+        return None, None
+    return LazyTokenizer(None if cache is None else CountCache(cache, _SHA256)), _NAME
 
 
 def _bundled() -> bool:

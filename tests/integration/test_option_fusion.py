@@ -114,7 +114,7 @@ def test_tokens_in_the_report(shop: pytest.Pytester) -> None:
 
 
 def test_the_tokenizer_keeps_its_ranks_in_the_pytest_cache(shop: pytest.Pytester) -> None:
-    """A run leaves cl100k's ranks in .pytest_cache/d/mcpfusion; the next counts the same from it.
+    """A run leaves cl100k's ranks and its counts in .pytest_cache/d/mcpfusion; the next reads them.
 
     Without the cache provider nothing is written. Each run is its own
     process: the ranks load once a process.
@@ -127,9 +127,11 @@ def test_the_tokenizer_keeps_its_ranks_in_the_pytest_cache(shop: pytest.Pytester
     assert not cache.exists()
     first = shop.runpytest_subprocess(*args)
     (ranks,) = cache.glob("cl100k-ranks-*.bin")
-    written = ranks.stat().st_mtime_ns
+    (kept,) = cache.glob("cl100k-counts-*.bin")  # the run's counts, by text (_token_cache)
+    written = ranks.stat().st_mtime_ns, kept.stat().st_mtime_ns
     second = shop.runpytest_subprocess(*args)
-    assert ranks.stat().st_mtime_ns == written  # read, not written again
+    # Read, not written again: the same texts, counted by the first run.
+    assert (ranks.stat().st_mtime_ns, kept.stat().st_mtime_ns) == written
     counts = [
         [line for line in _report(run.stdout.str()) if line.startswith("tokens (")]
         for run in (without, first, second)

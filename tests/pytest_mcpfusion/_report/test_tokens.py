@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_mcpfusion._report import _tokens
+from pytest_mcpfusion._report import _token_cache, _tokens
 from pytest_mcpfusion._report._tokens import LazyTokenizer, offline_tokenizer
 
 needs_tokens = pytest.mark.skipif(
@@ -365,7 +365,7 @@ def test_a_damaged_cache_is_never_used_and_is_written_again(tmp_path: Path, dama
         payload = marshal.dumps({b"a": 0})
         blob = _tokens._CACHE_MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
     elif damage == "huge":
-        blob += b"\0" * (_tokens._CACHE_MAX_BYTES - len(blob) + 1)
+        blob += b"\0" * (_token_cache.MAX_BYTES - len(blob) + 1)
     else:
         blob = b""
     cached.write_bytes(blob)
@@ -411,3 +411,130 @@ def test_a_session_after_the_load_leaves_nothing_behind() -> None:
     _tokens._ranks()
     _tokens.cache_ranks_in(lambda: None)
     assert _tokens._CACHE == [None]
+
+
+def _counts_in(directory: Path | None) -> LazyTokenizer:
+    """A tokenizer keeping its counts in ``directory``, as a session's (``None``: nowhere)."""
+    return LazyTokenizer(_token_cache.CountCache(lambda: directory, _tokens._SHA256))
+
+
+TEXTS = ['{"id": "INV-001", "status": "paid"}', "<domain_rules>\n- Cents.\n</domain_rules>", "été"]
+
+
+@needs_tokens
+def test_the_counts_of_one_run_are_the_next_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's counts are kept in the cache; the next run neither splits nor merges those texts."""
+    first = _counts_in(tmp_path)
+    counted = [first(text) for text in TEXTS]
+    assert counted == [_tiktoken_count(text) for text in TEXTS]
+    assert not list(tmp_path.glob("cl100k-counts-*.bin"))  # written when the run ends
+    first.save()
+    (kept,) = tmp_path.glob("cl100k-counts-*.bin")
+    assert not list(tmp_path.glob(".*"))  # written whole, then renamed into place
+
+    def no_count(*_: object) -> None:
+        raise AssertionError("a text an earlier run counted was counted again")
+
+    monkeypatch.setattr(_tokens, "_merged_count", no_count)
+    monkeypatch.setattr(_tokens, "_load", no_count)
+    second = _counts_in(tmp_path)
+    assert [second(text) for text in TEXTS] == counted
+    written = kept.stat().st_mtime_ns
+    second.save()
+    assert kept.stat().st_mtime_ns == written  # nothing new: not written again
+
+
+@needs_tokens
+@given(texts=st.lists(st.text(max_size=40), min_size=1, max_size=6))
+def test_counts_read_back_are_the_counts_made(
+    tmp_path_factory: pytest.TempPathFactory, texts: list[str]
+) -> None:
+    """Whatever the texts (lone surrogates included), a later run reads the counts this one made."""
+    directory = tmp_path_factory.mktemp("counts")
+    first = _counts_in(directory)
+    made = [first(text) for text in texts]
+    first.save()
+    assert [_counts_in(directory)(text) for text in texts] == made
+
+
+@needs_tokens
+@pytest.mark.parametrize(
+    "damage", ["flip a byte", "truncate", "another magic", "not counts", "empty", "huge"]
+)
+def test_damaged_counts_are_never_used(tmp_path: Path, damage: str) -> None:
+    """Counts that are not what their file claims: texts are counted again, the file rewritten."""
+    import hashlib  # noqa: PLC0415
+    import marshal  # noqa: PLC0415
+
+    first = _counts_in(tmp_path)
+    counted = [first(text) for text in TEXTS]
+    first.save()
+    (kept,) = tmp_path.glob("cl100k-counts-*.bin")
+    blob = kept.read_bytes()
+    magic = blob[: blob.index(b"\n") + 1]
+    if damage == "flip a byte":
+        blob = blob[:-5] + bytes([blob[-5] ^ 1]) + blob[-4:]
+    elif damage == "truncate":
+        blob = blob[: len(blob) // 2]
+    elif damage == "another magic":
+        blob = b"X" + blob[1:]
+    elif damage == "not counts":  # framed right, but wrong keys and a negative count
+        payload = marshal.dumps({b"short": 3, _token_cache.digest(TEXTS[0]): -1})
+        blob = magic + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    elif damage == "huge":
+        blob += b"\0" * (_token_cache.MAX_BYTES - len(blob) + 1)
+    else:
+        blob = b""
+    kept.write_bytes(blob)
+    second = _counts_in(tmp_path)
+    assert [second(text) for text in TEXTS] == counted
+    second.save()
+    assert [_counts_in(tmp_path)(text) for text in TEXTS] == counted
+    assert kept.stat().st_size < _token_cache.MAX_BYTES  # the good copy is back
+
+
+@needs_tokens
+def test_counts_belong_to_one_tokenizer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another encoding, or another tiktoken or regex installed, never reads these counts."""
+    first = _counts_in(tmp_path)
+    first(TEXTS[0])
+    first.save()
+    other = LazyTokenizer(_token_cache.CountCache(lambda: tmp_path, "another encoding"))
+    other(TEXTS[0])
+    other.save()
+    assert len(list(tmp_path.glob("cl100k-counts-*.bin"))) == 2
+    monkeypatch.setattr(_token_cache, "COUNTING", _token_cache.COUNTING + 1)
+    bumped = _counts_in(tmp_path)
+    bumped(TEXTS[0])
+    bumped.save()
+    assert len(list(tmp_path.glob("cl100k-counts-*.bin"))) == 3
+
+
+@needs_tokens
+def test_counts_without_a_cache_folder_are_kept_nowhere(tmp_path: Path) -> None:
+    """No cache provider, or a folder that cannot be written: texts are counted, nothing raised."""
+    for directory in (None, tmp_path / "missing"):
+        tokenizer = _counts_in(directory)
+        assert tokenizer(TEXTS[0]) == _tiktoken_count(TEXTS[0])
+        tokenizer.save()
+    assert list(tmp_path.iterdir()) == []
+
+
+@needs_tokens
+def test_the_cache_folder_is_asked_for_once_and_not_kept() -> None:
+    """The folder is asked on the first count only, and the callable (a session's) let go."""
+    asked: list[int] = []
+
+    def where() -> Path | None:
+        asked.append(1)
+        return None
+
+    cache = _token_cache.CountCache(where, _tokens._SHA256)
+    tokenizer = LazyTokenizer(cache)
+    assert asked == []
+    tokenizer(TEXTS[0])
+    tokenizer(TEXTS[1])
+    assert asked == [1]
+    assert cache._directory is None
